@@ -1,0 +1,1 @@
+//! The charter pack compiler (work in progress).

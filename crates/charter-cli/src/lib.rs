@@ -1,0 +1,1 @@
+//! The `charter` command (work in progress).

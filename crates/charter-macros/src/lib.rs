@@ -1,0 +1,1 @@
+//! `#[charter::tool]` (work in progress).
