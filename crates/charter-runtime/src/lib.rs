@@ -7,11 +7,15 @@
 //! - [`tokens`]: `json_tokens` / `schema_tokens` (SPEC §3).
 //! - [`context`]: the per-call [`CallContext`] (SPEC §6).
 //! - [`error`]: the error kinds (SPEC §6).
+//! - [`session`]: `ToolSession` and ToolSearch (SPEC §4).
+//! - [`scheduler`]: the batch scheduler (SPEC §7).
 
 #![warn(missing_docs)]
 
 pub mod context;
 pub mod error;
+pub mod scheduler;
+pub mod session;
 pub mod table;
 pub mod tokens;
 
@@ -19,6 +23,8 @@ pub use context::CallContext;
 pub use error::{ApiError, CharterError, DeclarationError};
 pub use table::{Annotations, Table, ToolDef, ToolOutput};
 pub use tokens::{json_tokens, schema_tokens, text_tokens};
+pub use scheduler::{CallResult, ToolCall, argument_identity, concurrency_safe, run_tool_batch};
+pub use session::{SessionOptions, ToolSession};
 
 #[doc(hidden)]
 pub mod __private {
