@@ -283,7 +283,9 @@ pub async fn run_tool_batch(slots: Vec<Slot<'_>>, concurrency: usize) -> Vec<Cal
             led[index].take()
         } else {
             // A leader always precedes its followers, so its answer is already in place.
-            answers.get(leader).map(|answer| restamp(answer, &ids[index]))
+            answers
+                .get(leader)
+                .map(|answer| restamp(answer, &ids[index]))
         };
         // Unreachable by construction (every queued unit is answered); an error result rather
         // than a panic keeps the batch total even so.
@@ -319,14 +321,22 @@ fn panicked(id: &str, payload: &(dyn Any + Send)) -> CallResult {
 }
 
 fn error_result(id: &str, message: &str) -> CallResult {
-    CallResult { id: id.to_owned(), content: message.to_owned(), structured: None, is_error: true }
+    CallResult {
+        id: id.to_owned(),
+        content: message.to_owned(),
+        structured: None,
+        is_error: true,
+    }
 }
 
 /// A deduplicated answer filed under the id of the call it answers: the model's own call id is
 /// the only authority on that, and a result under any other id is a conversation the provider
 /// rejects on the next request.
 fn restamp(answer: &CallResult, id: &str) -> CallResult {
-    CallResult { id: id.to_owned(), ..answer.clone() }
+    CallResult {
+        id: id.to_owned(),
+        ..answer.clone()
+    }
 }
 
 /// Builds a batch's slots from the model's calls, so every bridge derives a slot's id,
@@ -339,7 +349,9 @@ pub struct Batch<'a> {
 impl<'a> Batch<'a> {
     /// An empty batch with room for `capacity` calls.
     pub fn with_capacity(capacity: usize) -> Self {
-        Self { slots: Vec::with_capacity(capacity) }
+        Self {
+            slots: Vec::with_capacity(capacity),
+        }
     }
 
     /// Adds one call. `concurrent` comes from its tool's annotations ([`concurrency_safe`] or
@@ -353,13 +365,26 @@ impl<'a> Batch<'a> {
         concurrent: bool,
         work: impl FnOnce() -> BoxFuture<'a, CallResult> + Send + 'a,
     ) {
-        let key = if concurrent { argument_identity(&call.name, &call.arguments) } else { None };
-        self.slots.push(Slot { id: call.id.clone(), concurrent, key, work: Box::new(work) });
+        let key = if concurrent {
+            argument_identity(&call.name, &call.arguments)
+        } else {
+            None
+        };
+        self.slots.push(Slot {
+            id: call.id.clone(),
+            concurrent,
+            key,
+            work: Box::new(work),
+        });
     }
 
     /// A batch of `calls`, where `concurrent` looks up whether a call's tool is
     /// concurrency-safe and `run` executes one call (answering under its id).
-    pub fn from_calls<F>(calls: &'a [ToolCall], concurrent: impl Fn(&ToolCall) -> bool, run: F) -> Self
+    pub fn from_calls<F>(
+        calls: &'a [ToolCall],
+        concurrent: impl Fn(&ToolCall) -> bool,
+        run: F,
+    ) -> Self
     where
         F: Fn(&'a ToolCall) -> BoxFuture<'a, CallResult> + Clone + Send + 'a,
     {

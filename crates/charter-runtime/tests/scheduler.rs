@@ -53,7 +53,12 @@ impl Probe {
 }
 
 fn ok(id: &str, content: impl Into<String>) -> CallResult {
-    CallResult { id: id.to_owned(), content: content.into(), structured: None, is_error: false }
+    CallResult {
+        id: id.to_owned(),
+        content: content.into(),
+        structured: None,
+        is_error: false,
+    }
 }
 
 /// A unit that reports to `probe`, sleeps `ms` (yielding to its neighbours) and answers
@@ -73,7 +78,12 @@ fn timed<'a>(probe: &'a Probe, id: &str, ms: u64) -> Work<'a> {
 }
 
 fn slot<'a>(id: &str, concurrent: bool, key: Option<&str>, work: Work<'a>) -> Slot<'a> {
-    Slot { id: id.to_owned(), concurrent, key: key.map(str::to_owned), work }
+    Slot {
+        id: id.to_owned(),
+        concurrent,
+        key: key.map(str::to_owned),
+        work,
+    }
 }
 
 fn ids(results: &[CallResult]) -> Vec<&str> {
@@ -85,7 +95,9 @@ fn ids(results: &[CallResult]) -> Vec<&str> {
 
 #[test]
 fn concurrency_safe_needs_both_hints_explicitly_true() {
-    assert!(concurrency_safe(&json!({"readOnlyHint": true, "idempotentHint": true})));
+    assert!(concurrency_safe(
+        &json!({"readOnlyHint": true, "idempotentHint": true})
+    ));
     assert!(concurrency_safe(
         &json!({"readOnlyHint": true, "idempotentHint": true, "destructiveHint": false})
     ));
@@ -155,8 +167,14 @@ fn identity_keeps_array_order_and_the_name() {
         argument_identity("t", &json!({"a": {"ids": ["x", "y"]}})),
         argument_identity("t", &json!({"a": {"ids": ["y", "x"]}}))
     );
-    assert_ne!(argument_identity("a", &json!({})), argument_identity("b", &json!({})));
-    assert_ne!(argument_identity("t", &json!({"a": 1})), argument_identity("t", &json!({"a": "1"})));
+    assert_ne!(
+        argument_identity("a", &json!({})),
+        argument_identity("b", &json!({}))
+    );
+    assert_ne!(
+        argument_identity("t", &json!({"a": 1})),
+        argument_identity("t", &json!({"a": "1"}))
+    );
 }
 
 #[test]
@@ -184,9 +202,19 @@ fn identity_of_serialisable_arguments() {
     assert_eq!(argument_identity_of("t", &Opaque), None);
     let mut by_tuple = HashMap::new();
     by_tuple.insert((1, 2), 3);
-    assert_eq!(argument_identity_of("t", &by_tuple), None, "non-string map keys do not render");
     assert_eq!(
-        argument_identity_of("t", &Args { path: "a".into(), depth: 2 }),
+        argument_identity_of("t", &by_tuple),
+        None,
+        "non-string map keys do not render"
+    );
+    assert_eq!(
+        argument_identity_of(
+            "t",
+            &Args {
+                path: "a".into(),
+                depth: 2
+            }
+        ),
         argument_identity("t", &json!({"depth": 2, "path": "a"}))
     );
 }
@@ -195,7 +223,13 @@ fn identity_of_serialisable_arguments() {
 async fn unrenderable_arguments_are_never_deduplicated() {
     let probe = Probe::default();
     let opaque = argument_identity_of("fs_read", &Opaque);
-    let plain = argument_identity_of("fs_read", &Args { path: "a".into(), depth: 1 });
+    let plain = argument_identity_of(
+        "fs_read",
+        &Args {
+            path: "a".into(),
+            depth: 1,
+        },
+    );
     assert!(opaque.is_none() && plain.is_some());
     let slots = vec![
         slot("o1", true, opaque.as_deref(), timed(&probe, "o1", 1)),
@@ -254,7 +288,10 @@ async fn serial_batch_runs_in_order_and_a_read_sees_the_preceding_write() {
     let results = run_tool_batch(slots, 4).await;
     assert_eq!(ids(&results), ["w1", "r1", "w2", "r2"]);
     assert_eq!(results[1].content, "first");
-    assert_eq!(results[3].content, "second", "identical reads are not deduplicated when serial");
+    assert_eq!(
+        results[3].content, "second",
+        "identical reads are not deduplicated when serial"
+    );
     assert_eq!(probe.started(), ["w1", "r1", "w2", "r2"]);
     assert_eq!(probe.max_in_flight(), 1);
 }
@@ -263,8 +300,16 @@ async fn serial_batch_runs_in_order_and_a_read_sees_the_preceding_write() {
 async fn one_unsafe_slot_serialises_the_whole_batch() {
     let probe = Probe::default();
     let key = Some("fs_read\0{}");
-    let mut slots: Vec<Slot<'_>> =
-        (0..6).map(|i| slot(&format!("s{i}"), true, key, timed(&probe, &format!("s{i}"), 3))).collect();
+    let mut slots: Vec<Slot<'_>> = (0..6)
+        .map(|i| {
+            slot(
+                &format!("s{i}"),
+                true,
+                key,
+                timed(&probe, &format!("s{i}"), 3),
+            )
+        })
+        .collect();
     slots.insert(3, slot("unsafe", false, None, timed(&probe, "unsafe", 3)));
     assert!(!runs_concurrently(&slots, 4));
     let results = run_tool_batch(slots, 4).await;
@@ -272,7 +317,11 @@ async fn one_unsafe_slot_serialises_the_whole_batch() {
     assert_eq!(ids(&results), expected);
     assert_eq!(probe.started(), expected);
     assert_eq!(probe.max_in_flight(), 1, "no two units overlapped");
-    assert_eq!(probe.executions(), 7, "identical keys still run once each when serial");
+    assert_eq!(
+        probe.executions(),
+        7,
+        "identical keys still run once each when serial"
+    );
 }
 
 #[tokio::test]
@@ -296,8 +345,16 @@ async fn an_all_safe_batch_does_overlap() {
 async fn concurrency_one_and_single_slot_batches_take_the_serial_path() {
     // Width one: duplicates all run, in order, one at a time.
     let probe = Probe::default();
-    let slots: Vec<Slot<'_>> =
-        (0..5).map(|i| slot(&format!("s{i}"), true, Some("k"), timed(&probe, &format!("s{i}"), 1))).collect();
+    let slots: Vec<Slot<'_>> = (0..5)
+        .map(|i| {
+            slot(
+                &format!("s{i}"),
+                true,
+                Some("k"),
+                timed(&probe, &format!("s{i}"), 1),
+            )
+        })
+        .collect();
     assert!(!runs_concurrently(&slots, 1));
     assert!(!runs_concurrently(&slots, 0));
     assert!(runs_concurrently(&slots, 2));
@@ -307,11 +364,23 @@ async fn concurrency_one_and_single_slot_batches_take_the_serial_path() {
     assert_eq!(probe.executions(), 5);
     assert_eq!(probe.max_in_flight(), 1);
     let contents: Vec<&str> = results.iter().map(|r| r.content.as_str()).collect();
-    assert_eq!(contents, ["s0 run #1", "s1 run #2", "s2 run #3", "s3 run #4", "s4 run #5"]);
+    assert_eq!(
+        contents,
+        [
+            "s0 run #1",
+            "s1 run #2",
+            "s2 run #3",
+            "s3 run #4",
+            "s4 run #5"
+        ]
+    );
 
     // Concurrency zero is serial too, not a batch that never runs.
     let probe = Probe::default();
-    let slots = vec![slot("a", true, Some("k"), timed(&probe, "a", 0)), slot("b", true, Some("k"), timed(&probe, "b", 0))];
+    let slots = vec![
+        slot("a", true, Some("k"), timed(&probe, "a", 0)),
+        slot("b", true, Some("k"), timed(&probe, "b", 0)),
+    ];
     let results = run_tool_batch(slots, 0).await;
     assert_eq!(ids(&results), ["a", "b"]);
     assert_eq!(probe.executions(), 2);
@@ -354,10 +423,19 @@ async fn dedup_happens_only_in_concurrent_batches_and_restamps_each_slot() {
     started.sort();
     assert_eq!(started, ["call_0", "call_1", "call_3", "call_4"]);
     for follower in [2, 5] {
-        assert_eq!(results[follower], CallResult { id: want_ids[follower].into(), ..results[0].clone() });
+        assert_eq!(
+            results[follower],
+            CallResult {
+                id: want_ids[follower].into(),
+                ..results[0].clone()
+            }
+        );
         assert!(results[follower].content.starts_with("call_0 run #"));
     }
-    assert_ne!(results[3].content, results[4].content, "keyless calls never share an answer");
+    assert_ne!(
+        results[3].content, results[4].content,
+        "keyless calls never share an answer"
+    );
 
     // The same batch with one unsafe slot: every call runs.
     let probe = Probe::default();
@@ -387,13 +465,27 @@ async fn in_flight_count_never_exceeds_the_bound() {
                 .collect();
             let results = run_tool_batch(slots, concurrency).await;
             assert_eq!(results.len(), width);
-            let bound = if concurrency > 1 { concurrency.min(distinct) } else { 1 };
+            let bound = if concurrency > 1 {
+                concurrency.min(distinct)
+            } else {
+                1
+            };
             let max = probe.max_in_flight();
-            assert!(max <= bound, "c={concurrency} width={width}: {max} in flight > {bound}");
+            assert!(
+                max <= bound,
+                "c={concurrency} width={width}: {max} in flight > {bound}"
+            );
             // The pool starts all its workers at once, so the bound is also reached.
             assert_eq!(max, bound, "c={concurrency} width={width}");
-            assert_eq!(probe.executions(), if concurrency > 1 { distinct } else { width });
-            assert_eq!(probe.in_flight.load(Ordering::SeqCst), 0, "every unit finished on return");
+            assert_eq!(
+                probe.executions(),
+                if concurrency > 1 { distinct } else { width }
+            );
+            assert_eq!(
+                probe.in_flight.load(Ordering::SeqCst),
+                0,
+                "every unit finished on return"
+            );
         }
     }
 }
@@ -455,7 +547,10 @@ fn check_troubled(results: &[CallResult]) {
     assert!(results[1].is_error);
     assert_eq!(results[1].content, "the tool panicked: boom at call");
     assert!(results[2].is_error);
-    assert_eq!(results[2].content, "the tool panicked: boom while polled: 42");
+    assert_eq!(
+        results[2].content,
+        "the tool panicked: boom while polled: 42"
+    );
     assert_eq!(
         results[3],
         CallResult {
@@ -475,7 +570,11 @@ async fn panicking_and_erroring_units_become_error_results_in_a_serial_batch() {
     let probe = Probe::default();
     let results = run_tool_batch(troubled(&probe, false), 4).await;
     check_troubled(&results);
-    assert_eq!(probe.started(), ["o0", "p2", "e3", "o5"], "every unit after a panic still ran, in order");
+    assert_eq!(
+        probe.started(),
+        ["o0", "p2", "e3", "o5"],
+        "every unit after a panic still ran, in order"
+    );
 }
 
 #[tokio::test]
@@ -513,10 +612,30 @@ async fn a_panicking_leader_answers_its_followers_with_the_error() {
 #[tokio::test]
 async fn batch_builds_slots_from_calls_and_an_annotation_lookup() {
     let annotations: HashMap<&str, Annotations> = HashMap::from([
-        ("fs_read", Annotations { read_only: true, idempotent: true, destructive: false, open_world: false }),
-        ("fs_write", Annotations { read_only: false, idempotent: true, destructive: true, open_world: false }),
+        (
+            "fs_read",
+            Annotations {
+                read_only: true,
+                idempotent: true,
+                destructive: false,
+                open_world: false,
+            },
+        ),
+        (
+            "fs_write",
+            Annotations {
+                read_only: false,
+                idempotent: true,
+                destructive: true,
+                open_world: false,
+            },
+        ),
     ]);
-    let call = |id: &str, name: &str, arguments: Value| ToolCall { id: id.into(), name: name.into(), arguments };
+    let call = |id: &str, name: &str, arguments: Value| ToolCall {
+        id: id.into(),
+        name: name.into(),
+        arguments,
+    };
     let calls = vec![
         call("c1", "fs_read", json!({"path": "a", "n": 1})),
         call("c2", "fs_read", json!({"n": 1, "path": "a"})),
@@ -524,7 +643,11 @@ async fn batch_builds_slots_from_calls_and_an_annotation_lookup() {
     ];
     // Local, non-'static state the work borrows: no spawn, so no 'static bound.
     let runs = AtomicUsize::new(0);
-    let safe = |call: &ToolCall| annotations.get(call.name.as_str()).is_some_and(concurrency_safe_annotations);
+    let safe = |call: &ToolCall| {
+        annotations
+            .get(call.name.as_str())
+            .is_some_and(concurrency_safe_annotations)
+    };
 
     let batch = Batch::from_calls(&calls, safe, |call| {
         let runs = &runs;
@@ -536,7 +659,14 @@ async fn batch_builds_slots_from_calls_and_an_annotation_lookup() {
     assert_eq!(batch.slots()[0].key, batch.slots()[1].key);
     assert!(batch.slots().iter().all(|s| s.concurrent));
     let results = batch.run(4).await;
-    assert_eq!(results, [ok("c1", "read \"a\""), ok("c2", "read \"a\""), ok("c3", "read \"b\"")]);
+    assert_eq!(
+        results,
+        [
+            ok("c1", "read \"a\""),
+            ok("c2", "read \"a\""),
+            ok("c3", "read \"b\"")
+        ]
+    );
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 
     // A write in the batch: serial, nothing deduplicated, and unsafe slots carry no key.
@@ -593,8 +723,18 @@ struct Case {
 }
 
 fn case() -> impl Strategy<Value = Case> {
-    (proptest::option::weighted(0.8, 0..3_u8), proptest::bool::weighted(0.85), kind(), 0..4_u8)
-        .prop_map(|(key, concurrent, kind, yields)| Case { key, concurrent, kind, yields })
+    (
+        proptest::option::weighted(0.8, 0..3_u8),
+        proptest::bool::weighted(0.85),
+        kind(),
+        0..4_u8,
+    )
+        .prop_map(|(key, concurrent, kind, yields)| Case {
+            key,
+            concurrent,
+            kind,
+            yields,
+        })
 }
 
 /// What slot `i`'s own unit answers.
@@ -609,7 +749,10 @@ fn expected_of(i: usize, case: &Case) -> (String, bool) {
 fn run_cases(cases: &[Case], concurrency: usize) -> (Vec<CallResult>, Probe, Vec<String>) {
     let probe = Probe::default();
     let ids: Vec<String> = (0..cases.len()).map(|i| format!("call-{i}")).collect();
-    let keys: Vec<Option<String>> = cases.iter().map(|c| c.key.map(|k| format!("tool\0{{\"k\":{k}}}"))).collect();
+    let keys: Vec<Option<String>> = cases
+        .iter()
+        .map(|c| c.key.map(|k| format!("tool\0{{\"k\":{k}}}")))
+        .collect();
     let results = {
         let probe = &probe;
         let slots: Vec<Slot<'_>> = cases
@@ -630,13 +773,26 @@ fn run_cases(cases: &[Case], concurrency: usize) -> (Vec<CallResult>, Probe, Vec
                         if case.kind == Kind::Panic {
                             panic!("unit {i}");
                         }
-                        CallResult { id, content, structured: Some(json!(i)), is_error }
+                        CallResult {
+                            id,
+                            content,
+                            structured: Some(json!(i)),
+                            is_error,
+                        }
                     })
                 });
-                Slot { id: ids[i].clone(), concurrent, key: keys[i].clone(), work }
+                Slot {
+                    id: ids[i].clone(),
+                    concurrent,
+                    key: keys[i].clone(),
+                    work,
+                }
             })
             .collect();
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         runtime.block_on(run_tool_batch(slots, concurrency))
     };
     (results, probe, ids)
@@ -730,7 +886,12 @@ fn sorted(value: &Value) -> Value {
         Value::Object(map) => {
             let mut entries: Vec<_> = map.iter().collect();
             entries.sort_by(|a, b| a.0.cmp(b.0));
-            Value::Object(entries.into_iter().map(|(k, v)| (k.clone(), sorted(v))).collect())
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), sorted(v)))
+                    .collect(),
+            )
         }
         other => other.clone(),
     }
@@ -743,9 +904,16 @@ fn shuffled(value: &Value, seed: u64) -> Value {
         Value::Object(map) => {
             let mut entries: Vec<_> = map.iter().collect();
             entries.sort_by_key(|(k, _)| {
-                k.bytes().fold(seed, |h, b| h.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                k.bytes()
+                    .fold(seed, |h, b| h.rotate_left(5) ^ u64::from(b))
+                    .wrapping_mul(0x9e37_79b9_7f4a_7c15)
             });
-            Value::Object(entries.into_iter().map(|(k, v)| (k.clone(), shuffled(v, seed))).collect())
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), shuffled(v, seed)))
+                    .collect(),
+            )
         }
         other => other.clone(),
     }
