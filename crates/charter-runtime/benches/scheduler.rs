@@ -86,7 +86,12 @@ fn batches(c: &mut Criterion) {
     }
     group.finish();
 
-    let arguments = json!({"owner": "octo", "repo": "charter", "labels": ["bug", "p1"], "page": {"size": 50, "cursor": null}});
+    let arguments = json!({
+        "owner": "octo",
+        "repo": "charter",
+        "labels": ["bug", "p1"],
+        "page": {"size": 50, "cursor": null},
+    });
     c.bench_function("argument_identity/small", |b| {
         b.iter(|| argument_identity(black_box("github_list_issues"), black_box(&arguments)))
     });

@@ -19,14 +19,17 @@
 //! ```
 //! use charter_runtime::scheduler::{Batch, CallResult, ToolCall};
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-//! let calls = vec![
-//!     ToolCall { id: "c1".into(), name: "fs_read".into(), arguments: serde_json::json!({"path": "a"}) },
-//!     ToolCall { id: "c2".into(), name: "fs_read".into(), arguments: serde_json::json!({"path": "a"}) },
-//! ];
+//! let call = |id: &str| ToolCall {
+//!     id: id.into(),
+//!     name: "fs_read".into(),
+//!     arguments: serde_json::json!({"path": "a"}),
+//! };
+//! let calls = vec![call("c1"), call("c2")];
 //! // Concurrent only when the lookup says so; `run` may borrow the calls and the caller's state.
 //! let results = Batch::from_calls(&calls, |_| true, |call| {
 //!     Box::pin(async move {
-//!         CallResult { id: call.id.clone(), content: "hello".into(), structured: None, is_error: false }
+//!         let id = call.id.clone();
+//!         CallResult { id, content: "hello".into(), structured: None, is_error: false }
 //!     })
 //! })
 //! .run(4)
@@ -206,13 +209,16 @@ pub fn runs_concurrently(slots: &[Slot<'_>], concurrency: usize) -> bool {
 ///
 /// **Concurrent**: two identical calls (same key) execute *once* and the answer is copied into
 /// each slot under that slot's own id, so a model that reads one file twice in a turn pays for one
-/// read. That is confined to concurrent batches on purpose: the annotation is the evidence that
-/// the second call could not have seen anything different; without it, "the model asked twice"
-/// has to mean twice. The distinct calls run on a fixed pool of `min(concurrency, distinct)`
-/// workers pulling from a shared cursor, rather than one future per call behind a semaphore: the
-/// bound is then structural (there are only ever that many workers) instead of something every
-/// unit has to remember to respect. Workers are driven together inside the caller's task (no
-/// `tokio::spawn`), so work may borrow from the caller.
+/// read: one file opened, one page fetched, one lot of tokens counted. That is confined to
+/// concurrent batches on purpose: the annotation is the evidence that the second call could not
+/// have seen anything different; without it, "the model asked twice" has to mean twice.
+///
+/// The distinct calls run on a fixed pool of `min(concurrency, distinct)` workers pulling from a
+/// shared cursor, rather than one future per call behind a semaphore: the bound is then
+/// structural (there are only ever that many workers) instead of something every unit has to
+/// remember to respect; fifty annotated reads are four workers pulling from a queue. Workers are
+/// driven together inside the caller's task (no `tokio::spawn`), so work may borrow from the
+/// caller.
 ///
 /// **Shielded**: a unit that panics, when called or while polled, becomes an error result for its
 /// slot instead of taking the batch down, so "one tool failed" never turns into "the model has no
@@ -270,7 +276,10 @@ pub async fn run_tool_batch(slots: Vec<Slot<'_>>, concurrency: usize) -> Vec<Cal
             done
         }
     };
-    // `join_all` waits for every worker to drain the queue: every unit has finished on return.
+    // Each worker returns its own answers rather than writing into a shared array, so nothing is
+    // written from two places at once. `join_all`, not a race: the answers are already indexed,
+    // and what this waits for is every worker having drained the queue, so every unit has
+    // finished on return.
     let finished = futures::future::join_all((0..width).map(worker)).await;
 
     let mut led: Vec<Option<CallResult>> = (0..count).map(|_| None).collect();
@@ -331,7 +340,8 @@ fn error_result(id: &str, message: &str) -> CallResult {
 
 /// A deduplicated answer filed under the id of the call it answers: the model's own call id is
 /// the only authority on that, and a result under any other id is a conversation the provider
-/// rejects on the next request.
+/// rejects on the next request. A full copy (Rust owns its values): the text is cheap next to the
+/// call it saved, and no consumer can see another slot's answer change under it.
 fn restamp(answer: &CallResult, id: &str) -> CallResult {
     CallResult {
         id: id.to_owned(),
