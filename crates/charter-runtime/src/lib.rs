@@ -14,6 +14,8 @@
 
 pub mod context;
 pub mod error;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod scheduler;
 pub mod session;
 pub mod table;
