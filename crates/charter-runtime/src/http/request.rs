@@ -78,11 +78,14 @@ pub fn build_request(
 
     let path = expand_path(route.path, fields, args, &mut problems)?;
 
-    let mut query = QueryPairs::default();
+    // A model value under a static key is never written: the constant replaces it.
+    let statics = route.pack.query;
+    let mut query = String::new();
     let mut headers = HeaderMap::new();
     for field in fields {
         let Some(value) = args.get(field.name) else { continue };
         match field.location {
+            Location::Query if statics.iter().any(|(k, _)| *k == field.wire) => {}
             Location::Query => query_field(field, value, &mut query),
             Location::Header => header_field(field, value, &mut headers, &mut problems)?,
             Location::Path | Location::Body | Location::Arg => {}
@@ -115,17 +118,16 @@ pub fn build_request(
         })?;
         headers.insert(name, value);
     }
-    for (key, value) in route.pack.query {
-        query.pairs.retain(|p| p.top != *key);
-        query.push(key, key, &utf8_percent_encode(value, VALUE).to_string());
+    for (key, value) in statics {
+        push_pair(&mut query, key, |out| out.extend(utf8_percent_encode(value, VALUE)));
     }
 
     let mut url = String::with_capacity(base_url.len() + path.len() + query.len() + 1);
     url.push_str(base_url.trim_end_matches('/'));
     url.push_str(&path);
-    if !query.pairs.is_empty() {
+    if !query.is_empty() {
         url.push(if path.contains('?') { '&' } else { '?' });
-        query.write(&mut url);
+        url.push_str(&query);
     }
 
     Ok(PreparedRequest { method: method(route.method), url, headers, body })
@@ -274,78 +276,41 @@ fn has_dot_segment(raw: &str) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Query.
 
-#[derive(Default)]
-struct QueryPairs {
-    pairs: Vec<Pair>,
-}
+/// The shape every undeclared value has.
+static ANY: Shape = Shape::Any;
 
-struct Pair {
-    /// The top-level wire name, so a static constant can replace every pair it produced.
-    top: String,
-    /// Encoded key.
-    key: String,
-    /// Encoded value.
-    value: String,
-}
-
-impl QueryPairs {
-    fn push(&mut self, top: &str, key: &str, encoded_value: &str) {
-        self.pairs.push(Pair {
-            top: top.to_owned(),
-            key: utf8_percent_encode(key, KEY).to_string(),
-            value: encoded_value.to_owned(),
-        });
-    }
-
-    fn len(&self) -> usize {
-        self.pairs.iter().map(|p| p.key.len() + p.value.len() + 2).sum()
-    }
-
-    fn write(&self, out: &mut String) {
-        for (i, pair) in self.pairs.iter().enumerate() {
-            if i > 0 {
-                out.push('&');
-            }
-            out.push_str(&pair.key);
-            out.push('=');
-            out.push_str(&pair.value);
-        }
-    }
-}
-
-fn query_field(field: &Field, value: &Value, query: &mut QueryPairs) {
+fn query_field(field: &Field, value: &Value, out: &mut String) {
     let wire = field.wire;
     match value {
         Value::Null => {}
         Value::Array(items) if items.iter().all(is_scalar) => match field.style {
             ListStyle::Repeat => {
                 for item in items {
-                    query.push(wire, wire, &encode_scalar(item));
+                    push_pair(out, wire, |out| write_scalar(out, item));
                 }
             }
             ListStyle::Brackets => {
                 let key = format!("{wire}[]");
                 for item in items {
-                    query.push(wire, &key, &encode_scalar(item));
+                    push_pair(out, &key, |out| write_scalar(out, item));
                 }
             }
             ListStyle::Comma => {
                 if !items.is_empty() {
-                    let joined: Vec<String> = items.iter().map(encode_scalar).collect();
-                    query.push(wire, wire, &joined.join(","));
+                    push_pair(out, wire, |out| {
+                        for (i, item) in items.iter().enumerate() {
+                            if i > 0 {
+                                out.push(',');
+                            }
+                            write_scalar(out, item);
+                        }
+                    });
                 }
             }
         },
-        Value::Array(_) | Value::Object(_) => {
-            // Nested values use bracket notation (`filter[state]=open`, `items[0][id]=1`).
-            let wired = to_wire(value, field.shape);
-            let mut flat = Vec::new();
-            flatten(wire.to_owned(), &wired, &mut flat);
-            for (key, v) in flat {
-                query.push(wire, &key, &v);
-            }
-        }
-        scalar => query.push(wire, wire, &encode_scalar(scalar)),
+        // Nested values use bracket notation (`filter[state]=open`, `items[0][id]=1`).
+        Value::Array(_) | Value::Object(_) => flatten(out, &mut wire.to_owned(), value, field.shape),
+        scalar => push_pair(out, wire, |out| write_scalar(out, scalar)),
     }
 }
 
@@ -353,33 +318,86 @@ fn is_scalar(value: &Value) -> bool {
     !matches!(value, Value::Array(_) | Value::Object(_))
 }
 
-/// A scalar as text (null as empty), percent-encoded.
-fn encode_scalar(value: &Value) -> String {
+/// Appends `&key=value` (no `&` first) with the key encoded; `value` writes its encoded text.
+fn push_pair(out: &mut String, key: &str, value: impl FnOnce(&mut String)) {
+    if !out.is_empty() {
+        out.push('&');
+    }
+    out.extend(utf8_percent_encode(key, KEY));
+    out.push('=');
+    value(out);
+}
+
+/// A scalar as percent-encoded text (null as empty).
+fn write_scalar(out: &mut String, value: &Value) {
+    use std::fmt::Write as _;
     match value {
-        Value::String(s) => utf8_percent_encode(s, VALUE).to_string(),
-        Value::Null => String::new(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        other => utf8_percent_encode(&other.to_string(), VALUE).to_string(),
+        Value::String(s) => out.extend(utf8_percent_encode(s, VALUE)),
+        Value::Null => {}
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            let _ = write!(out, "{n}");
+        }
+        other => out.extend(utf8_percent_encode(&other.to_string(), VALUE)),
     }
 }
 
-/// Bracket notation: `key[sub]`, `key[0]`; values percent-encoded. An empty object or array is
-/// sent as `key=` (the form-encoding way to say "set to empty"), null as `key=`.
-fn flatten(prefix: String, value: &Value, out: &mut Vec<(String, String)>) {
+/// Bracket notation with wire names at every depth: `key[sub]`, `key[0]`; values
+/// percent-encoded. An empty object or array, or null, is sent as `key=` (the form-encoding way
+/// to say "set to empty").
+fn flatten(out: &mut String, key: &mut String, value: &Value, shape: &Shape) {
+    use std::fmt::Write as _;
+    let shape = resolve(shape, value);
     match value {
         Value::Object(map) if !map.is_empty() => {
-            for (k, v) in map {
-                flatten(format!("{prefix}[{k}]"), v, out);
+            let len = key.len();
+            match shape {
+                Shape::Object(object) => {
+                    for field in object.fields {
+                        if let Some(v) = map.get(field.name) {
+                            key.push('[');
+                            key.push_str(field.wire);
+                            key.push(']');
+                            flatten(out, key, v, field.shape);
+                            key.truncate(len);
+                        }
+                    }
+                }
+                other => {
+                    let inner = if let Shape::Map(inner) = other { inner } else { &ANY };
+                    for (k, v) in map {
+                        key.push('[');
+                        key.push_str(k);
+                        key.push(']');
+                        flatten(out, key, v, inner);
+                        key.truncate(len);
+                    }
+                }
             }
         }
         Value::Array(items) if !items.is_empty() => {
+            let inner = if let Shape::Array(rules) = shape { rules.items } else { &ANY };
+            let len = key.len();
             for (i, v) in items.iter().enumerate() {
-                flatten(format!("{prefix}[{i}]"), v, out);
+                let _ = write!(key, "[{i}]");
+                flatten(out, key, v, inner);
+                key.truncate(len);
             }
         }
-        Value::Object(_) | Value::Array(_) => out.push((prefix, String::new())),
-        scalar => out.push((prefix, encode_scalar(scalar))),
+        Value::Object(_) | Value::Array(_) => push_pair(out, key, |_| {}),
+        scalar => push_pair(out, key, |out| write_scalar(out, scalar)),
+    }
+}
+
+/// The shape a value was validated against: nullable unwrapped, the fitting `one_of` branch.
+fn resolve<'s>(shape: &'s Shape, value: &Value) -> &'s Shape {
+    match shape {
+        Shape::Nullable(inner) => resolve(inner, value),
+        Shape::OneOf(branches) => match branches.iter().find(|b| branch_fits(b, value)) {
+            Some(branch) => resolve(branch, value),
+            None => &ANY,
+        },
+        other => other,
     }
 }
 
@@ -476,29 +494,19 @@ fn build_body(
             Ok(Some(serde_json::to_vec(&Value::Object(body)).expect("a JSON value serialises")))
         }
         BodyEncoding::Form => {
-            let mut pairs: Vec<(String, String, String)> = Vec::new();
-            for field in fields.iter().filter(in_body) {
-                if let Some(value) = args.get(field.name) {
-                    let mut flat = Vec::new();
-                    flatten(field.wire.to_owned(), &to_wire(value, field.shape), &mut flat);
-                    pairs.extend(flat.into_iter().map(|(k, v)| (field.wire.to_owned(), k, v)));
-                }
-            }
-            for (name, json) in route.pack.body {
-                let value = static_value(route, name, json)?;
-                pairs.retain(|(top, _, _)| top.as_str() != *name);
-                let mut flat = Vec::new();
-                flatten((*name).to_owned(), &value, &mut flat);
-                pairs.extend(flat.into_iter().map(|(k, v)| ((*name).to_owned(), k, v)));
-            }
+            let statics = route.pack.body;
             let mut body = String::new();
-            for (i, (_, key, value)) in pairs.iter().enumerate() {
-                if i > 0 {
-                    body.push('&');
+            for field in fields.iter().filter(in_body) {
+                if statics.iter().any(|(name, _)| *name == field.wire) {
+                    continue; // replaced by the pack's constant below
                 }
-                body.extend(utf8_percent_encode(key, KEY));
-                body.push('=');
-                body.push_str(value);
+                if let Some(value) = args.get(field.name) {
+                    flatten(&mut body, &mut field.wire.to_owned(), value, field.shape);
+                }
+            }
+            for (name, json) in statics {
+                let value = static_value(route, name, json)?;
+                flatten(&mut body, &mut (*name).to_owned(), &value, &ANY);
             }
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/x-www-form-urlencoded"));
             Ok(Some(body.into_bytes()))
@@ -603,19 +611,13 @@ mod tests {
 
     #[test]
     fn flatten_uses_brackets_and_indices() {
-        let mut out = Vec::new();
+        let mut out = String::new();
         flatten(
-            "items".into(),
-            &serde_json::json!([{"price": "p_1", "qty": 2}, {"price": "a b"}]),
             &mut out,
+            &mut "items".to_owned(),
+            &serde_json::json!([{"price": "p_1", "qty": 2}, {"price": "a b"}, [], null]),
+            &ANY,
         );
-        assert_eq!(
-            out,
-            vec![
-                ("items[0][price]".to_owned(), "p_1".to_owned()),
-                ("items[0][qty]".to_owned(), "2".to_owned()),
-                ("items[1][price]".to_owned(), "a%20b".to_owned()),
-            ]
-        );
+        assert_eq!(out, "items[0][price]=p_1&items[0][qty]=2&items[1][price]=a%20b&items[2]=&items[3]=");
     }
 }

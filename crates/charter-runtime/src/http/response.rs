@@ -147,6 +147,128 @@ pub fn projection_paths(route: &Route) -> Vec<String> {
     paths
 }
 
+/// A projection applied while deserialising: members no path keeps are skipped with
+/// [`IgnoredAny`](serde::de::IgnoredAny) instead of being built and dropped. Same result as
+/// [`project`] on the fully parsed value.
+struct Keep<'a, 'p> {
+    paths: &'a [&'p [&'p str]],
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Keep<'_, '_> {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Keep<'_, '_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(Keep { paths: self.paths })? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        let mut rest: Vec<&[&str]> = Vec::new();
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            rest.clear();
+            let mut whole = false;
+            for path in self.paths {
+                if path[0] == key.as_ref() {
+                    if path.len() == 1 {
+                        whole = true;
+                        break;
+                    }
+                    rest.push(&path[1..]);
+                }
+            }
+            if whole {
+                let value: Value = map.next_value()?;
+                out.insert(key.into_owned(), value);
+            } else if !rest.is_empty() {
+                let value = map.next_value_seed(Keep { paths: &rest })?;
+                out.insert(key.into_owned(), value);
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// An object key, borrowed from the body when it has no escapes.
+struct KeySeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeySeed {
+    type Value = std::borrow::Cow<'de, str>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeySeed {
+    type Value = std::borrow::Cow<'de, str>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Borrowed(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Owned(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Owned(v))
+    }
+}
+
 /// What kind of body a content type announces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum BodyKind {
@@ -191,13 +313,13 @@ pub fn shape_response(
     }
     let kind = body_kind(content_type);
     if matches!(kind, BodyKind::Json | BodyKind::Unknown) {
-        if let Ok(value) = serde_json::from_slice::<Value>(body) {
+        if let Some((mut value, extras)) = parse_json(route, body) {
             check_envelope(route, status, &value)?;
-            let value = if route.projection.is_empty() {
-                value
-            } else {
-                project(value, &projection_paths(route))
-            };
+            if let Value::Object(map) = &mut value {
+                for key in extras {
+                    map.shift_remove(key);
+                }
+            }
             return Ok(ToolOutput::json(value));
         }
     }
@@ -207,6 +329,33 @@ pub fn shape_response(
         }
     }
     Ok(binary(content_type, body))
+}
+
+/// The JSON body, already projected while parsing (dropped members are skipped, never built),
+/// plus the top-level members kept only so the envelope can be checked. `None`: not JSON.
+fn parse_json(route: &Route, body: &[u8]) -> Option<(Value, Vec<&'static str>)> {
+    if route.projection.is_empty() {
+        return serde_json::from_slice(body).ok().map(|v| (v, Vec::new()));
+    }
+    let owned = projection_paths(route);
+    let mut split: Vec<Vec<&str>> = owned.iter().map(|p| p.split('.').collect()).collect();
+    let mut extras = Vec::new();
+    let envelope_keys: Vec<&'static str> = match route.pack.envelope {
+        None => Vec::new(),
+        Some(Envelope::GraphQl) => vec!["errors"],
+        Some(Envelope::OkFlag { field, error_field }) => vec![field, error_field],
+    };
+    for key in envelope_keys {
+        if !split.iter().any(|p| p[0] == key) {
+            split.push(vec![key]);
+            extras.push(key);
+        }
+    }
+    let refs: Vec<&[&str]> = split.iter().map(Vec::as_slice).collect();
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let value = serde::de::DeserializeSeed::deserialize(Keep { paths: &refs }, &mut de).ok()?;
+    de.end().ok()?;
+    Some((value, extras))
 }
 
 fn binary(content_type: Option<&str>, body: &[u8]) -> ToolOutput {
@@ -238,6 +387,21 @@ mod tests {
                 {"id": 2, "labels": [], "assignee": {"login": "x"}}
             ])
         );
+    }
+
+    #[test]
+    fn projecting_while_parsing_equals_projecting_the_parsed_value() {
+        // `\u00e9` makes one key owned rather than borrowed from the body.
+        let body = r#"{"data": [{"id": "a", "x": {"deep": [1, {"k": "v", "drop": 2}]}, "big": "zzz"},
+            {"id": "b\"q", "x": null}], "has_more": true, "escaped\u00e9": {"k": 1, "j": 2}, "n": -1.5e3}"#;
+        for paths in [vec!["data.id"], vec!["data.x.deep.k", "n"], vec!["escapedé.k", "data"], vec!["missing.path"]] {
+            let parsed: Value = serde_json::from_slice(body.as_bytes()).unwrap();
+            let split: Vec<Vec<&str>> = paths.iter().map(|p| p.split('.').collect()).collect();
+            let refs: Vec<&[&str]> = split.iter().map(Vec::as_slice).collect();
+            let mut de = serde_json::Deserializer::from_slice(body.as_bytes());
+            let streamed = serde::de::DeserializeSeed::deserialize(Keep { paths: &refs }, &mut de).unwrap();
+            assert_eq!(streamed, project(parsed, &paths), "{paths:?}");
+        }
     }
 
     #[test]
