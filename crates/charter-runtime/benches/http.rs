@@ -17,15 +17,35 @@ use charter_runtime::table::*;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
 
-static STRING: Shape =
-    Shape::String(StringRules { enum_values: &[], min_length: None, max_length: None, pattern: None, format: None });
-static INTEGER: Shape = Shape::Integer(NumberRules { minimum: None, maximum: None, enum_values: &[] });
-static STRINGS: Shape = Shape::Array(ArrayRules { items: &STRING, min_items: None, max_items: None });
+static STRING: Shape = Shape::String(StringRules {
+    enum_values: &[],
+    min_length: None,
+    max_length: None,
+    pattern: None,
+    format: None,
+});
+static INTEGER: Shape = Shape::Integer(NumberRules {
+    minimum: None,
+    maximum: None,
+    enum_values: &[],
+});
+static STRINGS: Shape = Shape::Array(ArrayRules {
+    items: &STRING,
+    min_items: None,
+    max_items: None,
+});
 static STRING_MAP: Shape = Shape::Map(&STRING);
 static LINE_ITEM: Shape = Shape::Object(ObjectShape {
-    fields: &[field("price", &STRING, Location::Arg), field("quantity", &INTEGER, Location::Arg)],
+    fields: &[
+        field("price", &STRING, Location::Arg),
+        field("quantity", &INTEGER, Location::Arg),
+    ],
 });
-static LINE_ITEMS: Shape = Shape::Array(ArrayRules { items: &LINE_ITEM, min_items: None, max_items: None });
+static LINE_ITEMS: Shape = Shape::Array(ArrayRules {
+    items: &LINE_ITEM,
+    min_items: None,
+    max_items: None,
+});
 
 const fn field(name: &'static str, shape: &'static Shape, location: Location) -> Field {
     Field {
@@ -53,7 +73,10 @@ const fn tool(name: &'static str, input: &'static ObjectShape, route: &'static R
         mode: None,
         input,
         views: &[],
-        search: SearchData { description_lc: "", hints: &[] },
+        search: SearchData {
+            description_lc: "",
+            hints: &[],
+        },
         exec: Exec::Http(route),
     }
 }
@@ -62,8 +85,13 @@ static GITHUB: HttpPack = HttpPack {
     label: "github",
     base_url: "https://api.github.com",
     base_url_env: "CHARTER_GITHUB_BASE_URL",
-    auth: Auth::Bearer { env: "GITHUB_TOKEN" },
-    headers: &[("Accept", "application/vnd.github+json"), ("X-GitHub-Api-Version", "2022-11-28")],
+    auth: Auth::Bearer {
+        env: "GITHUB_TOKEN",
+    },
+    headers: &[
+        ("Accept", "application/vnd.github+json"),
+        ("X-GitHub-Api-Version", "2022-11-28"),
+    ],
     query: &[],
     body: &[],
     envelope: None,
@@ -72,7 +100,9 @@ static STRIPE: HttpPack = HttpPack {
     label: "stripe",
     base_url: "https://api.stripe.com",
     base_url_env: "CHARTER_STRIPE_BASE_URL",
-    auth: Auth::Basic { env: "STRIPE_API_KEY" },
+    auth: Auth::Basic {
+        env: "STRIPE_API_KEY",
+    },
     headers: &[("Stripe-Version", "2024-06-20")],
     query: &[],
     body: &[],
@@ -81,9 +111,18 @@ static STRIPE: HttpPack = HttpPack {
 
 static ISSUE_FIELDS: ObjectShape = ObjectShape {
     fields: &[
-        Field { required: true, ..field("owner", &STRING, Location::Path) },
-        Field { required: true, ..field("repo", &STRING, Location::Path) },
-        Field { required: true, ..field("issue_number", &INTEGER, Location::Path) },
+        Field {
+            required: true,
+            ..field("owner", &STRING, Location::Path)
+        },
+        Field {
+            required: true,
+            ..field("repo", &STRING, Location::Path)
+        },
+        Field {
+            required: true,
+            ..field("issue_number", &INTEGER, Location::Path)
+        },
     ],
 };
 static ISSUE_ROUTE: Route = Route {
@@ -92,7 +131,16 @@ static ISSUE_ROUTE: Route = Route {
     path: "/repos/{owner}/{repo}/issues/{issue_number}",
     body: BodyEncoding::None,
     graphql: None,
-    projection: &["number", "title", "state", "body", "labels.name", "user.login", "assignees.login", "comments"],
+    projection: &[
+        "number",
+        "title",
+        "state",
+        "body",
+        "labels.name",
+        "user.login",
+        "assignees.login",
+        "comments",
+    ],
     pagination: None,
     timeout_ms: None,
     max_redirects: 0,
@@ -101,10 +149,19 @@ static ISSUE: ToolDef = tool("github_issue_get", &ISSUE_FIELDS, &ISSUE_ROUTE);
 
 static LIST_FIELDS: ObjectShape = ObjectShape {
     fields: &[
-        Field { required: true, ..field("owner", &STRING, Location::Path) },
-        Field { required: true, ..field("repo", &STRING, Location::Path) },
+        Field {
+            required: true,
+            ..field("owner", &STRING, Location::Path)
+        },
+        Field {
+            required: true,
+            ..field("repo", &STRING, Location::Path)
+        },
         field("state", &STRING, Location::Query),
-        Field { style: ListStyle::Comma, ..field("labels", &STRINGS, Location::Query) },
+        Field {
+            style: ListStyle::Comma,
+            ..field("labels", &STRINGS, Location::Query)
+        },
         field("per_page", &INTEGER, Location::Query),
         field("page", &INTEGER, Location::Query),
     ],
@@ -112,7 +169,10 @@ static LIST_FIELDS: ObjectShape = ObjectShape {
 static LIST_ROUTE: Route = Route {
     path: "/repos/{owner}/{repo}/issues",
     projection: &["number", "title", "state", "labels.name", "user.login"],
-    pagination: Some(Pagination::Page { param: "page", size_param: Some("per_page") }),
+    pagination: Some(Pagination::Page {
+        param: "page",
+        size_param: Some("per_page"),
+    }),
     ..ISSUE_ROUTE
 };
 static LIST: ToolDef = tool("github_issues_list", &LIST_FIELDS, &LIST_ROUTE);
@@ -184,7 +244,9 @@ fn overhead(c: &mut Criterion) {
         "expand": ["line_items"]
     });
     let issue_body = recorded_issue(1347).to_string().into_bytes();
-    let list_body = Value::Array((1..=30).map(recorded_issue).collect()).to_string().into_bytes();
+    let list_body = Value::Array((1..=30).map(recorded_issue).collect())
+        .to_string()
+        .into_bytes();
     let checkout_body = json!({
         "id": "cs_test_a1", "object": "checkout.session", "url": "https://checkout.stripe.com/c/pay/cs_test_a1",
         "status": "open", "amount_total": 2000, "currency": "usd", "livemode": false, "metadata": {"order_id": "6735"},
@@ -211,28 +273,81 @@ fn overhead(c: &mut Criterion) {
         b.iter(|| build_request(&LIST, &LIST_ROUTE, base, black_box(&list_args), &ctx).unwrap())
     });
     g.bench_function("build_request/stripe_checkout_form", |b| {
-        b.iter(|| build_request(&CHECKOUT, &CHECKOUT_ROUTE, "https://api.stripe.com", black_box(&checkout_args), &ctx).unwrap())
+        b.iter(|| {
+            build_request(
+                &CHECKOUT,
+                &CHECKOUT_ROUTE,
+                "https://api.stripe.com",
+                black_box(&checkout_args),
+                &ctx,
+            )
+            .unwrap()
+        })
     });
     g.bench_function("shape_response/github_issue_3.5kB", |b| {
-        b.iter(|| shape_response(&ISSUE_ROUTE, 200, Some("application/json; charset=utf-8"), black_box(&issue_body)).unwrap())
+        b.iter(|| {
+            shape_response(
+                &ISSUE_ROUTE,
+                200,
+                Some("application/json; charset=utf-8"),
+                black_box(&issue_body),
+            )
+            .unwrap()
+        })
     });
     g.bench_function("shape_response/stripe_checkout", |b| {
-        b.iter(|| shape_response(&CHECKOUT_ROUTE, 200, Some("application/json"), black_box(&checkout_body)).unwrap())
+        b.iter(|| {
+            shape_response(
+                &CHECKOUT_ROUTE,
+                200,
+                Some("application/json"),
+                black_box(&checkout_body),
+            )
+            .unwrap()
+        })
     });
     g.bench_function("shape_response/github_list_30_issues", |b| {
-        b.iter(|| shape_response(&LIST_ROUTE, 200, Some("application/json"), black_box(&list_body)).unwrap())
+        b.iter(|| {
+            shape_response(
+                &LIST_ROUTE,
+                200,
+                Some("application/json"),
+                black_box(&list_body),
+            )
+            .unwrap()
+        })
     });
     g.bench_function("call/github_issue_get (build + shape)", |b| {
         b.iter(|| {
-            let req = build_request(&ISSUE, &ISSUE_ROUTE, base, black_box(&issue_args), &ctx).unwrap();
-            let out = shape_response(&ISSUE_ROUTE, 200, Some("application/json"), black_box(&issue_body)).unwrap();
+            let req =
+                build_request(&ISSUE, &ISSUE_ROUTE, base, black_box(&issue_args), &ctx).unwrap();
+            let out = shape_response(
+                &ISSUE_ROUTE,
+                200,
+                Some("application/json"),
+                black_box(&issue_body),
+            )
+            .unwrap();
             (req, out)
         })
     });
     g.bench_function("call/stripe_checkout (build + shape)", |b| {
         b.iter(|| {
-            let req = build_request(&CHECKOUT, &CHECKOUT_ROUTE, "https://api.stripe.com", black_box(&checkout_args), &ctx).unwrap();
-            let out = shape_response(&CHECKOUT_ROUTE, 200, Some("application/json"), black_box(&checkout_body)).unwrap();
+            let req = build_request(
+                &CHECKOUT,
+                &CHECKOUT_ROUTE,
+                "https://api.stripe.com",
+                black_box(&checkout_args),
+                &ctx,
+            )
+            .unwrap();
+            let out = shape_response(
+                &CHECKOUT_ROUTE,
+                200,
+                Some("application/json"),
+                black_box(&checkout_body),
+            )
+            .unwrap();
             (req, out)
         })
     });
@@ -244,7 +359,10 @@ fn loopback(c: &mut Criterion) {
     let issue_body = recorded_issue(1347).to_string();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         rt.block_on(async move {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             tx.send(listener.local_addr().unwrap()).unwrap();
@@ -256,10 +374,15 @@ fn loopback(c: &mut Criterion) {
         });
     });
     let addr = rx.recv().unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let exec = HttpExecutor::builder()
         .no_proxy()
-        .credentials(charter_runtime::http::StaticCredentials::new().with("GITHUB_TOKEN", "ghp_bench"))
+        .credentials(
+            charter_runtime::http::StaticCredentials::new().with("GITHUB_TOKEN", "ghp_bench"),
+        )
         .base_url("github", format!("http://{addr}"))
         .build()
         .unwrap();
@@ -270,7 +393,10 @@ fn loopback(c: &mut Criterion) {
     g.throughput(Throughput::Elements(1));
     g.measurement_time(Duration::from_secs(8));
     g.bench_function("keep_alive_call/github_issue_get", |b| {
-        b.iter(|| rt.block_on(exec.execute(&ISSUE, &ISSUE_ROUTE, args.clone(), &ctx)).unwrap())
+        b.iter(|| {
+            rt.block_on(exec.execute(&ISSUE, &ISSUE_ROUTE, args.clone(), &ctx))
+                .unwrap()
+        })
     });
     g.finish();
 }

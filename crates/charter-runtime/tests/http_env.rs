@@ -14,13 +14,30 @@ use serde_json::json;
 static ENVPACK: HttpPack = HttpPack {
     base_url: "http://declared-base.invalid",
     base_url_env: "CHARTER_ENVPACK_BASE_URL",
-    ..pack("envpack", Auth::Bearer { env: "ENVPACK_TOKEN" })
+    ..pack(
+        "envpack",
+        Auth::Bearer {
+            env: "ENVPACK_TOKEN",
+        },
+    )
 };
 static UNSET: HttpPack = HttpPack {
     base_url_env: "CHARTER_UNSET_BASE_URL",
-    ..pack("unset", Auth::Header { name: "X-Key", prefix: "", env: "UNSET_PACK_KEY" })
+    ..pack(
+        "unset",
+        Auth::Header {
+            name: "X-Key",
+            prefix: "",
+            env: "UNSET_PACK_KEY",
+        },
+    )
 };
-static EMPTY: HttpPack = pack("empty", Auth::Basic { env: "EMPTY_PACK_KEY" });
+static EMPTY: HttpPack = pack(
+    "empty",
+    Auth::Basic {
+        env: "EMPTY_PACK_KEY",
+    },
+);
 static NO_FIELDS: ObjectShape = ObjectShape { fields: &[] };
 static PING_ROUTE: Route = route(&ENVPACK, Method::Get, "/ping");
 static PING: ToolDef = tool("envpack_ping", &NO_FIELDS, &PING_ROUTE);
@@ -43,7 +60,10 @@ fn base_url_and_credentials_come_from_the_environment_unless_the_api_says_otherw
         std::env::set_var("EMPTY_PACK_KEY", "");
     }
 
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     runtime.block_on(async move {
         let env_server = TestServer::start_on(by_env, |_| Reply::json(json!({"via": "env"})));
         let api_server = TestServer::start_on(by_api, |_| Reply::json(json!({"via": "api"})));

@@ -71,7 +71,10 @@ pub struct CredentialQuery {
 /// into a [`CharterError::Credential`] naming what to set, before any request leaves.
 pub trait CredentialProvider: Send + Sync {
     /// The secret for this call, if one is configured.
-    fn resolve<'a>(&'a self, query: &'a CredentialQuery) -> BoxFuture<'a, Result<Option<Secret>, CharterError>>;
+    fn resolve<'a>(
+        &'a self,
+        query: &'a CredentialQuery,
+    ) -> BoxFuture<'a, Result<Option<Secret>, CharterError>>;
 }
 
 /// The default provider: the environment variable the pack names, read on every call (so a
@@ -80,8 +83,14 @@ pub trait CredentialProvider: Send + Sync {
 pub struct EnvCredentials;
 
 impl CredentialProvider for EnvCredentials {
-    fn resolve<'a>(&'a self, query: &'a CredentialQuery) -> BoxFuture<'a, Result<Option<Secret>, CharterError>> {
-        let value = std::env::var(query.env).ok().filter(|v| !v.is_empty()).map(Secret::from);
+    fn resolve<'a>(
+        &'a self,
+        query: &'a CredentialQuery,
+    ) -> BoxFuture<'a, Result<Option<Secret>, CharterError>> {
+        let value = std::env::var(query.env)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .map(Secret::from);
         Box::pin(std::future::ready(Ok(value)))
     }
 }
@@ -109,8 +118,14 @@ impl StaticCredentials {
     }
 
     /// The secret for one end user under `key`.
-    pub fn with_user(mut self, user: impl Into<String>, key: impl Into<String>, secret: impl Into<Secret>) -> Self {
-        self.per_user.insert((user.into(), key.into()), secret.into());
+    pub fn with_user(
+        mut self,
+        user: impl Into<String>,
+        key: impl Into<String>,
+        secret: impl Into<Secret>,
+    ) -> Self {
+        self.per_user
+            .insert((user.into(), key.into()), secret.into());
         self
     }
 
@@ -122,7 +137,10 @@ impl StaticCredentials {
                 }
             }
         }
-        self.shared.get(query.env).or_else(|| self.shared.get(query.pack)).cloned()
+        self.shared
+            .get(query.env)
+            .or_else(|| self.shared.get(query.pack))
+            .cloned()
     }
 }
 
@@ -138,7 +156,10 @@ impl fmt::Debug for StaticCredentials {
 }
 
 impl CredentialProvider for StaticCredentials {
-    fn resolve<'a>(&'a self, query: &'a CredentialQuery) -> BoxFuture<'a, Result<Option<Secret>, CharterError>> {
+    fn resolve<'a>(
+        &'a self,
+        query: &'a CredentialQuery,
+    ) -> BoxFuture<'a, Result<Option<Secret>, CharterError>> {
         Box::pin(std::future::ready(Ok(self.lookup(query))))
     }
 }
@@ -164,7 +185,10 @@ impl<F> CredentialProvider for FnCredentials<F>
 where
     F: Fn(&CredentialQuery) -> Option<Secret> + Send + Sync,
 {
-    fn resolve<'a>(&'a self, query: &'a CredentialQuery) -> BoxFuture<'a, Result<Option<Secret>, CharterError>> {
+    fn resolve<'a>(
+        &'a self,
+        query: &'a CredentialQuery,
+    ) -> BoxFuture<'a, Result<Option<Secret>, CharterError>> {
         Box::pin(std::future::ready(Ok((self.0)(query))))
     }
 }
@@ -194,13 +218,19 @@ where
     F: Fn(CredentialQuery) -> Fut + Send + Sync,
     Fut: Future<Output = Result<Option<Secret>, CharterError>> + Send + 'static,
 {
-    fn resolve<'a>(&'a self, query: &'a CredentialQuery) -> BoxFuture<'a, Result<Option<Secret>, CharterError>> {
+    fn resolve<'a>(
+        &'a self,
+        query: &'a CredentialQuery,
+    ) -> BoxFuture<'a, Result<Option<Secret>, CharterError>> {
         Box::pin((self.0)(query.clone()))
     }
 }
 
 impl<P: CredentialProvider + ?Sized> CredentialProvider for Arc<P> {
-    fn resolve<'a>(&'a self, query: &'a CredentialQuery) -> BoxFuture<'a, Result<Option<Secret>, CharterError>> {
+    fn resolve<'a>(
+        &'a self,
+        query: &'a CredentialQuery,
+    ) -> BoxFuture<'a, Result<Option<Secret>, CharterError>> {
         (**self).resolve(query)
     }
 }
@@ -234,11 +264,13 @@ impl Masker {
             needles.push(secret.clone());
         }
         if let Some(pair) = basic_pair {
-            needles.push(Secret::new(base64::engine::general_purpose::STANDARD.encode(pair)));
-            if let Some((_, password)) = pair.split_once(':') {
-                if password.len() >= 4 {
-                    needles.push(Secret::new(password));
-                }
+            needles.push(Secret::new(
+                base64::engine::general_purpose::STANDARD.encode(pair),
+            ));
+            if let Some((_, password)) = pair.split_once(':')
+                && password.len() >= 4
+            {
+                needles.push(Secret::new(password));
             }
         }
         Masker { needles }

@@ -10,7 +10,10 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use reqwest::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HeaderName, HeaderValue, LOCATION, PROXY_AUTHORIZATION};
+use reqwest::header::{
+    AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HeaderName, HeaderValue, LOCATION,
+    PROXY_AUTHORIZATION,
+};
 use reqwest::{StatusCode, Url};
 use serde_json::Value;
 
@@ -142,9 +145,12 @@ impl HttpExecutorBuilder {
         if !self.system_proxy {
             builder = builder.no_proxy();
         }
-        let client = builder
-            .build()
-            .map_err(|e| CharterError::Transport(format!("cannot set up the HTTP client: {}", error_chain(&e))))?;
+        let client = builder.build().map_err(|e| {
+            CharterError::Transport(format!(
+                "cannot set up the HTTP client: {}",
+                error_chain(&e)
+            ))
+        })?;
         Ok(HttpExecutor {
             client,
             credentials: self.credentials,
@@ -163,9 +169,14 @@ fn tls_config() -> Result<rustls::ClientConfig, CharterError> {
         .with_safe_default_protocol_versions()
         .map_err(|e| CharterError::Transport(format!("cannot set up TLS: {e}")))?;
     let mut config = match rustls_platform_verifier::Verifier::new(provider) {
-        Ok(verifier) => builder.dangerous().with_custom_certificate_verifier(Arc::new(verifier)).with_no_client_auth(),
+        Ok(verifier) => builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(verifier))
+            .with_no_client_auth(),
         Err(_) => {
-            let roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+            let roots = rustls::RootCertStore {
+                roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+            };
             builder.with_root_certificates(roots).with_no_client_auth()
         }
     };
@@ -205,12 +216,11 @@ impl HttpExecutor {
         if let Some(url) = self.base_urls.get(pack.label) {
             return url.clone();
         }
-        if !pack.base_url_env.is_empty() {
-            if let Ok(url) = std::env::var(pack.base_url_env) {
-                if !url.trim().is_empty() {
-                    return url.trim().to_owned();
-                }
-            }
+        if !pack.base_url_env.is_empty()
+            && let Ok(url) = std::env::var(pack.base_url_env)
+            && !url.trim().is_empty()
+        {
+            return url.trim().to_owned();
         }
         pack.base_url.to_owned()
     }
@@ -225,7 +235,9 @@ impl HttpExecutor {
     ) -> Result<ToolOutput, CharterError> {
         let started = Instant::now();
         let mut log = CallLog::default();
-        let result = self.execute_logged(tool, route, &arguments, ctx, &mut log).await;
+        let result = self
+            .execute_logged(tool, route, &arguments, ctx, &mut log)
+            .await;
         let outcome = match &result {
             Ok(_) => "ok",
             Err(CharterError::Api(_)) => "api_error",
@@ -264,15 +276,27 @@ impl HttpExecutor {
         let (credential, masker) = match route.pack.auth.env() {
             None => (None, Masker::default()),
             Some(env) => {
-                let query = CredentialQuery { pack: route.pack.label, env, user: ctx.user.clone() };
-                let secret = self.credentials.resolve(&query).await?.ok_or_else(|| missing(&query))?;
-                let pair = matches!(route.pack.auth, Auth::Basic { .. }).then(|| basic_pair(&secret).into_owned());
+                let query = CredentialQuery {
+                    pack: route.pack.label,
+                    env,
+                    user: ctx.user.clone(),
+                };
+                let secret = self
+                    .credentials
+                    .resolve(&query)
+                    .await?
+                    .ok_or_else(|| missing(&query))?;
+                let pair = matches!(route.pack.auth, Auth::Basic { .. })
+                    .then(|| basic_pair(&secret).into_owned());
                 let masker = Masker::for_secret(&secret, pair.as_deref());
                 (auth_header(&route.pack.auth, &secret)?, masker)
             }
         };
 
-        let timeout = route.timeout_ms.map(|ms| Duration::from_millis(u64::from(ms))).unwrap_or(self.default_timeout);
+        let timeout = route
+            .timeout_ms
+            .map(|ms| Duration::from_millis(u64::from(ms)))
+            .unwrap_or(self.default_timeout);
         let exchange = self.exchange(route, request, credential, &masker, log);
         let output = match tokio::time::timeout(timeout, exchange).await {
             Ok(result) => result?,
@@ -297,7 +321,12 @@ impl HttpExecutor {
         masker: &Masker,
         log: &mut CallLog,
     ) -> Result<ToolOutput, CharterError> {
-        let PreparedRequest { mut method, url, mut headers, mut body } = request;
+        let PreparedRequest {
+            mut method,
+            url,
+            mut headers,
+            mut body,
+        } = request;
         let mut url = Url::parse(&url).map_err(|e| {
             CharterError::Declaration(crate::error::DeclarationError::new(format!(
                 "pack `{}`: the request URL built from base URL `{}` is invalid: {e}",
@@ -309,28 +338,47 @@ impl HttpExecutor {
         let mut hops: u8 = 0;
 
         let response = loop {
-            let mut builder = self.client.request(method.clone(), url.clone()).headers(headers.clone());
+            let mut builder = self
+                .client
+                .request(method.clone(), url.clone())
+                .headers(headers.clone());
             if let Some((name, value)) = &credential {
                 builder = builder.header(name, value);
             }
             if let Some(bytes) = &body {
                 builder = builder.body(bytes.clone());
             }
-            let response = builder.send().await.map_err(|e| transport(route, &e, masker))?;
+            let response = builder
+                .send()
+                .await
+                .map_err(|e| transport(route, &e, masker))?;
             let status = response.status();
             log.status = status.as_u16();
             let location = response.headers().get(LOCATION).cloned();
-            let (true, Some(location)) = (status.is_redirection(), location) else { break response };
+            let (true, Some(location)) = (status.is_redirection(), location) else {
+                break response;
+            };
 
             let target = location.to_str().ok().and_then(|l| url.join(l).ok());
             let Some(target) = target.filter(|t| matches!(t.scheme(), "http" | "https")) else {
-                return Err(redirect_error(route, status, "the redirect target is not a valid http(s) URL"));
+                return Err(redirect_error(
+                    route,
+                    status,
+                    "the redirect target is not a valid http(s) URL",
+                ));
             };
             if hops >= route.max_redirects {
                 let why = if route.max_redirects == 0 {
-                    format!("redirect to {} not followed: this tool declares no redirects", without_query(&target))
+                    format!(
+                        "redirect to {} not followed: this tool declares no redirects",
+                        without_query(&target)
+                    )
                 } else {
-                    format!("more than {} redirects (last to {})", route.max_redirects, without_query(&target))
+                    format!(
+                        "more than {} redirects (last to {})",
+                        route.max_redirects,
+                        without_query(&target)
+                    )
                 };
                 return Err(redirect_error(route, status, &why));
             }
@@ -347,7 +395,8 @@ impl HttpExecutor {
                 }
             }
             let to_get = status == StatusCode::SEE_OTHER
-                || (matches!(status, StatusCode::MOVED_PERMANENTLY | StatusCode::FOUND) && method == reqwest::Method::POST);
+                || (matches!(status, StatusCode::MOVED_PERMANENTLY | StatusCode::FOUND)
+                    && method == reqwest::Method::POST);
             if to_get && method != reqwest::Method::HEAD {
                 method = reqwest::Method::GET;
                 body = None;
@@ -364,9 +413,17 @@ impl HttpExecutor {
         let bytes = self.read_body(route, response, masker, log).await?;
         let bytes = mask_bytes(masker, bytes);
         if status >= 400 {
-            return Err(CharterError::Api(api_error(route, status, &response_headers, &bytes, SystemTime::now())));
+            return Err(CharterError::Api(api_error(
+                route,
+                status,
+                &response_headers,
+                &bytes,
+                SystemTime::now(),
+            )));
         }
-        let content_type = response_headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
+        let content_type = response_headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok());
         shape_response(route, status, content_type, &bytes)
     }
 
@@ -386,13 +443,18 @@ impl HttpExecutor {
                 route.path
             ))
         };
-        if let Some(length) = response.content_length() {
-            if length > cap as u64 {
-                return Err(too_large(format!("{length} bytes")));
-            }
+        if let Some(length) = response.content_length()
+            && length > cap as u64
+        {
+            return Err(too_large(format!("{length} bytes")));
         }
-        let mut bytes = Vec::with_capacity(response.content_length().map_or(8 * 1024, |l| l as usize));
-        while let Some(chunk) = response.chunk().await.map_err(|e| transport(route, &e, masker))? {
+        let mut bytes =
+            Vec::with_capacity(response.content_length().map_or(8 * 1024, |l| l as usize));
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| transport(route, &e, masker))?
+        {
             if bytes.len() + chunk.len() > cap {
                 return Err(too_large("more than that".to_owned()));
             }
@@ -459,7 +521,11 @@ fn transport(route: &'static Route, error: &reqwest::Error, masker: &Masker) -> 
         "the request failed"
     };
     let detail = error_chain(error);
-    CharterError::Transport(masker.mask(&format!("{} {}: {kind}: {detail}", route.method.as_str(), route.path)))
+    CharterError::Transport(masker.mask(&format!(
+        "{} {}: {kind}: {detail}",
+        route.method.as_str(),
+        route.path
+    )))
 }
 
 fn error_chain(error: &reqwest::Error) -> String {

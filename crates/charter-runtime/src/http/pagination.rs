@@ -37,10 +37,11 @@ pub fn next_page(route: &Route, arguments: &Value, response: &Value) -> Option<V
             if items.is_empty() {
                 return None;
             }
-            if let Some(size) = size_param.and_then(|p| arguments.get(p)).and_then(Value::as_u64) {
-                if (items.len() as u64) < size {
-                    return None;
-                }
+            let size = size_param
+                .and_then(|p| arguments.get(p))
+                .and_then(Value::as_u64);
+            if size.is_some_and(|size| (items.len() as u64) < size) {
+                return None;
             }
             let page = arguments.get(param).and_then(Value::as_u64).unwrap_or(1);
             next.insert(param.to_owned(), Value::from(page + 1));
@@ -57,7 +58,11 @@ pub fn lookup<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
             Value::Object(map) => map.get(segment)?,
             Value::Array(items) => {
                 let index: i64 = segment.parse().ok()?;
-                let index = if index < 0 { items.len() as i64 + index } else { index };
+                let index = if index < 0 {
+                    items.len() as i64 + index
+                } else {
+                    index
+                };
                 items.get(usize::try_from(index).ok()?)?
             }
             _ => return None,

@@ -20,7 +20,11 @@ use super::credentials::Secret;
 
 /// RFC 3986 unreserved characters stay; everything else is percent-encoded (a path segment,
 /// a query or form value).
-const VALUE: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+const VALUE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 /// Query and form keys keep their brackets literal (`tag[]`, `metadata[key]`), as the APIs that
 /// use bracket notation document them.
 const KEY: &AsciiSet = &VALUE.remove(b'[').remove(b']');
@@ -83,7 +87,9 @@ pub fn build_request(
     let mut query = String::new();
     let mut headers = HeaderMap::new();
     for field in fields {
-        let Some(value) = args.get(field.name) else { continue };
+        let Some(value) = args.get(field.name) else {
+            continue;
+        };
         match field.location {
             Location::Query if statics.iter().any(|(k, _)| *k == field.wire) => {}
             Location::Query => query_field(field, value, &mut query),
@@ -97,10 +103,14 @@ pub fn build_request(
 
     for (name, value) in &ctx.headers {
         let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-            declaration(format!("the per-call header name `{name}` is not a valid HTTP header name"))
+            declaration(format!(
+                "the per-call header name `{name}` is not a valid HTTP header name"
+            ))
         })?;
         let mut value = HeaderValue::from_str(value).map_err(|_| {
-            declaration(format!("the value of the per-call header `{name}` is not a valid HTTP header value"))
+            declaration(format!(
+                "the value of the per-call header `{name}` is not a valid HTTP header value"
+            ))
         })?;
         // The host may pass tokens this way: keep them out of any debug output.
         value.set_sensitive(true);
@@ -111,15 +121,23 @@ pub fn build_request(
 
     for (name, value) in route.pack.headers {
         let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-            declaration(format!("pack `{}`: `{name}` is not a valid HTTP header name", route.pack.label))
+            declaration(format!(
+                "pack `{}`: `{name}` is not a valid HTTP header name",
+                route.pack.label
+            ))
         })?;
         let value = HeaderValue::from_str(value).map_err(|_| {
-            declaration(format!("pack `{}`: the value of header `{name}` is not a valid header value", route.pack.label))
+            declaration(format!(
+                "pack `{}`: the value of header `{name}` is not a valid header value",
+                route.pack.label
+            ))
         })?;
         headers.insert(name, value);
     }
     for (key, value) in statics {
-        push_pair(&mut query, key, |out| out.extend(utf8_percent_encode(value, VALUE)));
+        push_pair(&mut query, key, |out| {
+            out.extend(utf8_percent_encode(value, VALUE))
+        });
     }
 
     let mut url = String::with_capacity(base_url.len() + path.len() + query.len() + 1);
@@ -130,18 +148,32 @@ pub fn build_request(
         url.push_str(&query);
     }
 
-    Ok(PreparedRequest { method: method(route.method), url, headers, body })
+    Ok(PreparedRequest {
+        method: method(route.method),
+        url,
+        headers,
+        body,
+    })
 }
 
 /// The header carrying the credential, marked sensitive so no debug output prints it.
-pub fn auth_header(auth: &Auth, secret: &Secret) -> Result<Option<(HeaderName, HeaderValue)>, CharterError> {
+pub fn auth_header(
+    auth: &Auth,
+    secret: &Secret,
+) -> Result<Option<(HeaderName, HeaderValue)>, CharterError> {
     use base64::Engine as _;
     let (name, text) = match auth {
         Auth::None => return Ok(None),
-        Auth::Bearer { .. } => (reqwest::header::AUTHORIZATION, format!("Bearer {}", secret.expose())),
+        Auth::Bearer { .. } => (
+            reqwest::header::AUTHORIZATION,
+            format!("Bearer {}", secret.expose()),
+        ),
         Auth::Header { name, prefix, .. } => {
-            let name = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|_| declaration(format!("the auth header name `{name}` is not a valid HTTP header name")))?;
+            let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                declaration(format!(
+                    "the auth header name `{name}` is not a valid HTTP header name"
+                ))
+            })?;
             (name, format!("{prefix}{}", secret.expose()))
         }
         Auth::Basic { .. } => {
@@ -163,7 +195,11 @@ pub fn auth_header(auth: &Auth, secret: &Secret) -> Result<Option<(HeaderName, H
 /// `user:password` for basic auth: a bare key is the user name with an empty password.
 pub(crate) fn basic_pair(secret: &Secret) -> Cow<'_, str> {
     let raw = secret.expose();
-    if raw.contains(':') { Cow::Borrowed(raw) } else { Cow::Owned(format!("{raw}:")) }
+    if raw.contains(':') {
+        Cow::Borrowed(raw)
+    } else {
+        Cow::Owned(format!("{raw}:"))
+    }
 }
 
 fn declaration(message: String) -> CharterError {
@@ -195,9 +231,11 @@ fn expand_path(
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let after = &rest[open + 1..];
-        let close = after
-            .find('}')
-            .ok_or_else(|| declaration(format!("the URL template `{template}` has an unclosed `{{`")))?;
+        let close = after.find('}').ok_or_else(|| {
+            declaration(format!(
+                "the URL template `{template}` has an unclosed `{{`"
+            ))
+        })?;
         let name = &after[..close];
         rest = &after[close + 1..];
         let field = fields
@@ -205,7 +243,10 @@ fn expand_path(
             .find(|f| f.location == Location::Path && (f.name == name || f.wire == name))
             .ok_or_else(|| declaration(format!("the URL template `{template}` uses `{{{name}}}` but no path field is declared for it")))?;
         match args.get(field.name) {
-            None | Some(Value::Null) => problems.push(format!("`{}`: required (a path argument), but missing", field.name)),
+            None | Some(Value::Null) => problems.push(format!(
+                "`{}`: required (a path argument), but missing",
+                field.name
+            )),
             Some(value) => match path_value(field, value) {
                 Ok(encoded) => out.push_str(&encoded),
                 Err(problem) => problems.push(problem),
@@ -221,10 +262,19 @@ fn path_value(field: &Field, value: &Value) -> Result<String, String> {
         Value::String(s) => Cow::Borrowed(s),
         Value::Number(n) => Cow::Owned(n.to_string()),
         Value::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
-        other => return Err(format!("`{}`: a path argument must be a string or a number, got {}", field.name, kind(other))),
+        other => {
+            return Err(format!(
+                "`{}`: a path argument must be a string or a number, got {}",
+                field.name,
+                kind(other)
+            ));
+        }
     };
     if text.is_empty() {
-        return Err(format!("`{}`: a path argument may not be empty", field.name));
+        return Err(format!(
+            "`{}`: a path argument may not be empty",
+            field.name
+        ));
     }
     if has_dot_segment(&text) {
         return Err(format!(
@@ -263,7 +313,9 @@ fn has_dot_segment(raw: &str) -> bool {
         if !current.contains('%') {
             return false;
         }
-        let decoded = percent_decode_str(&current).decode_utf8_lossy().into_owned();
+        let decoded = percent_decode_str(&current)
+            .decode_utf8_lossy()
+            .into_owned();
         if decoded == current {
             return false;
         }
@@ -309,7 +361,9 @@ fn query_field(field: &Field, value: &Value, out: &mut String) {
             }
         },
         // Nested values use bracket notation (`filter[state]=open`, `items[0][id]=1`).
-        Value::Array(_) | Value::Object(_) => flatten(out, &mut wire.to_owned(), value, field.shape),
+        Value::Array(_) | Value::Object(_) => {
+            flatten(out, &mut wire.to_owned(), value, field.shape)
+        }
         scalar => push_pair(out, wire, |out| write_scalar(out, scalar)),
     }
 }
@@ -364,7 +418,11 @@ fn flatten(out: &mut String, key: &mut String, value: &Value, shape: &Shape) {
                     }
                 }
                 other => {
-                    let inner = if let Shape::Map(inner) = other { inner } else { &ANY };
+                    let inner = if let Shape::Map(inner) = other {
+                        inner
+                    } else {
+                        &ANY
+                    };
                     for (k, v) in map {
                         key.push('[');
                         key.push_str(k);
@@ -376,7 +434,11 @@ fn flatten(out: &mut String, key: &mut String, value: &Value, shape: &Shape) {
             }
         }
         Value::Array(items) if !items.is_empty() => {
-            let inner = if let Shape::Array(rules) = shape { rules.items } else { &ANY };
+            let inner = if let Shape::Array(rules) = shape {
+                rules.items
+            } else {
+                &ANY
+            };
             let len = key.len();
             for (i, v) in items.iter().enumerate() {
                 let _ = write!(key, "[{i}]");
@@ -424,12 +486,20 @@ fn header_field(
             .collect::<Vec<_>>()
             .join(","),
         other => {
-            problems.push(format!("`{}`: a header argument must be a string, a number or a list of them, got {}", field.name, kind(other)));
+            problems.push(format!(
+                "`{}`: a header argument must be a string, a number or a list of them, got {}",
+                field.name,
+                kind(other)
+            ));
             return Ok(());
         }
     };
-    let name = HeaderName::from_bytes(field.wire.as_bytes())
-        .map_err(|_| declaration(format!("the header field `{}` has an invalid wire name `{}`", field.name, field.wire)))?;
+    let name = HeaderName::from_bytes(field.wire.as_bytes()).map_err(|_| {
+        declaration(format!(
+            "the header field `{}` has an invalid wire name `{}`",
+            field.name, field.wire
+        ))
+    })?;
     match HeaderValue::from_str(&text) {
         Ok(value) => {
             headers.insert(name, value);
@@ -457,7 +527,10 @@ fn build_body(
         let mut variables = Map::new();
         for field in fields.iter().filter(in_body) {
             if let Some(value) = args.get(field.name) {
-                variables.insert(field.wire.to_owned(), to_wire(value, field.shape).into_owned());
+                variables.insert(
+                    field.wire.to_owned(),
+                    to_wire(value, field.shape).into_owned(),
+                );
             }
         }
         let mut body = Map::new();
@@ -465,7 +538,9 @@ fn build_body(
         body.insert("variables".to_owned(), Value::Object(variables));
         apply_static_json(route, &mut body)?;
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        return Ok(Some(serde_json::to_vec(&Value::Object(body)).expect("a JSON value serialises")));
+        return Ok(Some(
+            serde_json::to_vec(&Value::Object(body)).expect("a JSON value serialises"),
+        ));
     }
 
     match route.body {
@@ -486,12 +561,17 @@ fn build_body(
             let mut body = Map::new();
             for field in fields.iter().filter(in_body) {
                 if let Some(value) = args.get(field.name) {
-                    body.insert(field.wire.to_owned(), to_wire(value, field.shape).into_owned());
+                    body.insert(
+                        field.wire.to_owned(),
+                        to_wire(value, field.shape).into_owned(),
+                    );
                 }
             }
             apply_static_json(route, &mut body)?;
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            Ok(Some(serde_json::to_vec(&Value::Object(body)).expect("a JSON value serialises")))
+            Ok(Some(
+                serde_json::to_vec(&Value::Object(body)).expect("a JSON value serialises"),
+            ))
         }
         BodyEncoding::Form => {
             let statics = route.pack.body;
@@ -508,7 +588,10 @@ fn build_body(
                 let value = static_value(route, name, json)?;
                 flatten(&mut body, &mut (*name).to_owned(), &value, &ANY);
             }
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/x-www-form-urlencoded"));
+            headers.insert(
+                CONTENT_TYPE,
+                HeaderValue::from_static("application/x-www-form-urlencoded"),
+            );
             Ok(Some(body.into_bytes()))
         }
     }
@@ -526,7 +609,10 @@ fn apply_static_json(route: &Route, body: &mut Map<String, Value>) -> Result<(),
 
 fn static_value(route: &Route, name: &str, json: &str) -> Result<Value, CharterError> {
     serde_json::from_str(json).map_err(|e| {
-        declaration(format!("pack `{}`: the static body member `{name}` is not valid JSON: {e}", route.pack.label))
+        declaration(format!(
+            "pack `{}`: the static body member `{name}` is not valid JSON: {e}",
+            route.pack.label
+        ))
     })
 }
 
@@ -548,7 +634,12 @@ fn to_wire<'v>(value: &'v Value, shape: &Shape) -> Cow<'v, Value> {
             if is_plain(rules.items) {
                 Cow::Borrowed(value)
             } else {
-                Cow::Owned(Value::Array(items.iter().map(|v| to_wire(v, rules.items).into_owned()).collect()))
+                Cow::Owned(Value::Array(
+                    items
+                        .iter()
+                        .map(|v| to_wire(v, rules.items).into_owned())
+                        .collect(),
+                ))
             }
         }
         (Shape::Map(inner), Value::Object(map)) => {
@@ -556,7 +647,9 @@ fn to_wire<'v>(value: &'v Value, shape: &Shape) -> Cow<'v, Value> {
                 Cow::Borrowed(value)
             } else {
                 Cow::Owned(Value::Object(
-                    map.iter().map(|(k, v)| (k.clone(), to_wire(v, inner).into_owned())).collect(),
+                    map.iter()
+                        .map(|(k, v)| (k.clone(), to_wire(v, inner).into_owned()))
+                        .collect(),
                 ))
             }
         }
@@ -582,8 +675,13 @@ fn branch_fits(shape: &Shape, value: &Value) -> bool {
     match (shape, value) {
         (Shape::Nullable(inner), v) => v.is_null() || branch_fits(inner, v),
         (Shape::Object(object), Value::Object(map)) => {
-            map.keys().all(|k| object.fields.iter().any(|f| f.name == k))
-                && object.fields.iter().filter(|f| f.required).all(|f| map.contains_key(f.name))
+            map.keys()
+                .all(|k| object.fields.iter().any(|f| f.name == k))
+                && object
+                    .fields
+                    .iter()
+                    .filter(|f| f.required)
+                    .all(|f| map.contains_key(f.name))
         }
         (Shape::Map(_), Value::Object(_)) | (Shape::Array(_), Value::Array(_)) => true,
         (Shape::String(_), Value::String(_)) | (Shape::Bool, Value::Bool(_)) => true,
@@ -601,10 +699,29 @@ mod tests {
 
     #[test]
     fn dot_segments_are_found_in_every_spelling() {
-        for bad in [".", "..", "a/../b", "../etc", "%2e%2e", "%2E%2E/x", "%252e%252e", "a\\..\\b", "%2e", ".%2e"] {
+        for bad in [
+            ".",
+            "..",
+            "a/../b",
+            "../etc",
+            "%2e%2e",
+            "%2E%2E/x",
+            "%252e%252e",
+            "a\\..\\b",
+            "%2e",
+            ".%2e",
+        ] {
             assert!(has_dot_segment(bad), "{bad}");
         }
-        for ok in ["...", "a.b", "v1.2", "..a", "a..", "%2e%2e%2e", "file.tar.gz"] {
+        for ok in [
+            "...",
+            "a.b",
+            "v1.2",
+            "..a",
+            "a..",
+            "%2e%2e%2e",
+            "file.tar.gz",
+        ] {
             assert!(!has_dot_segment(ok), "{ok}");
         }
     }
@@ -618,6 +735,9 @@ mod tests {
             &serde_json::json!([{"price": "p_1", "qty": 2}, {"price": "a b"}, [], null]),
             &ANY,
         );
-        assert_eq!(out, "items[0][price]=p_1&items[0][qty]=2&items[1][price]=a%20b&items[2]=&items[3]=");
+        assert_eq!(
+            out,
+            "items[0][price]=p_1&items[0][qty]=2&items[1][price]=a%20b&items[2]=&items[3]="
+        );
     }
 }

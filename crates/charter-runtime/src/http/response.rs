@@ -21,7 +21,13 @@ pub const ERROR_BODY_LIMIT: usize = 300;
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 10 * 1024 * 1024;
 
 /// The API error for an error status.
-pub fn api_error(route: &'static Route, status: u16, headers: &HeaderMap, body: &[u8], now: SystemTime) -> ApiError {
+pub fn api_error(
+    route: &'static Route,
+    status: u16,
+    headers: &HeaderMap,
+    body: &[u8],
+    now: SystemTime,
+) -> ApiError {
     ApiError {
         status,
         method: route.method.as_str(),
@@ -34,7 +40,12 @@ pub fn api_error(route: &'static Route, status: u16, headers: &HeaderMap, body: 
 /// How long the API asked to wait: `Retry-After` in seconds or as an HTTP-date, else the
 /// GitHub-style `x-ratelimit-remaining: 0` with `x-ratelimit-reset` (epoch seconds).
 pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<u64> {
-    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
     if let Some(value) = text(RETRY_AFTER.as_str()) {
         if let Ok(secs) = value.parse::<u64>() {
             return Some(secs);
@@ -45,7 +56,10 @@ pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<u64> {
     }
     if text("x-ratelimit-remaining") == Some("0") {
         let reset = text("x-ratelimit-reset")?.parse::<u64>().ok()?;
-        let now = now.duration_since(SystemTime::UNIX_EPOCH).unwrap_or(Duration::ZERO).as_secs();
+        let now = now
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or(Duration::ZERO)
+            .as_secs();
         return Some(reset.saturating_sub(now));
     }
     None
@@ -68,7 +82,9 @@ pub fn check_envelope(route: &'static Route, status: u16, value: &Value) -> Resu
     let message = match route.pack.envelope {
         None => return Ok(()),
         Some(Envelope::GraphQl) => match value.get("errors") {
-            Some(Value::Array(errors)) if !errors.is_empty() => Value::Array(errors.clone()).to_string(),
+            Some(Value::Array(errors)) if !errors.is_empty() => {
+                Value::Array(errors.clone()).to_string()
+            }
             _ => return Ok(()),
         },
         Some(Envelope::OkFlag { field, error_field }) => match value.get(field) {
@@ -96,14 +112,19 @@ pub fn project<S: AsRef<str>>(value: Value, paths: &[S]) -> Value {
     if paths.is_empty() {
         return value;
     }
-    let split: Vec<Vec<&str>> = paths.iter().map(|p| p.as_ref().split('.').collect()).collect();
+    let split: Vec<Vec<&str>> = paths
+        .iter()
+        .map(|p| p.as_ref().split('.').collect())
+        .collect();
     let refs: Vec<&[&str]> = split.iter().map(Vec::as_slice).collect();
     project_in(value, &refs)
 }
 
 fn project_in(value: Value, paths: &[&[&str]]) -> Value {
     match value {
-        Value::Array(items) => Value::Array(items.into_iter().map(|v| project_in(v, paths)).collect()),
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|v| project_in(v, paths)).collect())
+        }
         Value::Object(map) => {
             let mut out = Map::new();
             let mut rest: Vec<&[&str]> = Vec::new();
@@ -140,7 +161,10 @@ pub fn projection_paths(route: &Route) -> Vec<String> {
         return paths;
     }
     if let Some(Pagination::Cursor { next, .. }) = route.pagination {
-        let stripped: Vec<&str> = next.split('.').filter(|s| s.parse::<i64>().is_err()).collect();
+        let stripped: Vec<&str> = next
+            .split('.')
+            .filter(|s| s.parse::<i64>().is_err())
+            .collect();
         paths.push(stripped.join("."));
         paths.push("has_more".to_owned());
     }
@@ -244,7 +268,10 @@ struct KeySeed;
 impl<'de> serde::de::DeserializeSeed<'de> for KeySeed {
     type Value = std::borrow::Cow<'de, str>;
 
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_str(self)
     }
 }
@@ -279,8 +306,15 @@ enum BodyKind {
 }
 
 fn body_kind(content_type: Option<&str>) -> BodyKind {
-    let Some(ct) = content_type else { return BodyKind::Unknown };
-    let mime = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let Some(ct) = content_type else {
+        return BodyKind::Unknown;
+    };
+    let mime = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     if mime.is_empty() {
         BodyKind::Unknown
     } else if mime == "application/json" || mime.ends_with("+json") || mime == "text/json" {
@@ -289,7 +323,10 @@ fn body_kind(content_type: Option<&str>) -> BodyKind {
         || mime.ends_with("+xml")
         || matches!(
             mime.as_str(),
-            "application/xml" | "application/javascript" | "application/x-www-form-urlencoded" | "application/yaml"
+            "application/xml"
+                | "application/javascript"
+                | "application/x-www-form-urlencoded"
+                | "application/yaml"
         )
     {
         BodyKind::Text
@@ -309,24 +346,26 @@ pub fn shape_response(
     body: &[u8],
 ) -> Result<ToolOutput, CharterError> {
     if body.is_empty() {
-        return Ok(ToolOutput::text(format!("HTTP {status}: the API answered with an empty body.")));
+        return Ok(ToolOutput::text(format!(
+            "HTTP {status}: the API answered with an empty body."
+        )));
     }
     let kind = body_kind(content_type);
-    if matches!(kind, BodyKind::Json | BodyKind::Unknown) {
-        if let Some((mut value, extras)) = parse_json(route, body) {
-            check_envelope(route, status, &value)?;
-            if let Value::Object(map) = &mut value {
-                for key in extras {
-                    map.shift_remove(key);
-                }
+    if matches!(kind, BodyKind::Json | BodyKind::Unknown)
+        && let Some((mut value, extras)) = parse_json(route, body)
+    {
+        check_envelope(route, status, &value)?;
+        if let Value::Object(map) = &mut value {
+            for key in extras {
+                map.shift_remove(key);
             }
-            return Ok(ToolOutput::json(value));
         }
+        return Ok(ToolOutput::json(value));
     }
-    if kind != BodyKind::Binary {
-        if let Ok(text) = std::str::from_utf8(body) {
-            return Ok(ToolOutput::text(text));
-        }
+    if kind != BodyKind::Binary
+        && let Ok(text) = std::str::from_utf8(body)
+    {
+        return Ok(ToolOutput::text(text));
     }
     Ok(binary(content_type, body))
 }
@@ -394,12 +433,18 @@ mod tests {
         // `\u00e9` makes one key owned rather than borrowed from the body.
         let body = r#"{"data": [{"id": "a", "x": {"deep": [1, {"k": "v", "drop": 2}]}, "big": "zzz"},
             {"id": "b\"q", "x": null}], "has_more": true, "escaped\u00e9": {"k": 1, "j": 2}, "n": -1.5e3}"#;
-        for paths in [vec!["data.id"], vec!["data.x.deep.k", "n"], vec!["escapedé.k", "data"], vec!["missing.path"]] {
+        for paths in [
+            vec!["data.id"],
+            vec!["data.x.deep.k", "n"],
+            vec!["escapedé.k", "data"],
+            vec!["missing.path"],
+        ] {
             let parsed: Value = serde_json::from_slice(body.as_bytes()).unwrap();
             let split: Vec<Vec<&str>> = paths.iter().map(|p| p.split('.').collect()).collect();
             let refs: Vec<&[&str]> = split.iter().map(Vec::as_slice).collect();
             let mut de = serde_json::Deserializer::from_slice(body.as_bytes());
-            let streamed = serde::de::DeserializeSeed::deserialize(Keep { paths: &refs }, &mut de).unwrap();
+            let streamed =
+                serde::de::DeserializeSeed::deserialize(Keep { paths: &refs }, &mut de).unwrap();
             assert_eq!(streamed, project(parsed, &paths), "{paths:?}");
         }
     }

@@ -30,7 +30,11 @@ impl Recorded {
     pub fn header(&self, name: &str) -> Option<&str> {
         let mut found = self.headers.iter().filter(|(n, _)| n == name);
         let first = found.next().map(|(_, v)| v.as_str());
-        assert!(found.next().is_none(), "header {name} sent more than once: {:?}", self.headers);
+        assert!(
+            found.next().is_none(),
+            "header {name} sent more than once: {:?}",
+            self.headers
+        );
         first
     }
 
@@ -40,8 +44,12 @@ impl Recorded {
 
     /// Every header except `host` (its port varies), sorted by name.
     pub fn headers_sorted(&self) -> Vec<(&str, &str)> {
-        let mut out: Vec<(&str, &str)> =
-            self.headers.iter().filter(|(n, _)| n != "host").map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        let mut out: Vec<(&str, &str)> = self
+            .headers
+            .iter()
+            .filter(|(n, _)| n != "host")
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
         out.sort();
         out
     }
@@ -60,11 +68,19 @@ pub struct Reply {
 
 impl Reply {
     pub fn status(status: u16) -> Self {
-        Reply { status, headers: Vec::new(), body: Vec::new(), delay: None, chunked: false }
+        Reply {
+            status,
+            headers: Vec::new(),
+            body: Vec::new(),
+            delay: None,
+            chunked: false,
+        }
     }
 
     pub fn json(value: serde_json::Value) -> Self {
-        Self::status(200).header("content-type", "application/json").body(value.to_string())
+        Self::status(200)
+            .header("content-type", "application/json")
+            .body(value.to_string())
     }
 
     pub fn header(mut self, name: &str, value: &str) -> Self {
@@ -104,24 +120,41 @@ pub struct TestServer {
 
 impl TestServer {
     pub async fn start(respond: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
         Self::serve(listener, respond)
     }
 
     /// Serves on a listener bound earlier (before a runtime existed).
-    pub fn start_on(listener: std::net::TcpListener, respond: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> Self {
+    pub fn start_on(
+        listener: std::net::TcpListener,
+        respond: impl Fn(&Recorded) -> Reply + Send + Sync + 'static,
+    ) -> Self {
         listener.set_nonblocking(true).unwrap();
-        Self::serve(tokio::net::TcpListener::from_std(listener).unwrap(), respond)
+        Self::serve(
+            tokio::net::TcpListener::from_std(listener).unwrap(),
+            respond,
+        )
     }
 
-    fn serve(listener: tokio::net::TcpListener, respond: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> Self {
+    fn serve(
+        listener: tokio::net::TcpListener,
+        respond: impl Fn(&Recorded) -> Reply + Send + Sync + 'static,
+    ) -> Self {
         let addr = listener.local_addr().unwrap();
-        let state = Arc::new(ServerState { log: Mutex::new(Vec::new()), respond: Box::new(respond) });
+        let state = Arc::new(ServerState {
+            log: Mutex::new(Vec::new()),
+            respond: Box::new(respond),
+        });
         let app = Router::new().fallback(handle).with_state(state.clone());
         tokio::spawn(async move {
             axum::serve(listener, app).await.expect("serve");
         });
-        TestServer { base: format!("http://{addr}"), state }
+        TestServer {
+            base: format!("http://{addr}"),
+            state,
+        }
     }
 
     /// Every request received so far.
@@ -137,9 +170,15 @@ impl TestServer {
     }
 }
 
-async fn handle(State(state): State<Arc<ServerState>>, request: axum::extract::Request) -> Response {
+async fn handle(
+    State(state): State<Arc<ServerState>>,
+    request: axum::extract::Request,
+) -> Response {
     let (parts, body) = request.into_parts();
-    let body = axum::body::to_bytes(body, usize::MAX).await.expect("read body").to_vec();
+    let body = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .expect("read body")
+        .to_vec();
     let recorded = Recorded {
         method: parts.method.to_string(),
         path: parts.uri.path().to_owned(),
@@ -147,7 +186,12 @@ async fn handle(State(state): State<Arc<ServerState>>, request: axum::extract::R
         headers: parts
             .headers
             .iter()
-            .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .map(|(n, v)| {
+                (
+                    n.as_str().to_owned(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
             .collect(),
         body,
     };
@@ -157,7 +201,8 @@ async fn handle(State(state): State<Arc<ServerState>>, request: axum::extract::R
         tokio::time::sleep(delay).await;
     }
     let body = if reply.chunked {
-        let chunks: Vec<Result<Vec<u8>, std::io::Error>> = reply.body.chunks(512).map(|c| Ok(c.to_vec())).collect();
+        let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+            reply.body.chunks(512).map(|c| Ok(c.to_vec())).collect();
         axum::body::Body::from_stream(futures::stream::iter(chunks))
     } else {
         axum::body::Body::from(reply.body)
@@ -165,9 +210,10 @@ async fn handle(State(state): State<Arc<ServerState>>, request: axum::extract::R
     let mut response = Response::new(body);
     *response.status_mut() = StatusCode::from_u16(reply.status).unwrap();
     for (name, value) in reply.headers {
-        response
-            .headers_mut()
-            .append(HeaderName::from_bytes(name.as_bytes()).unwrap(), HeaderValue::from_str(&value).unwrap());
+        response.headers_mut().append(
+            HeaderName::from_bytes(name.as_bytes()).unwrap(),
+            HeaderValue::from_str(&value).unwrap(),
+        );
     }
     response
 }
@@ -182,11 +228,23 @@ pub static STRING: Shape = Shape::String(StringRules {
     pattern: None,
     format: None,
 });
-pub static INTEGER: Shape = Shape::Integer(NumberRules { minimum: None, maximum: None, enum_values: &[] });
+pub static INTEGER: Shape = Shape::Integer(NumberRules {
+    minimum: None,
+    maximum: None,
+    enum_values: &[],
+});
 pub static BOOL: Shape = Shape::Bool;
 pub static ANY: Shape = Shape::Any;
-pub static STRINGS: Shape = Shape::Array(ArrayRules { items: &STRING, min_items: None, max_items: None });
-pub static INTEGERS: Shape = Shape::Array(ArrayRules { items: &INTEGER, min_items: None, max_items: None });
+pub static STRINGS: Shape = Shape::Array(ArrayRules {
+    items: &STRING,
+    min_items: None,
+    max_items: None,
+});
+pub static INTEGERS: Shape = Shape::Array(ArrayRules {
+    items: &INTEGER,
+    min_items: None,
+    max_items: None,
+});
 pub static STRING_MAP: Shape = Shape::Map(&STRING);
 
 pub const fn field(name: &'static str, shape: &'static Shape, location: Location) -> Field {
@@ -205,8 +263,16 @@ pub const fn field(name: &'static str, shape: &'static Shape, location: Location
     }
 }
 
-pub const fn wired(name: &'static str, wire: &'static str, shape: &'static Shape, location: Location) -> Field {
-    Field { wire, ..field(name, shape, location) }
+pub const fn wired(
+    name: &'static str,
+    wire: &'static str,
+    shape: &'static Shape,
+    location: Location,
+) -> Field {
+    Field {
+        wire,
+        ..field(name, shape, location)
+    }
 }
 
 pub const fn pack(label: &'static str, auth: Auth) -> HttpPack {
@@ -236,7 +302,11 @@ pub const fn route(pack: &'static HttpPack, method: Method, path: &'static str) 
     }
 }
 
-pub const fn tool(name: &'static str, fields: &'static ObjectShape, route: &'static Route) -> ToolDef {
+pub const fn tool(
+    name: &'static str,
+    fields: &'static ObjectShape,
+    route: &'static Route,
+) -> ToolDef {
     ToolDef {
         name,
         pack: route.pack.label,
@@ -246,7 +316,10 @@ pub const fn tool(name: &'static str, fields: &'static ObjectShape, route: &'sta
         mode: None,
         input: fields,
         views: &[],
-        search: SearchData { description_lc: "a tool.", hints: &[] },
+        search: SearchData {
+            description_lc: "a tool.",
+            hints: &[],
+        },
         exec: Exec::Http(route),
     }
 }
@@ -295,7 +368,8 @@ pub fn capture_tracing() -> Captured {
                 .with_max_level(tracing::Level::TRACE)
                 .with_ansi(false)
                 .finish();
-            tracing::subscriber::set_global_default(subscriber).expect("one global subscriber per test binary");
+            tracing::subscriber::set_global_default(subscriber)
+                .expect("one global subscriber per test binary");
             captured
         })
         .clone()
