@@ -197,7 +197,7 @@ static CHECKOUT_ROUTE: Route = Route {
 };
 static CHECKOUT: ToolDef = tool("stripe_checkout_create", &CHECKOUT_FIELDS, &CHECKOUT_ROUTE);
 
-/// A GitHub issue as the API returns it (about 3.5 kB).
+/// A GitHub issue as the API returns it (about 2.5 kB).
 fn recorded_issue(n: u64) -> Value {
     let user = |login: &str, id: u64| {
         json!({
@@ -284,7 +284,7 @@ fn overhead(c: &mut Criterion) {
             .unwrap()
         })
     });
-    g.bench_function("shape_response/github_issue_3.5kB", |b| {
+    g.bench_function("shape_response/github_issue_2.5kB", |b| {
         b.iter(|| {
             shape_response(
                 &ISSUE_ROUTE,
