@@ -274,9 +274,26 @@ impl SearchAnswer {
     }
 }
 
-/// WIRING POINT: the executor for HTTP tools when [`SessionOptions::http`] is `None`. Returns
-/// `None` until the `http` module's shared executor is wired in here; a call of an HTTP tool is
-/// then answered with a transport error saying no executor is configured.
+/// The executor for HTTP tools when [`SessionOptions::http`] is `None`: one process-wide
+/// [`HttpExecutor`](crate::http::HttpExecutor), built on first use and shared, so every session
+/// reuses one connection pool (building a client loads the platform's roots: milliseconds, which
+/// a session build must not pay).
+#[cfg(feature = "http")]
+fn default_http() -> Option<Arc<dyn HttpCaller>> {
+    static DEFAULT: std::sync::OnceLock<Option<Arc<dyn HttpCaller>>> = std::sync::OnceLock::new();
+    DEFAULT
+        .get_or_init(|| match crate::http::HttpExecutor::new() {
+            Ok(executor) => Some(Arc::new(executor) as Arc<dyn HttpCaller>),
+            Err(error) => {
+                tracing::error!(%error, "the default HTTP executor could not be built");
+                None
+            }
+        })
+        .clone()
+}
+
+/// Without the `http` feature there is no executor unless [`SessionOptions::http`] gives one.
+#[cfg(not(feature = "http"))]
 fn default_http() -> Option<Arc<dyn HttpCaller>> {
     None
 }
