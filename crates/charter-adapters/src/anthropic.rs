@@ -83,12 +83,18 @@ pub struct Message {
 impl Message {
     /// A `user` message with text.
     pub fn user(text: impl Into<String>) -> Self {
-        Self { role: Role::User, content: MessageContent::Text(text.into()) }
+        Self {
+            role: Role::User,
+            content: MessageContent::Text(text.into()),
+        }
     }
 
     /// An `assistant` message with text.
     pub fn assistant(text: impl Into<String>) -> Self {
-        Self { role: Role::Assistant, content: MessageContent::Text(text.into()) }
+        Self {
+            role: Role::Assistant,
+            content: MessageContent::Text(text.into()),
+        }
     }
 
     /// The text of the message: the string content, or its text blocks joined.
@@ -158,7 +164,10 @@ pub enum ResultBlock {
 impl ContentBlock {
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
-        ContentBlock::Text { text: text.into(), extra: Map::new() }
+        ContentBlock::Text {
+            text: text.into(),
+            extra: Map::new(),
+        }
     }
 
     fn to_value(&self) -> Value {
@@ -170,7 +179,12 @@ impl ContentBlock {
                 object.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
                 Value::Object(object)
             }
-            ContentBlock::ToolUse { id, name, input, extra } => {
+            ContentBlock::ToolUse {
+                id,
+                name,
+                input,
+                extra,
+            } => {
                 let mut object = Map::with_capacity(extra.len() + 4);
                 object.insert("type".into(), "tool_use".into());
                 object.insert("id".into(), id.clone().into());
@@ -179,11 +193,18 @@ impl ContentBlock {
                 object.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
                 Value::Object(object)
             }
-            ContentBlock::ToolResult { tool_use_id, content, is_error } => {
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => {
                 let mut object = Map::with_capacity(4);
                 object.insert("type".into(), "tool_result".into());
                 object.insert("tool_use_id".into(), tool_use_id.clone().into());
-                object.insert("content".into(), Value::Array(content.iter().map(ResultBlock::to_value).collect()));
+                object.insert(
+                    "content".into(),
+                    Value::Array(content.iter().map(ResultBlock::to_value).collect()),
+                );
                 if *is_error {
                     object.insert("is_error".into(), true.into());
                 }
@@ -197,34 +218,66 @@ impl ContentBlock {
         let Value::Object(mut object) = value else {
             return Err(format!("a content block must be an object, not {value}"));
         };
-        let kind = object.get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let kind = object
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
         let take_str = |object: &mut Map<String, Value>, key: &str| match object.remove(key) {
             Some(Value::String(s)) => Ok(s),
-            other => Err(format!("a `{kind}` block needs a string `{key}`, found {}", other.unwrap_or(Value::Null))),
+            other => Err(format!(
+                "a `{kind}` block needs a string `{key}`, found {}",
+                other.unwrap_or(Value::Null)
+            )),
         };
         Ok(match kind.as_str() {
             "text" => {
                 let text = take_str(&mut object, "text")?;
                 object.remove("type");
-                ContentBlock::Text { text, extra: object }
+                ContentBlock::Text {
+                    text,
+                    extra: object,
+                }
             }
             "tool_use" => {
                 let id = take_str(&mut object, "id")?;
                 let name = take_str(&mut object, "name")?;
                 let input = object.remove("input").unwrap_or(Value::Object(Map::new()));
                 object.remove("type");
-                ContentBlock::ToolUse { id, name, input, extra: object }
+                ContentBlock::ToolUse {
+                    id,
+                    name,
+                    input,
+                    extra: object,
+                }
             }
-            "tool_result" if object.keys().all(|k| matches!(k.as_str(), "type" | "tool_use_id" | "content" | "is_error")) => {
+            "tool_result"
+                if object.keys().all(|k| {
+                    matches!(k.as_str(), "type" | "tool_use_id" | "content" | "is_error")
+                }) =>
+            {
                 let tool_use_id = take_str(&mut object, "tool_use_id")?;
                 let content = match object.remove("content") {
                     None | Some(Value::Null) => Vec::new(),
                     Some(Value::String(text)) => vec![ResultBlock::Text(text)],
-                    Some(Value::Array(blocks)) => blocks.into_iter().map(ResultBlock::from_value).collect(),
-                    Some(other) => return Err(format!("a `tool_result` block's content must be a string or an array, not {other}")),
+                    Some(Value::Array(blocks)) => {
+                        blocks.into_iter().map(ResultBlock::from_value).collect()
+                    }
+                    Some(other) => {
+                        return Err(format!(
+                            "a `tool_result` block's content must be a string or an array, not {other}"
+                        ));
+                    }
                 };
-                let is_error = object.get("is_error").and_then(Value::as_bool).unwrap_or(false);
-                ContentBlock::ToolResult { tool_use_id, content, is_error }
+                let is_error = object
+                    .get("is_error")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                ContentBlock::ToolResult {
+                    tool_use_id,
+                    content,
+                    is_error,
+                }
             }
             _ => ContentBlock::Other(Value::Object(object)),
         })
@@ -235,23 +288,33 @@ impl ResultBlock {
     fn to_value(&self) -> Value {
         match self {
             ResultBlock::Text(text) => json!({"type": "text", "text": text}),
-            ResultBlock::ToolReference(name) => json!({"type": "tool_reference", "tool_name": name}),
+            ResultBlock::ToolReference(name) => {
+                json!({"type": "tool_reference", "tool_name": name})
+            }
             ResultBlock::Other(value) => value.clone(),
         }
     }
 
     fn from_value(value: Value) -> Self {
         let kind = value.get("type").and_then(Value::as_str);
-        let only = |keys: &[&str]| value.as_object().is_some_and(|o| o.keys().all(|k| keys.contains(&k.as_str())));
+        let only = |keys: &[&str]| {
+            value
+                .as_object()
+                .is_some_and(|o| o.keys().all(|k| keys.contains(&k.as_str())))
+        };
         match kind {
-            Some("text") if only(&["type", "text"]) => match value.get("text").and_then(Value::as_str) {
-                Some(text) => ResultBlock::Text(text.to_owned()),
-                None => ResultBlock::Other(value),
-            },
-            Some("tool_reference") if only(&["type", "tool_name"]) => match value.get("tool_name").and_then(Value::as_str) {
-                Some(name) => ResultBlock::ToolReference(name.to_owned()),
-                None => ResultBlock::Other(value),
-            },
+            Some("text") if only(&["type", "text"]) => {
+                match value.get("text").and_then(Value::as_str) {
+                    Some(text) => ResultBlock::Text(text.to_owned()),
+                    None => ResultBlock::Other(value),
+                }
+            }
+            Some("tool_reference") if only(&["type", "tool_name"]) => {
+                match value.get("tool_name").and_then(Value::as_str) {
+                    Some(name) => ResultBlock::ToolReference(name.to_owned()),
+                    None => ResultBlock::Other(value),
+                }
+            }
             _ => ResultBlock::Other(value),
         }
     }
@@ -303,7 +366,11 @@ impl AnthropicClient {
     }
 
     /// Like [`new`](Self::new) over your own reqwest client.
-    pub fn with_http_client(http: reqwest::Client, base_url: &str, api_key: Option<&str>) -> Result<Self, Error> {
+    pub fn with_http_client(
+        http: reqwest::Client,
+        base_url: &str,
+        api_key: Option<&str>,
+    ) -> Result<Self, Error> {
         let mut endpoint = Endpoint::new(http, base_url, "v1/messages")?;
         if let Some(key) = api_key.map(str::trim).filter(|k| !k.is_empty()) {
             endpoint.header("x-api-key", key, true)?;
@@ -319,9 +386,14 @@ impl AnthropicClient {
         let base_url = transport::env_var("ANTHROPIC_BASE_URL");
         let api_key = transport::env_var("ANTHROPIC_API_KEY");
         if base_url.is_none() && api_key.is_none() {
-            return Err(Error::Config(format!("ANTHROPIC_API_KEY is not set (needed for {DEFAULT_BASE_URL})")));
+            return Err(Error::Config(format!(
+                "ANTHROPIC_API_KEY is not set (needed for {DEFAULT_BASE_URL})"
+            )));
         }
-        Self::new(base_url.as_deref().unwrap_or(DEFAULT_BASE_URL), api_key.as_deref())
+        Self::new(
+            base_url.as_deref().unwrap_or(DEFAULT_BASE_URL),
+            api_key.as_deref(),
+        )
     }
 
     /// Sends `anthropic-version: version` instead of [`DEFAULT_VERSION`].
@@ -351,11 +423,16 @@ impl AnthropicClient {
         let bytes = self.endpoint.post(body).await?;
         serde_json::from_slice::<MessagesResponse>(&bytes).map_err(|e| {
             let provider = serde_json::from_slice::<Value>(&bytes).ok().and_then(|v| {
-                (v.get("type").and_then(Value::as_str) == Some("error"))
-                    .then(|| v.pointer("/error/message").and_then(Value::as_str).map_or(v.to_string(), str::to_owned))
+                (v.get("type").and_then(Value::as_str) == Some("error")).then(|| {
+                    v.pointer("/error/message")
+                        .and_then(Value::as_str)
+                        .map_or(v.to_string(), str::to_owned)
+                })
             });
             match provider {
-                Some(message) => self.endpoint.decode(format!("the server reported an error: {message}")),
+                Some(message) => self
+                    .endpoint
+                    .decode(format!("the server reported an error: {message}")),
                 None => self.endpoint.decode(format!(
                     "not a Messages response ({e}): {}",
                     transport::truncate(&String::from_utf8_lossy(&bytes), 512)
@@ -446,11 +523,19 @@ impl Options {
             ("system", "Options::with_system"),
         ] {
             if self.extra.contains_key(key) {
-                return Err(Error::Config(format!("the extra request member `{key}` is set by the loop; use {instead}")));
+                return Err(Error::Config(format!(
+                    "the extra request member `{key}` is set by the loop; use {instead}"
+                )));
             }
         }
-        if self.extra.get("stream").is_some_and(|v| v != &Value::Bool(false)) {
-            return Err(Error::Config("`stream` is not supported by this loop yet; leave it unset".into()));
+        if self
+            .extra
+            .get("stream")
+            .is_some_and(|v| v != &Value::Bool(false))
+        {
+            return Err(Error::Config(
+                "`stream` is not supported by this loop yet; leave it unset".into(),
+            ));
         }
         Ok(())
     }
@@ -486,7 +571,13 @@ fn write_tools(buf: &mut Vec<u8>, tools: &[WireTool<'_>]) {
 /// The `tools` array for these entries (none deferred), as JSON text, schemas copied from their
 /// precomputed text.
 pub fn tools_json(tools: &[ToolEntry<'_>]) -> String {
-    let wire: Vec<WireTool<'_>> = tools.iter().map(|entry| WireTool { entry: entry.clone(), deferred: false }).collect();
+    let wire: Vec<WireTool<'_>> = tools
+        .iter()
+        .map(|entry| WireTool {
+            entry: entry.clone(),
+            deferred: false,
+        })
+        .collect();
     let mut buf = Vec::new();
     write_tools(&mut buf, &wire);
     String::from_utf8(buf).unwrap_or_default()
@@ -506,14 +597,39 @@ fn deferred_tools(session: &ToolSession) -> Option<Vec<WireTool<'_>>> {
     };
     let mut tools: Vec<WireTool<'_>> = Vec::new();
     let all = session.all();
-    tools.extend(all.iter().filter(|t| shown.contains(&t.name)).map(|entry| WireTool { entry: entry.clone(), deferred: false }));
-    tools.push(WireTool { entry: search, deferred: false });
-    tools.extend(all.iter().filter(|t| !shown.contains(&t.name)).map(|entry| WireTool { entry: entry.clone(), deferred: true }));
+    tools.extend(
+        all.iter()
+            .filter(|t| shown.contains(&t.name))
+            .map(|entry| WireTool {
+                entry: entry.clone(),
+                deferred: false,
+            }),
+    );
+    tools.push(WireTool {
+        entry: search,
+        deferred: false,
+    });
+    tools.extend(
+        all.iter()
+            .filter(|t| !shown.contains(&t.name))
+            .map(|entry| WireTool {
+                entry: entry.clone(),
+                deferred: true,
+            }),
+    );
     Some(tools)
 }
 
-fn request_body(model: &str, messages: &[Message], tools: &[WireTool<'_>], options: &Options) -> Vec<u8> {
-    let tools_len: usize = tools.iter().map(|t| t.entry.schema.len() + t.entry.description.len() + 64).sum();
+fn request_body(
+    model: &str,
+    messages: &[Message],
+    tools: &[WireTool<'_>],
+    options: &Options,
+) -> Vec<u8> {
+    let tools_len: usize = tools
+        .iter()
+        .map(|t| t.entry.schema.len() + t.entry.description.len() + 64)
+        .sum();
     let mut body = ObjectWriter::with_capacity(tools_len + 256 * messages.len() + 128);
     body.value("model", model);
     body.value("max_tokens", &options.max_tokens);
@@ -549,7 +665,13 @@ fn loaded_names(result: &CallResult) -> Vec<String> {
     value
         .get("loaded")
         .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -565,7 +687,11 @@ fn result_block(call: &BatchCall, result: CallResult, deferred: bool) -> Content
             };
         }
     }
-    ContentBlock::ToolResult { tool_use_id: result.id, content: vec![ResultBlock::Text(result.content)], is_error: result.is_error }
+    ContentBlock::ToolResult {
+        tool_use_id: result.id,
+        content: vec![ResultBlock::Text(result.content)],
+        is_error: result.is_error,
+    }
 }
 
 /// Runs the tool loop: see the [module documentation](self).
@@ -581,7 +707,11 @@ pub async fn run(
     options: &Options,
 ) -> Result<RunResult<Message>, Error> {
     options.check()?;
-    let fixed = if options.deferred { deferred_tools(session) } else { None };
+    let fixed = if options.deferred {
+        deferred_tools(session)
+    } else {
+        None
+    };
     let mut transcript = messages.to_vec();
     let mut content = String::new();
     for turn in 1..=options.max_turns {
@@ -589,7 +719,13 @@ pub async fn run(
             Some(tools) => request_body(model, &transcript, tools, options),
             None => {
                 let visible = session.visible();
-                let tools: Vec<WireTool<'_>> = visible.into_iter().map(|entry| WireTool { entry, deferred: false }).collect();
+                let tools: Vec<WireTool<'_>> = visible
+                    .into_iter()
+                    .map(|entry| WireTool {
+                        entry,
+                        deferred: false,
+                    })
+                    .collect();
                 request_body(model, &transcript, &tools, options)
             }
         };
@@ -599,25 +735,49 @@ pub async fn run(
             .content
             .iter()
             .filter_map(|b| match b {
-                ContentBlock::ToolUse { id, name, input, .. } => {
-                    Some(BatchCall { id: id.clone(), name: name.clone(), arguments: input.clone() })
-                }
+                ContentBlock::ToolUse {
+                    id, name, input, ..
+                } => Some(BatchCall {
+                    id: id.clone(),
+                    name: name.clone(),
+                    arguments: input.clone(),
+                }),
                 _ => None,
             })
             .collect();
-        let message = Message { role: Role::Assistant, content: MessageContent::Blocks(response.content) };
+        let message = Message {
+            role: Role::Assistant,
+            content: MessageContent::Blocks(response.content),
+        };
         content = message.text();
         transcript.push(message);
         if calls.is_empty() {
-            return Ok(RunResult { messages: transcript, content, turns: turn, stop: Stop::End });
+            return Ok(RunResult {
+                messages: transcript,
+                content,
+                turns: turn,
+                stop: Stop::End,
+            });
         }
         tracing::debug!(turn, calls = calls.len(), stop_reason = ?response.stop_reason, "running tool calls");
         let pending = calls.iter().cloned().map(Pending::Call).collect();
         let results = bridge::run_batch(session, ctx, pending, options.concurrency).await;
-        let blocks = calls.iter().zip(results).map(|(call, result)| result_block(call, result, fixed.is_some())).collect();
-        transcript.push(Message { role: Role::User, content: MessageContent::Blocks(blocks) });
+        let blocks = calls
+            .iter()
+            .zip(results)
+            .map(|(call, result)| result_block(call, result, fixed.is_some()))
+            .collect();
+        transcript.push(Message {
+            role: Role::User,
+            content: MessageContent::Blocks(blocks),
+        });
     }
-    Ok(RunResult { messages: transcript, content, turns: options.max_turns, stop: Stop::MaxTurns })
+    Ok(RunResult {
+        messages: transcript,
+        content,
+        turns: options.max_turns,
+        stop: Stop::MaxTurns,
+    })
 }
 
 #[cfg(test)]
@@ -636,25 +796,42 @@ mod tests {
         let blocks: Vec<ContentBlock> = serde_json::from_value(wire.clone()).unwrap();
         assert!(matches!(&blocks[0], ContentBlock::Other(_)));
         assert!(matches!(&blocks[2], ContentBlock::ToolUse { name, .. } if name == "demo_x"));
-        assert!(matches!(&blocks[3], ContentBlock::ToolResult { is_error: true, content, .. } if content == &[ResultBlock::Text("plain".into())]));
-        assert!(matches!(&blocks[4], ContentBlock::ToolResult { content, .. } if content == &[ResultBlock::ToolReference("demo_x".into())]));
+        assert!(
+            matches!(&blocks[3], ContentBlock::ToolResult { is_error: true, content, .. } if content == &[ResultBlock::Text("plain".into())])
+        );
+        assert!(
+            matches!(&blocks[4], ContentBlock::ToolResult { content, .. } if content == &[ResultBlock::ToolReference("demo_x".into())])
+        );
         let back = serde_json::to_value(&blocks).unwrap();
         assert_eq!(back[0], wire[0]);
         assert_eq!(back[1], wire[1]);
         assert_eq!(back[2], wire[2]);
-        assert_eq!(back[3], json!({"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "plain"}], "is_error": true}));
+        assert_eq!(
+            back[3],
+            json!({"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "plain"}], "is_error": true})
+        );
         assert_eq!(back[4], wire[4]);
     }
 
     #[test]
     fn malformed_blocks_are_refused_with_the_reason() {
-        let err = serde_json::from_value::<ContentBlock>(json!({"type": "tool_use", "id": 3})).unwrap_err();
-        assert!(err.to_string().contains("`tool_use` block needs a string `id`"), "{err}");
+        let err = serde_json::from_value::<ContentBlock>(json!({"type": "tool_use", "id": 3}))
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("`tool_use` block needs a string `id`"),
+            "{err}"
+        );
     }
 
     #[test]
     fn loaded_names_reads_structured_or_text() {
-        let mut r = CallResult { id: "c".into(), content: r#"{"loaded":["a_b"]}"#.into(), structured: None, is_error: false };
+        let mut r = CallResult {
+            id: "c".into(),
+            content: r#"{"loaded":["a_b"]}"#.into(),
+            structured: None,
+            is_error: false,
+        };
         assert_eq!(loaded_names(&r), ["a_b"]);
         r.structured = Some(json!({"loaded": ["x_y", "x_z"]}));
         assert_eq!(loaded_names(&r), ["x_y", "x_z"]);
@@ -666,7 +843,15 @@ mod tests {
     #[test]
     fn options_refuse_members_the_loop_owns() {
         assert!(Options::default().check().is_ok());
-        assert!(matches!(Options::default().with_extra("system", json!("x")).check(), Err(Error::Config(_))));
-        assert!(matches!(Options::default().with_extra("max_tokens", json!(1)).check(), Err(Error::Config(_))));
+        assert!(matches!(
+            Options::default().with_extra("system", json!("x")).check(),
+            Err(Error::Config(_))
+        ));
+        assert!(matches!(
+            Options::default()
+                .with_extra("max_tokens", json!(1))
+                .check(),
+            Err(Error::Config(_))
+        ));
     }
 }

@@ -26,10 +26,18 @@ impl Pending {
     /// is taken as `{}`: some servers send it for a call without arguments.
     pub(crate) fn parse(id: String, name: String, arguments: &str) -> Pending {
         if arguments.trim().is_empty() {
-            return Pending::Call(ToolCall { id, name, arguments: serde_json::Value::Object(Default::default()) });
+            return Pending::Call(ToolCall {
+                id,
+                name,
+                arguments: serde_json::Value::Object(Default::default()),
+            });
         }
         match serde_json::from_str(arguments) {
-            Ok(arguments) => Pending::Call(ToolCall { id, name, arguments }),
+            Ok(arguments) => Pending::Call(ToolCall {
+                id,
+                name,
+                arguments,
+            }),
             Err(e) => Pending::Malformed {
                 message: format!(
                     "The arguments of this call to `{name}` are not valid JSON ({e}), so the tool was not run. \
@@ -58,7 +66,9 @@ pub(crate) async fn run_batch(
     let mut answers = if calls.is_empty() {
         Vec::new()
     } else {
-        session.execute_tool_calls(&calls, ctx, concurrency.max(1)).await
+        session
+            .execute_tool_calls(&calls, ctx, concurrency.max(1))
+            .await
     }
     .into_iter();
     pending
@@ -97,7 +107,10 @@ mod tests {
         match Pending::parse("c3".into(), "demo_x".into(), r#"{"a":"#) {
             Pending::Malformed { id, message } => {
                 assert_eq!(id, "c3");
-                assert!(message.contains("not valid JSON") && message.contains("demo_x"), "{message}");
+                assert!(
+                    message.contains("not valid JSON") && message.contains("demo_x"),
+                    "{message}"
+                );
             }
             Pending::Call(_) => panic!("malformed accepted"),
         }

@@ -69,7 +69,11 @@ pub struct ChatMessage {
     #[serde(default)]
     pub content: Option<Content>,
     /// The tool calls of an assistant message.
-    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub tool_calls: Vec<ToolCall>,
     /// The call a `tool` message answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -84,7 +88,14 @@ pub struct ChatMessage {
 
 impl ChatMessage {
     fn with(role: Role, content: Option<Content>) -> Self {
-        Self { role, content, tool_calls: Vec::new(), tool_call_id: None, name: None, extra: Map::new() }
+        Self {
+            role,
+            content,
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            name: None,
+            extra: Map::new(),
+        }
     }
 
     /// A `system` message.
@@ -218,7 +229,11 @@ impl OpenAiClient {
     }
 
     /// Like [`new`](Self::new) over your own reqwest client (proxies, timeouts, TLS roots).
-    pub fn with_http_client(http: reqwest::Client, base_url: &str, api_key: Option<&str>) -> Result<Self, Error> {
+    pub fn with_http_client(
+        http: reqwest::Client,
+        base_url: &str,
+        api_key: Option<&str>,
+    ) -> Result<Self, Error> {
         let mut endpoint = Endpoint::new(http, base_url, "chat/completions")?;
         if let Some(key) = api_key.map(str::trim).filter(|k| !k.is_empty()) {
             endpoint.header("authorization", &format!("Bearer {key}"), true)?;
@@ -238,7 +253,10 @@ impl OpenAiClient {
                  another OpenAI-compatible server"
             )));
         }
-        Self::new(base_url.as_deref().unwrap_or(DEFAULT_BASE_URL), api_key.as_deref())
+        Self::new(
+            base_url.as_deref().unwrap_or(DEFAULT_BASE_URL),
+            api_key.as_deref(),
+        )
     }
 
     /// Adds a header sent with every request (`OpenAI-Organization`, a gateway's routing key).
@@ -264,10 +282,16 @@ impl OpenAiClient {
         serde_json::from_slice::<ChatCompletion>(&bytes).map_err(|e| {
             // A 200 carrying `{"error": ...}` is common among compatible servers: say so.
             let provider = serde_json::from_slice::<Value>(&bytes).ok().and_then(|v| {
-                v.get("error").map(|err| err.get("message").and_then(Value::as_str).map_or(err.to_string(), str::to_owned))
+                v.get("error").map(|err| {
+                    err.get("message")
+                        .and_then(Value::as_str)
+                        .map_or(err.to_string(), str::to_owned)
+                })
             });
             match provider {
-                Some(message) => self.endpoint.decode(format!("the server reported an error: {message}")),
+                Some(message) => self
+                    .endpoint
+                    .decode(format!("the server reported an error: {message}")),
                 None => self.endpoint.decode(format!(
                     "not a chat completion ({e}): {}",
                     transport::truncate(&String::from_utf8_lossy(&bytes), 512)
@@ -293,7 +317,11 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Self { max_turns: DEFAULT_MAX_TURNS, concurrency: DEFAULT_CONCURRENCY, extra: Map::new() }
+        Self {
+            max_turns: DEFAULT_MAX_TURNS,
+            concurrency: DEFAULT_CONCURRENCY,
+            extra: Map::new(),
+        }
     }
 }
 
@@ -332,11 +360,19 @@ impl Options {
         }
         for key in ["model", "messages", "tools"] {
             if self.extra.contains_key(key) {
-                return Err(Error::Config(format!("the extra request member `{key}` is set by the loop")));
+                return Err(Error::Config(format!(
+                    "the extra request member `{key}` is set by the loop"
+                )));
             }
         }
-        if self.extra.get("stream").is_some_and(|v| v != &Value::Bool(false)) {
-            return Err(Error::Config("`stream` is not supported by this loop yet; leave it unset".into()));
+        if self
+            .extra
+            .get("stream")
+            .is_some_and(|v| v != &Value::Bool(false))
+        {
+            return Err(Error::Config(
+                "`stream` is not supported by this loop yet; leave it unset".into(),
+            ));
         }
         Ok(())
     }
@@ -352,7 +388,11 @@ pub fn tools_json(tools: &[ToolEntry<'_>]) -> String {
 }
 
 fn tools_capacity(tools: &[ToolEntry<'_>]) -> usize {
-    tools.iter().map(|t| t.name.len() + t.description.len() + t.schema.len() + 64).sum::<usize>() + 2
+    tools
+        .iter()
+        .map(|t| t.name.len() + t.description.len() + t.schema.len() + 64)
+        .sum::<usize>()
+        + 2
 }
 
 fn write_tools(buf: &mut Vec<u8>, tools: &[ToolEntry<'_>]) {
@@ -373,7 +413,12 @@ fn write_tools(buf: &mut Vec<u8>, tools: &[ToolEntry<'_>]) {
 }
 
 /// The request body for one turn: `model`, `messages`, `tools` (when any), then `extra`.
-pub fn request_body(model: &str, messages: &[ChatMessage], tools: &[ToolEntry<'_>], extra: &Map<String, Value>) -> Vec<u8> {
+pub fn request_body(
+    model: &str,
+    messages: &[ChatMessage],
+    tools: &[ToolEntry<'_>],
+    extra: &Map<String, Value>,
+) -> Vec<u8> {
     let mut body = ObjectWriter::with_capacity(tools_capacity(tools) + 256 * messages.len() + 64);
     body.value("model", model);
     body.value("messages", messages);
@@ -424,14 +469,24 @@ pub async fn run(
             .collect();
         transcript.push(message);
         if pending.is_empty() {
-            return Ok(RunResult { messages: transcript, content, turns: turn, stop: Stop::End });
+            return Ok(RunResult {
+                messages: transcript,
+                content,
+                turns: turn,
+                stop: Stop::End,
+            });
         }
         tracing::debug!(turn, calls = pending.len(), "running tool calls");
         for result in bridge::run_batch(session, ctx, pending, options.concurrency).await {
             transcript.push(ChatMessage::tool(result.id, result.content));
         }
     }
-    Ok(RunResult { messages: transcript, content, turns: options.max_turns, stop: Stop::MaxTurns })
+    Ok(RunResult {
+        messages: transcript,
+        content,
+        turns: options.max_turns,
+        stop: Stop::MaxTurns,
+    })
 }
 
 /// The response's message as it goes back on the wire: role `assistant`, without members that
@@ -439,7 +494,9 @@ pub async fn run(
 /// request.
 fn assistant_message(mut message: ChatMessage) -> ChatMessage {
     message.role = Role::Assistant;
-    message.extra.retain(|key, value| !value.is_null() && key != "annotations");
+    message
+        .extra
+        .retain(|key, value| !value.is_null() && key != "annotations");
     message
 }
 
@@ -449,7 +506,13 @@ mod tests {
     use charter_runtime::Annotations;
 
     fn entry<'a>(name: &'a str, schema: &'a str) -> ToolEntry<'a> {
-        ToolEntry { name, description: "say \"hi\"", schema, tokens: 0, annotations: Annotations::default() }
+        ToolEntry {
+            name,
+            description: "say \"hi\"",
+            schema,
+            tokens: 0,
+            annotations: Annotations::default(),
+        }
     }
 
     #[test]
@@ -457,12 +520,25 @@ mod tests {
         // Key order and spacing of the schema survive: it is copied, not re-serialised.
         let schema = r#"{"type":"object","properties":{"z":{"type":"string","description":"z"},"a":{"type":"integer","description":"a"}},"required":["z"],"additionalProperties":false}"#;
         let tools = [entry("demo_x", schema)];
-        let extra: Map<String, Value> = serde_json::from_str(r#"{"temperature":0.5,"tool_choice":"auto"}"#).unwrap();
-        let body = String::from_utf8(request_body("m", &[ChatMessage::user("hi")], &tools, &extra)).unwrap();
-        assert!(body.contains(&format!(r#""parameters":{schema}}}"#)), "{body}");
+        let extra: Map<String, Value> =
+            serde_json::from_str(r#"{"temperature":0.5,"tool_choice":"auto"}"#).unwrap();
+        let body = String::from_utf8(request_body(
+            "m",
+            &[ChatMessage::user("hi")],
+            &tools,
+            &extra,
+        ))
+        .unwrap();
+        assert!(
+            body.contains(&format!(r#""parameters":{schema}}}"#)),
+            "{body}"
+        );
         let v: Value = serde_json::from_str(&body).unwrap();
         assert_eq!(v["model"], "m");
-        assert_eq!(v["messages"][0], serde_json::json!({"role": "user", "content": "hi"}));
+        assert_eq!(
+            v["messages"][0],
+            serde_json::json!({"role": "user", "content": "hi"})
+        );
         assert_eq!(v["tools"][0]["type"], "function");
         assert_eq!(v["tools"][0]["function"]["name"], "demo_x");
         assert_eq!(v["tools"][0]["function"]["description"], "say \"hi\"");
@@ -472,9 +548,14 @@ mod tests {
 
     #[test]
     fn body_omits_tools_and_tool_choice_when_nothing_is_visible() {
-        let extra: Map<String, Value> = serde_json::from_str(r#"{"tool_choice":"auto","parallel_tool_calls":true,"seed":1}"#).unwrap();
+        let extra: Map<String, Value> =
+            serde_json::from_str(r#"{"tool_choice":"auto","parallel_tool_calls":true,"seed":1}"#)
+                .unwrap();
         let v: Value = serde_json::from_slice(&request_body("m", &[], &[], &extra)).unwrap();
-        assert_eq!(v, serde_json::json!({"model": "m", "messages": [], "seed": 1}));
+        assert_eq!(
+            v,
+            serde_json::json!({"model": "m", "messages": [], "seed": 1})
+        );
     }
 
     #[test]
@@ -492,7 +573,9 @@ mod tests {
         let back = serde_json::to_value(&m).unwrap();
         assert_eq!(back["content"], Value::Null);
         assert_eq!(back["reasoning_content"], "hmm");
-        let none: ChatMessage = serde_json::from_str(r#"{"role":"assistant","content":"x","tool_calls":null}"#).unwrap();
+        let none: ChatMessage =
+            serde_json::from_str(r#"{"role":"assistant","content":"x","tool_calls":null}"#)
+                .unwrap();
         assert!(none.tool_calls.is_empty());
         assert_eq!(none.text(), "x");
     }
@@ -509,10 +592,26 @@ mod tests {
     #[test]
     fn options_refuse_members_the_loop_owns() {
         assert!(Options::default().check().is_ok());
-        assert!(matches!(Options::default().with_max_turns(0).check(), Err(Error::Config(_))));
-        assert!(matches!(Options::default().with_extra("tools", Value::Null).check(), Err(Error::Config(_))));
-        assert!(matches!(Options::default().with_extra("stream", Value::Bool(true)).check(), Err(Error::Config(_))));
-        assert!(Options::default().with_extra("stream", Value::Bool(false)).check().is_ok());
+        assert!(matches!(
+            Options::default().with_max_turns(0).check(),
+            Err(Error::Config(_))
+        ));
+        assert!(matches!(
+            Options::default().with_extra("tools", Value::Null).check(),
+            Err(Error::Config(_))
+        ));
+        assert!(matches!(
+            Options::default()
+                .with_extra("stream", Value::Bool(true))
+                .check(),
+            Err(Error::Config(_))
+        ));
+        assert!(
+            Options::default()
+                .with_extra("stream", Value::Bool(false))
+                .check()
+                .is_ok()
+        );
     }
 
     #[test]

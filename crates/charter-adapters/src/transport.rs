@@ -55,9 +55,16 @@ impl Endpoint {
         if base.is_empty() {
             return Err(Error::Config("the model server's base URL is empty".into()));
         }
-        let joined = format!("{}/{}", base.trim_end_matches('/'), path.trim_start_matches('/'));
+        let joined = format!(
+            "{}/{}",
+            base.trim_end_matches('/'),
+            path.trim_start_matches('/')
+        );
         let url = reqwest::Url::parse(&joined).map_err(|e| {
-            Error::Config(format!("the model server's base URL `{}` is not a URL: {e}", shown_text(base)))
+            Error::Config(format!(
+                "the model server's base URL `{}` is not a URL: {e}",
+                shown_text(base)
+            ))
         })?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(Error::Config(format!(
@@ -66,7 +73,14 @@ impl Endpoint {
             )));
         }
         let shown = shown_url(&url);
-        Ok(Self { http, url, shown, headers: HeaderMap::new(), secret: None, timeout: None })
+        Ok(Self {
+            http,
+            url,
+            shown,
+            headers: HeaderMap::new(),
+            secret: None,
+            timeout: None,
+        })
     }
 
     /// Adds a header; its value is marked sensitive when it carries the secret.
@@ -75,9 +89,13 @@ impl Endpoint {
             .map_err(|_| Error::Config(format!("`{name}` is not a valid HTTP header name")))?;
         let mut value = HeaderValue::from_str(value).map_err(|_| {
             if sensitive {
-                Error::Config(format!("the value of header `{name}` is not a valid HTTP header value"))
+                Error::Config(format!(
+                    "the value of header `{name}` is not a valid HTTP header value"
+                ))
             } else {
-                Error::Config(format!("the value `{value}` of header `{name}` is not a valid HTTP header value"))
+                Error::Config(format!(
+                    "the value `{value}` of header `{name}` is not a valid HTTP header value"
+                ))
             }
         })?;
         value.set_sensitive(sensitive);
@@ -104,7 +122,10 @@ impl Endpoint {
             return Err(Error::Status {
                 url: self.shown.clone(),
                 status: status.as_u16(),
-                body: self.mask(&truncate(&String::from_utf8_lossy(&bytes), ERROR_BODY_LIMIT)),
+                body: self.mask(&truncate(
+                    &String::from_utf8_lossy(&bytes),
+                    ERROR_BODY_LIMIT,
+                )),
             });
         }
         Ok(bytes.to_vec())
@@ -112,7 +133,10 @@ impl Endpoint {
 
     /// A decoding failure at this endpoint.
     pub(crate) fn decode(&self, message: impl Into<String>) -> Error {
-        Error::Decode { url: self.shown.clone(), message: self.mask(&message.into()) }
+        Error::Decode {
+            url: self.shown.clone(),
+            message: self.mask(&message.into()),
+        }
     }
 
     fn transport(&self, e: reqwest::Error) -> Error {
@@ -131,12 +155,17 @@ impl Endpoint {
             message.push_str(&cause.to_string());
             source = cause.source();
         }
-        Error::Transport { url: self.shown.clone(), message: self.mask(&message) }
+        Error::Transport {
+            url: self.shown.clone(),
+            message: self.mask(&message),
+        }
     }
 
     fn mask(&self, text: &str) -> String {
         match &self.secret {
-            Some(secret) if secret.len() >= 4 && text.contains(secret.as_str()) => text.replace(secret.as_str(), "***"),
+            Some(secret) if secret.len() >= 4 && text.contains(secret.as_str()) => {
+                text.replace(secret.as_str(), "***")
+            }
             _ => text.to_owned(),
         }
     }
@@ -165,7 +194,9 @@ fn shown_url(url: &reqwest::Url) -> String {
 fn shown_text(text: &str) -> String {
     let text = text.split(['?', '#']).next().unwrap_or_default();
     match (text.find("://"), text.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => format!("{}{}", &text[..scheme + 3], &text[at + 1..]),
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}{}", &text[..scheme + 3], &text[at + 1..])
+        }
         _ => text.to_owned(),
     }
 }
@@ -184,7 +215,10 @@ pub(crate) fn truncate(text: &str, limit: usize) -> String {
 
 /// The value of an environment variable, if set and not blank.
 pub(crate) fn env_var(name: &str) -> Option<String> {
-    std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
+    std::env::var(name)
+        .ok()
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
 }
 
 #[cfg(test)]
@@ -204,8 +238,14 @@ mod tests {
         let http = default_http_client().unwrap();
         let e = Endpoint::new(http.clone(), "http://127.0.0.1:9/v1/", "/chat/completions").unwrap();
         assert_eq!(e.url.as_str(), "http://127.0.0.1:9/v1/chat/completions");
-        assert!(matches!(Endpoint::new(http.clone(), "  ", "x"), Err(Error::Config(_))));
-        assert!(matches!(Endpoint::new(http, "ftp://h", "x"), Err(Error::Config(_))));
+        assert!(matches!(
+            Endpoint::new(http.clone(), "  ", "x"),
+            Err(Error::Config(_))
+        ));
+        assert!(matches!(
+            Endpoint::new(http, "ftp://h", "x"),
+            Err(Error::Config(_))
+        ));
     }
 
     #[test]

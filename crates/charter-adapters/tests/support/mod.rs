@@ -56,7 +56,13 @@ impl Recorded {
             .map(|tools| {
                 tools
                     .iter()
-                    .map(|t| t["function"]["name"].as_str().or(t["name"].as_str()).unwrap_or("?").to_owned())
+                    .map(|t| {
+                        t["function"]["name"]
+                            .as_str()
+                            .or(t["name"].as_str())
+                            .unwrap_or("?")
+                            .to_owned()
+                    })
                     .collect()
             })
             .unwrap_or_default()
@@ -180,7 +186,12 @@ impl Drop for ScriptedServer {
     }
 }
 
-async fn handle(State(shared): State<Arc<Shared>>, uri: axum::http::Uri, headers: HeaderMap, body: Bytes) -> Response {
+async fn handle(
+    State(shared): State<Arc<Shared>>,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let raw = String::from_utf8_lossy(&body).into_owned();
     let parsed: Value = match serde_json::from_str(&raw) {
         Ok(v) => v,
@@ -206,28 +217,41 @@ async fn handle(State(shared): State<Arc<Shared>>, uri: axum::http::Uri, headers
     match reply {
         Some(Reply::Json(v)) => (StatusCode::OK, axum::Json(v)).into_response(),
         Some(Reply::Raw(text)) => (StatusCode::OK, text).into_response(),
-        Some(Reply::Status(code, text)) => (StatusCode::from_u16(code).unwrap(), text).into_response(),
-        None => refuse(shared.wire, 500, "script exhausted: the loop sent more requests than scripted"),
+        Some(Reply::Status(code, text)) => {
+            (StatusCode::from_u16(code).unwrap(), text).into_response()
+        }
+        None => refuse(
+            shared.wire,
+            500,
+            "script exhausted: the loop sent more requests than scripted",
+        ),
     }
 }
 
 fn refuse(wire: Wire, status: u16, message: &str) -> Response {
     let body = match wire {
         Wire::OpenAi => json!({"error": {"message": message, "type": "invalid_request_error"}}),
-        Wire::Anthropic => json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}}),
+        Wire::Anthropic => {
+            json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}})
+        }
     };
     (StatusCode::from_u16(status).unwrap(), axum::Json(body)).into_response()
 }
 
 fn check_auth(shared: &Shared, headers: &HeaderMap) -> Result<(), String> {
-    let Some(key) = &shared.api_key else { return Ok(()) };
+    let Some(key) = &shared.api_key else {
+        return Ok(());
+    };
     let sent = match shared.wire {
         Wire::OpenAi => headers
             .get("authorization")
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .map(str::to_owned),
-        Wire::Anthropic => headers.get("x-api-key").and_then(|v| v.to_str().ok()).map(str::to_owned),
+        Wire::Anthropic => headers
+            .get("x-api-key")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned),
     };
     match sent {
         Some(sent) if &sent == key => Ok(()),
@@ -237,12 +261,18 @@ fn check_auth(shared: &Shared, headers: &HeaderMap) -> Result<(), String> {
 }
 
 fn valid_tool_name(name: &str) -> bool {
-    !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 fn check_schema(schema: &Value, at: &str) -> Result<(), String> {
     if schema.get("type") != Some(&json!("object")) {
-        return Err(format!("{at}: the schema must be a JSON Schema object with type object"));
+        return Err(format!(
+            "{at}: the schema must be a JSON Schema object with type object"
+        ));
     }
     Ok(())
 }
@@ -253,7 +283,9 @@ fn check_openai(headers: &HeaderMap, body: &Value) -> Result<(), String> {
         return Err("content-type must be application/json".into());
     }
     body["model"].as_str().ok_or("model must be a string")?;
-    let messages = body["messages"].as_array().ok_or("messages must be an array")?;
+    let messages = body["messages"]
+        .as_array()
+        .ok_or("messages must be an array")?;
     let tools = match body.get("tools") {
         None => Vec::new(),
         Some(Value::Array(tools)) if !tools.is_empty() => tools.clone(),
@@ -267,29 +299,54 @@ fn check_openai(headers: &HeaderMap, body: &Value) -> Result<(), String> {
         if tool["type"] != "function" {
             return Err(format!("tools[{i}].type must be function"));
         }
-        let name = tool["function"]["name"].as_str().ok_or(format!("tools[{i}].function.name missing"))?;
+        let name = tool["function"]["name"]
+            .as_str()
+            .ok_or(format!("tools[{i}].function.name missing"))?;
         if !valid_tool_name(name) || !names.insert(name.to_owned()) {
-            return Err(format!("tools[{i}].function.name `{name}` is invalid or duplicated"));
+            return Err(format!(
+                "tools[{i}].function.name `{name}` is invalid or duplicated"
+            ));
         }
-        tool["function"]["description"].as_str().ok_or(format!("tools[{i}].function.description missing"))?;
-        check_schema(&tool["function"]["parameters"], &format!("tools[{i}].function.parameters"))?;
+        tool["function"]["description"]
+            .as_str()
+            .ok_or(format!("tools[{i}].function.description missing"))?;
+        check_schema(
+            &tool["function"]["parameters"],
+            &format!("tools[{i}].function.parameters"),
+        )?;
     }
     let mut open: Vec<String> = Vec::new();
     for (i, m) in messages.iter().enumerate() {
-        let role = m["role"].as_str().ok_or(format!("messages[{i}].role missing"))?;
+        let role = m["role"]
+            .as_str()
+            .ok_or(format!("messages[{i}].role missing"))?;
         if role != "tool" && !open.is_empty() {
-            return Err(format!("messages[{i}]: tool_calls {open:?} were not answered by tool messages"));
+            return Err(format!(
+                "messages[{i}]: tool_calls {open:?} were not answered by tool messages"
+            ));
         }
         match role {
             "system" | "developer" | "user" => {
                 if !(m["content"].is_string() || m["content"].is_array()) {
-                    return Err(format!("messages[{i}].content must be a string or an array"));
+                    return Err(format!(
+                        "messages[{i}].content must be a string or an array"
+                    ));
                 }
             }
             "assistant" => {
-                for (j, call) in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten().enumerate() {
-                    let id = call["id"].as_str().ok_or(format!("messages[{i}].tool_calls[{j}].id missing"))?;
-                    call["function"]["arguments"].as_str().ok_or(format!("messages[{i}].tool_calls[{j}].function.arguments must be a string"))?;
+                for (j, call) in m
+                    .get("tool_calls")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                {
+                    let id = call["id"]
+                        .as_str()
+                        .ok_or(format!("messages[{i}].tool_calls[{j}].id missing"))?;
+                    call["function"]["arguments"].as_str().ok_or(format!(
+                        "messages[{i}].tool_calls[{j}].function.arguments must be a string"
+                    ))?;
                     open.push(id.to_owned());
                 }
                 if m.get("annotations").is_some() || m.get("refusal") == Some(&Value::Null) {
@@ -297,10 +354,16 @@ fn check_openai(headers: &HeaderMap, body: &Value) -> Result<(), String> {
                 }
             }
             "tool" => {
-                let id = m["tool_call_id"].as_str().ok_or(format!("messages[{i}].tool_call_id missing"))?;
-                m["content"].as_str().ok_or(format!("messages[{i}].content must be a string"))?;
+                let id = m["tool_call_id"]
+                    .as_str()
+                    .ok_or(format!("messages[{i}].tool_call_id missing"))?;
+                m["content"]
+                    .as_str()
+                    .ok_or(format!("messages[{i}].content must be a string"))?;
                 if open.first().map(String::as_str) != Some(id) {
-                    return Err(format!("messages[{i}]: tool message for `{id}` does not answer the next open call {open:?}"));
+                    return Err(format!(
+                        "messages[{i}]: tool message for `{id}` does not answer the next open call {open:?}"
+                    ));
                 }
                 open.remove(0);
             }
@@ -319,13 +382,23 @@ fn check_anthropic(headers: &HeaderMap, body: &Value) -> Result<(), String> {
         return Err("content-type must be application/json".into());
     }
     body["model"].as_str().ok_or("model: Field required")?;
-    body["max_tokens"].as_u64().ok_or("max_tokens: Field required")?;
-    let messages = body["messages"].as_array().ok_or("messages: Field required")?;
-    let tools = body.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
+    body["max_tokens"]
+        .as_u64()
+        .ok_or("max_tokens: Field required")?;
+    let messages = body["messages"]
+        .as_array()
+        .ok_or("messages: Field required")?;
+    let tools = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let mut names = HashSet::new();
     let mut deferred = HashSet::new();
     for (i, tool) in tools.iter().enumerate() {
-        let name = tool["name"].as_str().ok_or(format!("tools.{i}.name: Field required"))?;
+        let name = tool["name"]
+            .as_str()
+            .ok_or(format!("tools.{i}.name: Field required"))?;
         if !valid_tool_name(name) || !names.insert(name.to_owned()) {
             return Err(format!("tools.{i}.name `{name}` is invalid or duplicated"));
         }
@@ -345,9 +418,13 @@ fn check_anthropic(headers: &HeaderMap, body: &Value) -> Result<(), String> {
     let mut expected_role = "user";
     let mut open: Vec<String> = Vec::new();
     for (i, m) in messages.iter().enumerate() {
-        let role = m["role"].as_str().ok_or(format!("messages.{i}.role: Field required"))?;
+        let role = m["role"]
+            .as_str()
+            .ok_or(format!("messages.{i}.role: Field required"))?;
         if role != expected_role {
-            return Err(format!("messages.{i}: roles must alternate, expected {expected_role}"));
+            return Err(format!(
+                "messages.{i}: roles must alternate, expected {expected_role}"
+            ));
         }
         let blocks: Vec<Value> = match &m["content"] {
             Value::String(_) => Vec::new(),
@@ -368,9 +445,13 @@ fn check_anthropic(headers: &HeaderMap, body: &Value) -> Result<(), String> {
             for b in blocks.iter().filter(|b| b["type"] == "tool_result") {
                 for c in b["content"].as_array().into_iter().flatten() {
                     if c["type"] == "tool_reference" {
-                        let name = c["tool_name"].as_str().ok_or("tool_reference.tool_name required")?;
+                        let name = c["tool_name"]
+                            .as_str()
+                            .ok_or("tool_reference.tool_name required")?;
                         if !deferred.contains(name) {
-                            return Err(format!("tool_reference `{name}` does not name a deferred tool of the request"));
+                            return Err(format!(
+                                "tool_reference `{name}` does not name a deferred tool of the request"
+                            ));
                         }
                     }
                 }
@@ -426,7 +507,9 @@ pub fn anthropic_text(text: &str) -> Reply {
 /// An Anthropic reply calling tools: `(id, name, input)`, after a line of text.
 pub fn anthropic_calls(calls: &[(&str, &str, Value)]) -> Reply {
     let mut content = vec![json!({"type": "text", "text": "Let me check."})];
-    content.extend(calls.iter().map(|(id, name, input)| json!({"type": "tool_use", "id": id, "name": name, "input": input})));
+    content.extend(calls.iter().map(
+        |(id, name, input)| json!({"type": "tool_use", "id": id, "name": name, "input": input}),
+    ));
     Reply::Json(json!({
         "id": "msg_2", "type": "message", "role": "assistant", "model": "scripted",
         "content": content, "stop_reason": "tool_use", "stop_sequence": null,
@@ -456,11 +539,20 @@ pub fn context(run: &str) -> CallContext {
 
 /// What the tools did under `run`.
 pub fn activity(run: &str) -> Activity {
-    ACTIVITY.lock().unwrap().get(run).cloned().unwrap_or_default()
+    ACTIVITY
+        .lock()
+        .unwrap()
+        .get(run)
+        .cloned()
+        .unwrap_or_default()
 }
 
 fn run_key(ctx: &CallContext) -> String {
-    ctx.values.get("run").and_then(Value::as_str).unwrap_or("-").to_owned()
+    ctx.values
+        .get("run")
+        .and_then(Value::as_str)
+        .unwrap_or("-")
+        .to_owned()
 }
 
 async fn tracked(tool: &str, args: &Value, ctx: &CallContext, pause: Duration) {
@@ -476,25 +568,36 @@ async fn tracked(tool: &str, args: &Value, ctx: &CallContext, pause: Duration) {
     ACTIVITY.lock().unwrap().get_mut(&key).unwrap().in_flight -= 1;
 }
 
-fn weather<'a>(args: Value, ctx: &'a CallContext) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
+fn weather<'a>(
+    args: Value,
+    ctx: &'a CallContext,
+) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
     Box::pin(async move {
         tracked("demo_weather", &args, ctx, Duration::from_millis(150)).await;
         let city = args["city"].as_str().unwrap_or_default().to_owned();
-        Ok(ToolOutput::json(json!({"city": city, "forecast": format!("sunny in {city}")})))
+        Ok(ToolOutput::json(
+            json!({"city": city, "forecast": format!("sunny in {city}")}),
+        ))
     })
 }
 
 fn time<'a>(args: Value, ctx: &'a CallContext) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
     Box::pin(async move {
         tracked("demo_time", &args, ctx, Duration::from_millis(150)).await;
-        Ok(ToolOutput::text(format!("12:00 in {}", args["zone"].as_str().unwrap_or_default())))
+        Ok(ToolOutput::text(format!(
+            "12:00 in {}",
+            args["zone"].as_str().unwrap_or_default()
+        )))
     })
 }
 
 fn note<'a>(args: Value, ctx: &'a CallContext) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
     Box::pin(async move {
         tracked("demo_note", &args, ctx, Duration::from_millis(50)).await;
-        Ok(ToolOutput::text(format!("saved: {}", args["text"].as_str().unwrap_or_default())))
+        Ok(ToolOutput::text(format!(
+            "saved: {}",
+            args["text"].as_str().unwrap_or_default()
+        )))
     })
 }
 
@@ -510,7 +613,13 @@ const fn string_field(name: &'static str, description: &'static str) -> Field {
         name,
         wire: name,
         description,
-        shape: &Shape::String(StringRules { enum_values: &[], min_length: None, max_length: None, pattern: None, format: None }),
+        shape: &Shape::String(StringRules {
+            enum_values: &[],
+            min_length: None,
+            max_length: None,
+            pattern: None,
+            format: None,
+        }),
         required: true,
         modes: &[],
         default: None,
@@ -537,14 +646,40 @@ macro_rules! demo_tool {
             pack: "demo",
             tool: $tool,
             description: $description,
-            annotations: Annotations { read_only: $safe, idempotent: $safe, destructive: false, open_world: false },
+            annotations: Annotations {
+                read_only: $safe,
+                idempotent: $safe,
+                destructive: false,
+                open_world: false,
+            },
             mode: None,
-            input: &ObjectShape { fields: &[string_field($field, $field_description)] },
+            input: &ObjectShape {
+                fields: &[string_field($field, $field_description)],
+            },
             views: &[
-                View { key: ViewKey::Default, schema: SCHEMA, tokens: text_tokens(SCHEMA), active: &[], widest: true, paths: &[], spans: &[] },
-                View { key: ViewKey::Unmatched, schema: SCHEMA, tokens: text_tokens(SCHEMA), active: &[], widest: false, paths: &[], spans: &[] },
+                View {
+                    key: ViewKey::Default,
+                    schema: SCHEMA,
+                    tokens: text_tokens(SCHEMA),
+                    active: &[],
+                    widest: true,
+                    paths: &[],
+                    spans: &[],
+                },
+                View {
+                    key: ViewKey::Unmatched,
+                    schema: SCHEMA,
+                    tokens: text_tokens(SCHEMA),
+                    active: &[],
+                    widest: false,
+                    paths: &[],
+                    spans: &[],
+                },
             ],
-            search: SearchData { description_lc: $description, hints: &[] },
+            search: SearchData {
+                description_lc: $description,
+                hints: &[],
+            },
             exec: Exec::Rust($handler),
         }
     }};
@@ -555,10 +690,38 @@ pub static DEMO: Table = Table {
     pack: "demo",
     description: "demo tools for adapter tests",
     tools: &[
-        demo_tool!("weather", "weather forecast for a city", safe = true, field = "city", "the city name", weather),
-        demo_tool!("time", "current time in a time zone", safe = true, field = "zone", "an iana time zone", time),
-        demo_tool!("note", "save a note", safe = false, field = "text", "the note text", note),
-        demo_tool!("fail", "a tool whose backend always fails", safe = true, field = "why", "anything", fail),
+        demo_tool!(
+            "weather",
+            "weather forecast for a city",
+            safe = true,
+            field = "city",
+            "the city name",
+            weather
+        ),
+        demo_tool!(
+            "time",
+            "current time in a time zone",
+            safe = true,
+            field = "zone",
+            "an iana time zone",
+            time
+        ),
+        demo_tool!(
+            "note",
+            "save a note",
+            safe = false,
+            field = "text",
+            "the note text",
+            note
+        ),
+        demo_tool!(
+            "fail",
+            "a tool whose backend always fails",
+            safe = true,
+            field = "why",
+            "anything",
+            fail
+        ),
     ],
 };
 
@@ -568,4 +731,8 @@ pub fn schema_of(name: &str) -> &'static str {
 }
 
 /// An empty pack: a session over it has nothing to show.
-pub static EMPTY: Table = Table { pack: "empty", description: "no tools", tools: &[] };
+pub static EMPTY: Table = Table {
+    pack: "empty",
+    description: "no tools",
+    tools: &[],
+};
