@@ -28,6 +28,7 @@
 //! tool search implementation"; `anthropic-sdk-python`,
 //! `src/anthropic/types/tool_reference_block_param.py`).
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use charter_runtime::CallContext;
@@ -583,23 +584,23 @@ pub fn tools_json(tools: &[ToolEntry<'_>]) -> String {
     String::from_utf8(buf).unwrap_or_default()
 }
 
-/// The deferred-mode tool list: resident tools and ToolSearch as usual, every other tool of the
-/// session with `defer_loading`, in declaration order. `None` when the session offers no
+/// The deferred mode's fixed tool list and the names sent with `defer_loading`.
+struct Deferred<'s> {
+    tools: Vec<WireTool<'s>>,
+    names: HashSet<&'s str>,
+}
+
+/// The deferred-mode tool list: resident tools and ToolSearch as usual, every deferred tool of
+/// the session with `defer_loading`, in declaration order. `None` when the session offers no
 /// ToolSearch (nothing to defer): the loop then sends the visible tools as usual.
-fn deferred_tools(session: &ToolSession) -> Option<Vec<WireTool<'_>>> {
+fn deferred_tools(session: &ToolSession) -> Option<Deferred<'_>> {
     let search = session.tool_search()?;
-    let visible = session.visible();
-    // Resident tools come before ToolSearch in the visible list; if ToolSearch is not there
-    // (everything deferred is already loaded) every visible tool is in the model's view already.
-    let shown: Vec<&str> = match visible.iter().position(|t| t.name == TOOL_SEARCH) {
-        Some(at) => visible[..at].iter().map(|t| t.name).collect(),
-        None => visible.iter().map(|t| t.name).collect(),
-    };
-    let mut tools: Vec<WireTool<'_>> = Vec::new();
+    let names: HashSet<&str> = session.deferred().into_iter().collect();
     let all = session.all();
+    let mut tools: Vec<WireTool<'_>> = Vec::with_capacity(all.len() + 1);
     tools.extend(
         all.iter()
-            .filter(|t| shown.contains(&t.name))
+            .filter(|t| !names.contains(t.name))
             .map(|entry| WireTool {
                 entry: entry.clone(),
                 deferred: false,
@@ -611,13 +612,13 @@ fn deferred_tools(session: &ToolSession) -> Option<Vec<WireTool<'_>>> {
     });
     tools.extend(
         all.iter()
-            .filter(|t| !shown.contains(&t.name))
+            .filter(|t| names.contains(t.name))
             .map(|entry| WireTool {
                 entry: entry.clone(),
                 deferred: true,
             }),
     );
-    Some(tools)
+    Some(Deferred { tools, names })
 }
 
 fn request_body(
@@ -675,10 +676,22 @@ fn loaded_names(result: &CallResult) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The `tool_result` block for one answer.
-fn result_block(call: &BatchCall, result: CallResult, deferred: bool) -> ContentBlock {
-    if deferred && call.name == TOOL_SEARCH && !result.is_error {
-        let names = loaded_names(&result);
+/// The `tool_result` block for one answer. In deferred mode a ToolSearch answer becomes one
+/// `tool_reference` per tool it loaded that the request sends deferred (resident tools are in
+/// the prompt already); an answer that references nothing keeps its text.
+fn result_block(
+    call: &BatchCall,
+    result: CallResult,
+    deferred: Option<&Deferred<'_>>,
+) -> ContentBlock {
+    if let Some(deferred) = deferred
+        && call.name == TOOL_SEARCH
+        && !result.is_error
+    {
+        let names: Vec<String> = loaded_names(&result)
+            .into_iter()
+            .filter(|n| deferred.names.contains(n.as_str()))
+            .collect();
         if !names.is_empty() {
             return ContentBlock::ToolResult {
                 tool_use_id: result.id,
@@ -716,7 +729,7 @@ pub async fn run(
     let mut content = String::new();
     for turn in 1..=options.max_turns {
         let body = match &fixed {
-            Some(tools) => request_body(model, &transcript, tools, options),
+            Some(deferred) => request_body(model, &transcript, &deferred.tools, options),
             None => {
                 let visible = session.visible();
                 let tools: Vec<WireTool<'_>> = visible
@@ -765,7 +778,7 @@ pub async fn run(
         let blocks = calls
             .iter()
             .zip(results)
-            .map(|(call, result)| result_block(call, result, fixed.is_some()))
+            .map(|(call, result)| result_block(call, result, fixed.as_ref()))
             .collect();
         transcript.push(Message {
             role: Role::User,
