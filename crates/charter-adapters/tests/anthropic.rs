@@ -388,3 +388,98 @@ async fn a_non_2xx_from_the_model_server_is_an_error() {
         "{err:?}"
     );
 }
+
+#[tokio::test]
+async fn deferred_mode_keeps_resident_tools_in_view_and_references_only_deferred_ones() {
+    use charter_runtime::session::{SessionOptions, Source};
+    // The smallest schema stays resident; the rest are deferred.
+    let smallest = DEMO.tools.iter().map(|t| t.views[0].tokens).min().unwrap();
+    let session = ToolSession::with_options(
+        vec![Source::Table(&DEMO)],
+        SessionOptions {
+            threshold: smallest,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let resident: Vec<&str> = DEMO
+        .tools
+        .iter()
+        .filter(|t| t.views[0].tokens <= smallest)
+        .map(|t| t.name)
+        .collect();
+    let deferred: Vec<&str> = DEMO
+        .tools
+        .iter()
+        .filter(|t| t.views[0].tokens > smallest)
+        .map(|t| t.name)
+        .collect();
+    assert!(!resident.is_empty() && !deferred.is_empty());
+    let query = format!("select:{},{}", resident[0], deferred[0]);
+    let (server, client) = server(vec![
+        anthropic_calls(&[("s", TOOL_SEARCH, json!({ "query": query }))]),
+        anthropic_text("ok"),
+    ])
+    .await;
+    let options = Options::default().with_deferred(true);
+    anthropic::run(
+        &client,
+        "m",
+        &[Message::user("go")],
+        &session,
+        &context("anthropic-resident"),
+        &options,
+    )
+    .await
+    .unwrap();
+    let requests = server.requests();
+    let mut expected: Vec<&str> = resident.clone();
+    expected.push(TOOL_SEARCH);
+    expected.extend(&deferred);
+    assert_eq!(requests[0].tool_names(), expected);
+    let tools = requests[0].body["tools"].as_array().unwrap();
+    for (tool, name) in tools.iter().zip(&expected) {
+        let is_deferred = deferred.contains(name);
+        assert_eq!(
+            tool.get("defer_loading") == Some(&json!(true)),
+            is_deferred,
+            "{name}"
+        );
+    }
+    // The search loaded (or re-named) both, but only the deferred one becomes a reference.
+    assert_eq!(
+        requests[1].body["messages"][2]["content"][0]["content"],
+        json!([{"type": "tool_reference", "tool_name": deferred[0]}])
+    );
+}
+
+#[tokio::test]
+async fn deferred_mode_without_toolsearch_sends_the_plain_list() {
+    use charter_runtime::session::{SessionOptions, Source};
+    let session = ToolSession::with_options(
+        vec![Source::Table(&DEMO)],
+        SessionOptions {
+            progressive: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let (server, client) = server(vec![anthropic_text("ok")]).await;
+    let options = Options::default().with_deferred(true);
+    anthropic::run(
+        &client,
+        "m",
+        &[Message::user("go")],
+        &session,
+        &context("anthropic-plain"),
+        &options,
+    )
+    .await
+    .unwrap();
+    let request = &server.requests()[0];
+    assert_eq!(
+        request.tool_names(),
+        ["demo_weather", "demo_time", "demo_note", "demo_fail"]
+    );
+    assert!(!request.raw.contains("defer_loading"));
+}

@@ -353,12 +353,19 @@ async fn charter_errors_become_tool_results() {
         "{}",
         results[1].1
     );
+    // Validation is written for the model: every problem, by field path, in one message.
+    let invalid = &results[2].1;
     assert!(
-        results[2].1.contains("town") || results[2].1.contains("city"),
-        "validation names the field: {}",
-        results[2].1
+        invalid.starts_with("Invalid arguments for `demo_weather`")
+            && invalid.contains("/town")
+            && invalid.contains("/city"),
+        "{invalid}"
     );
-    assert!(!results[3].1.is_empty());
+    assert!(
+        results[3].1.contains("Unknown tool `nope_nothing`"),
+        "{}",
+        results[3].1
+    );
     assert_eq!(result.stop, Stop::End);
     // Validation refused `v` before the tool; `u` names no tool.
     let ran: Vec<String> = activity("openai-errors")
