@@ -899,14 +899,30 @@ impl ToolSession {
 
     /// The local bridge: runs a batch of the model's calls through the scheduler, concurrently
     /// only when every call is of a read-only and idempotent tool (ToolSearch never is).
+    ///
+    /// Each call goes through [`dispatch`](Self::dispatch); a charter error becomes an
+    /// `is_error` result carrying its message (written for the model), so one answer comes back
+    /// per call, in the calls' order, under each call's id. An unknown or not-yet-loaded name has
+    /// no annotations here, so it makes the batch serial: a ToolSearch earlier in the same batch
+    /// then loads a tool before a later call of it runs.
     pub async fn execute_tool_calls(
         &self,
         calls: &[crate::scheduler::ToolCall],
         ctx: &CallContext,
         concurrency: usize,
     ) -> Vec<crate::scheduler::CallResult> {
-        let _ = (calls, ctx, concurrency);
-        todo!("written once the scheduler lands")
+        use crate::scheduler::{Batch, ToolCall, concurrency_safe_annotations};
+
+        let concurrent = |call: &ToolCall| {
+            call.name != TOOL_SEARCH
+                && self.is_callable(&call.name)
+                && self
+                    .annotations(&call.name)
+                    .is_some_and(|a| concurrency_safe_annotations(&a))
+        };
+        Batch::from_calls(calls, concurrent, move |call| answer(self, call, ctx))
+            .run(concurrency)
+            .await
     }
 
     /// Clears the loaded set so the session can serve another conversation.
@@ -1007,6 +1023,34 @@ impl ToolSession {
     pub(crate) fn entries(&self) -> &[Entry] {
         &self.entries
     }
+}
+
+/// One call of a local batch, answered as the scheduler's provider-neutral result: the tool's
+/// output, or a charter error's message with `is_error` (its reader is the model).
+fn answer<'a>(
+    session: &'a ToolSession,
+    call: &'a crate::scheduler::ToolCall,
+    ctx: &'a CallContext,
+) -> BoxFuture<'a, crate::scheduler::CallResult> {
+    Box::pin(async move {
+        match session
+            .dispatch(&call.name, call.arguments.clone(), ctx)
+            .await
+        {
+            Ok(output) => crate::scheduler::CallResult {
+                id: call.id.clone(),
+                content: output.text,
+                structured: output.structured,
+                is_error: false,
+            },
+            Err(error) => crate::scheduler::CallResult {
+                id: call.id.clone(),
+                content: error.to_string(),
+                structured: None,
+                is_error: true,
+            },
+        }
+    })
 }
 
 #[allow(dead_code)]
