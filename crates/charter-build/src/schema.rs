@@ -1,0 +1,429 @@
+//! Parameter schemas (SPEC §3): one compact JSON Schema text per view, its size, the exact
+//! saving of dropping each argument path, and where each top-level property sits in the text.
+//!
+//! The text is what goes on the wire: `{"type":"object","properties":{...},"required":[...],
+//! "additionalProperties":false}`, no `$schema`, no titles, `additionalProperties: false` on
+//! every object (a `map` uses `additionalProperties: <value schema>`), every property
+//! described, subschemas inlined; `$defs`/`$ref` only for recursive types. A nullable field is
+//! `"type":[T,"null"]`.
+
+use serde_json::{Map, Value};
+
+use crate::mode::ViewSpec;
+use crate::model::{FieldModel, Node, NodeKind, Ty, TypeModel};
+
+/// `json_tokens` of JSON text: its character count divided by 4 (SPEC §3).
+pub fn tokens(text: &str) -> u32 {
+    u32::try_from(text.chars().count() / 4).unwrap_or(u32::MAX)
+}
+
+/// What dropping one argument path saves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathCost {
+    /// Dotted path from the root.
+    pub path: String,
+    /// Levels deep (1 for a top-level property).
+    pub depth: u8,
+    /// `tokens(full) - tokens(without this path)`.
+    pub saves: u32,
+}
+
+/// Byte ranges of one top-level property in the schema text (`start..end`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PropSpan {
+    /// The property name.
+    pub name: String,
+    /// `"name":{...}` with one adjacent comma.
+    pub property: (u32, u32),
+    /// The `"name"` entry of `required` with one adjacent comma, or the whole
+    /// `,"required":[...]` member when it is the only entry.
+    pub required: Option<(u32, u32)>,
+}
+
+/// One view's schema and what is precomputed about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewSchema {
+    /// Compact JSON text.
+    pub text: String,
+    /// `tokens(text)`.
+    pub tokens: u32,
+    /// Every selectable path, most expensive first.
+    pub paths: Vec<PathCost>,
+    /// Top-level property spans, in schema order.
+    pub spans: Vec<PropSpan>,
+}
+
+/// Emits one view of a parameter list, optionally without the property at `omit`.
+struct Emitter<'a> {
+    types: &'a [TypeModel],
+    view: &'a ViewSpec,
+    omit: Option<&'a [String]>,
+    /// The property path of the object being emitted; `None` where paths do not apply
+    /// (inside `$defs`, `oneOf` alternatives and map values).
+    path: Option<Vec<String>>,
+    /// Recursive types referenced so far, by index.
+    defs: Vec<usize>,
+}
+
+impl Emitter<'_> {
+    fn visible<'f>(&self, fields: &'f [FieldModel]) -> impl Iterator<Item = &'f FieldModel> + use<'f, '_> {
+        fields.iter().filter(|f| self.view.shows(&f.modes, f.from_context.is_some()))
+    }
+
+    fn omitted(&self, name: &str) -> bool {
+        match (&self.path, self.omit) {
+            (Some(path), Some(omit)) => {
+                omit.len() == path.len() + 1 && omit[..path.len()] == path[..] && omit[path.len()] == name
+            }
+            _ => false,
+        }
+    }
+
+    /// Runs `f` with paths switched off (for parts no path can address).
+    fn untracked<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = self.path.take();
+        let out = f(self);
+        self.path = saved;
+        out
+    }
+
+    fn fields(&mut self, fields: &[FieldModel]) -> (Map<String, Value>, Vec<String>) {
+        let mut props = Map::new();
+        let mut required = Vec::new();
+        let shown: Vec<&FieldModel> = self.visible(fields).collect();
+        for f in shown {
+            if self.omitted(&f.name) {
+                continue;
+            }
+            if let Some(path) = &mut self.path {
+                path.push(f.name.clone());
+            }
+            let schema = self.ty(&f.ty);
+            if let Some(path) = &mut self.path {
+                path.pop();
+            }
+            props.insert(f.name.clone(), schema);
+            if f.required {
+                required.push(f.name.clone());
+            }
+        }
+        (props, required)
+    }
+
+    fn ty(&mut self, ty: &Ty) -> Value {
+        match ty {
+            Ty::Inline(node) => self.node(node, node.description.as_deref(), false),
+            Ty::Ref { index, nullable, description } => {
+                let t = &self.types[*index];
+                let description = description.as_deref().or(t.node.description.as_deref());
+                if !t.recursive {
+                    let types = self.types;
+                    return self.node(&types[*index].node, description, *nullable);
+                }
+                if !self.defs.contains(index) {
+                    self.defs.push(*index);
+                }
+                let reference = Value::String(format!("#/$defs/{}", t.name));
+                let mut m = Map::new();
+                if *nullable && !t.node.nullable {
+                    if let Some(d) = description {
+                        m.insert("description".into(), d.into());
+                    }
+                    let mut r = Map::new();
+                    r.insert("$ref".into(), reference);
+                    let mut null = Map::new();
+                    null.insert("type".into(), "null".into());
+                    m.insert("anyOf".into(), Value::Array(vec![Value::Object(r), Value::Object(null)]));
+                } else {
+                    m.insert("$ref".into(), reference);
+                    if let Some(d) = description {
+                        m.insert("description".into(), d.into());
+                    }
+                }
+                Value::Object(m)
+            }
+        }
+    }
+
+    fn node(&mut self, node: &Node, description: Option<&str>, nullable: bool) -> Value {
+        let nullable = nullable || node.nullable;
+        let mut m = Map::new();
+        let typed = |m: &mut Map<String, Value>, t: &str| {
+            let v = if nullable { serde_json::json!([t, "null"]) } else { Value::from(t) };
+            m.insert("type".into(), v);
+        };
+        let describe = |m: &mut Map<String, Value>| {
+            if let Some(d) = description {
+                m.insert("description".into(), d.into());
+            }
+        };
+        let enumerate = |m: &mut Map<String, Value>, values: Vec<Value>| {
+            if !values.is_empty() {
+                let mut values = values;
+                if nullable {
+                    values.push(Value::Null);
+                }
+                m.insert("enum".into(), Value::Array(values));
+            }
+        };
+        match &node.kind {
+            NodeKind::Any => describe(&mut m),
+            NodeKind::Bool => {
+                typed(&mut m, "boolean");
+                describe(&mut m);
+            }
+            NodeKind::Integer(n) | NodeKind::Number(n) => {
+                typed(&mut m, if matches!(node.kind, NodeKind::Integer(_)) { "integer" } else { "number" });
+                describe(&mut m);
+                enumerate(&mut m, n.enum_values.iter().cloned().map(Value::Number).collect());
+                if let Some(d) = &node.default {
+                    m.insert("default".into(), d.clone());
+                }
+                if let Some(v) = &n.minimum {
+                    m.insert("minimum".into(), Value::Number(v.clone()));
+                }
+                if let Some(v) = &n.maximum {
+                    m.insert("maximum".into(), Value::Number(v.clone()));
+                }
+            }
+            NodeKind::String(s) => {
+                typed(&mut m, "string");
+                describe(&mut m);
+                enumerate(&mut m, s.enum_values.iter().cloned().map(Value::String).collect());
+                if let Some(d) = &node.default {
+                    m.insert("default".into(), d.clone());
+                }
+                if let Some(f) = s.format {
+                    m.insert("format".into(), f.as_str().into());
+                }
+                if let Some(p) = &s.pattern {
+                    m.insert("pattern".into(), p.clone().into());
+                }
+                if let Some(v) = s.min_length {
+                    m.insert("minLength".into(), v.into());
+                }
+                if let Some(v) = s.max_length {
+                    m.insert("maxLength".into(), v.into());
+                }
+            }
+            NodeKind::Array { items, min_items, max_items } => {
+                typed(&mut m, "array");
+                describe(&mut m);
+                // Array items are not separate paths: an object inside keeps the array's path.
+                let items = self.ty(items);
+                m.insert("items".into(), items);
+                if let Some(v) = min_items {
+                    m.insert("minItems".into(), (*v).into());
+                }
+                if let Some(v) = max_items {
+                    m.insert("maxItems".into(), (*v).into());
+                }
+            }
+            NodeKind::Object(fields) => {
+                typed(&mut m, "object");
+                describe(&mut m);
+                let (props, required) = self.fields(fields);
+                m.insert("properties".into(), Value::Object(props));
+                if !required.is_empty() {
+                    m.insert("required".into(), required.into());
+                }
+                m.insert("additionalProperties".into(), false.into());
+            }
+            NodeKind::Map(values) => {
+                typed(&mut m, "object");
+                describe(&mut m);
+                let v = self.untracked(|e| e.ty(values));
+                // A value schema with nothing in it accepts anything.
+                let v = if v.as_object().is_some_and(Map::is_empty) { Value::Bool(true) } else { v };
+                m.insert("additionalProperties".into(), v);
+            }
+            NodeKind::OneOf(alts) => {
+                describe(&mut m);
+                let mut list: Vec<Value> = self.untracked(|e| alts.iter().map(|a| e.ty(a)).collect());
+                if nullable {
+                    list.push(serde_json::json!({"type": "null"}));
+                }
+                m.insert("oneOf".into(), Value::Array(list));
+            }
+        }
+        if !m.contains_key("default")
+            && let Some(d) = &node.default
+            && !matches!(node.kind, NodeKind::Integer(_) | NodeKind::Number(_) | NodeKind::String(_))
+        {
+            m.insert("default".into(), d.clone());
+        }
+        Value::Object(m)
+    }
+
+    /// The `$defs` of every recursive type reached, in declaration order; defs may reach more.
+    fn defs(&mut self) -> Vec<(String, Value)> {
+        let mut done: Vec<(usize, Value)> = Vec::new();
+        let mut i = 0;
+        while i < self.defs.len() {
+            let index = self.defs[i];
+            let types = self.types;
+            let t = &types[index];
+            let v = self.untracked(|e| e.node(&t.node, t.node.description.as_deref(), false));
+            done.push((index, v));
+            i += 1;
+        }
+        done.sort_by_key(|(i, _)| *i);
+        done.into_iter().map(|(i, v)| (self.types[i].name.clone(), v)).collect()
+    }
+}
+
+fn json(v: &impl serde::Serialize) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+fn u32_of(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The root schema text of a parameter list in one view, with its top-level spans.
+fn root(
+    types: &[TypeModel],
+    params: &[FieldModel],
+    view: &ViewSpec,
+    omit: Option<&[String]>,
+) -> (String, Vec<PropSpan>) {
+    let mut e = Emitter { types, view, omit, path: Some(Vec::new()), defs: Vec::new() };
+    let (props, required) = e.fields(params);
+    let defs = e.defs();
+
+    let mut text = String::from(r#"{"type":"object","properties":{"#);
+    let mut prop_ranges: Vec<(String, usize, usize)> = Vec::new();
+    for (i, (name, schema)) in props.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        let start = text.len();
+        text.push_str(&json(name));
+        text.push(':');
+        text.push_str(&json(schema));
+        prop_ranges.push((name.clone(), start, text.len()));
+    }
+    text.push('}');
+    let mut req_ranges: Vec<(String, usize, usize)> = Vec::new();
+    let mut req_member = (0, 0);
+    if !required.is_empty() {
+        let member_start = text.len();
+        text.push_str(r#","required":["#);
+        for (i, name) in required.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            let start = text.len();
+            text.push_str(&json(name));
+            req_ranges.push((name.clone(), start, text.len()));
+        }
+        text.push(']');
+        req_member = (member_start, text.len());
+    }
+    text.push_str(r#","additionalProperties":false"#);
+    if !defs.is_empty() {
+        text.push_str(r#","$defs":{"#);
+        for (i, (name, schema)) in defs.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push_str(&json(name));
+            text.push(':');
+            text.push_str(&json(schema));
+        }
+        text.push('}');
+    }
+    text.push('}');
+
+    // One adjacent comma: the following one for the first entry, the preceding one otherwise.
+    let with_comma = |i: usize, n: usize, start: usize, end: usize| -> (u32, u32) {
+        if n == 1 {
+            (u32_of(start), u32_of(end))
+        } else if i == 0 {
+            (u32_of(start), u32_of(end + 1))
+        } else {
+            (u32_of(start - 1), u32_of(end))
+        }
+    };
+    let n = prop_ranges.len();
+    let spans = prop_ranges
+        .iter()
+        .enumerate()
+        .map(|(i, (name, start, end))| {
+            let required = req_ranges.iter().position(|(r, _, _)| r == name).map(|j| {
+                let (_, rs, re) = &req_ranges[j];
+                if req_ranges.len() == 1 {
+                    (u32_of(req_member.0), u32_of(req_member.1))
+                } else {
+                    with_comma(j, req_ranges.len(), *rs, *re)
+                }
+            });
+            PropSpan { name: name.clone(), property: with_comma(i, n, *start, *end), required }
+        })
+        .collect();
+    (text, spans)
+}
+
+/// The fields of the object a shape holds, for descending paths: through inline objects,
+/// array items and non-recursive references (recursive ones are `$defs`, shared by every use).
+fn object_fields<'a>(types: &'a [TypeModel], ty: &'a Ty) -> Option<&'a [FieldModel]> {
+    let node = match ty {
+        Ty::Inline(node) => node,
+        Ty::Ref { index, .. } => {
+            let t = &types[*index];
+            if t.recursive {
+                return None;
+            }
+            &t.node
+        }
+    };
+    match &node.kind {
+        NodeKind::Object(fields) => Some(fields),
+        NodeKind::Array { items, .. } => object_fields(types, items),
+        _ => None,
+    }
+}
+
+fn collect_paths(
+    types: &[TypeModel],
+    view: &ViewSpec,
+    fields: &[FieldModel],
+    prefix: &mut Vec<String>,
+    out: &mut Vec<Vec<String>>,
+) {
+    for f in fields.iter().filter(|f| view.shows(&f.modes, f.from_context.is_some())) {
+        prefix.push(f.name.clone());
+        out.push(prefix.clone());
+        if let Some(inner) = object_fields(types, &f.ty) {
+            collect_paths(types, view, inner, prefix, out);
+        }
+        prefix.pop();
+    }
+}
+
+/// The schema of one view of a parameter list, its size, paths by cost and spans.
+pub fn view_schema(types: &[TypeModel], params: &[FieldModel], view: &ViewSpec) -> ViewSchema {
+    let (text, spans) = root(types, params, view, None);
+    let full = tokens(&text);
+    let mut all = Vec::new();
+    collect_paths(types, view, params, &mut Vec::new(), &mut all);
+    let mut paths: Vec<PathCost> = all
+        .into_iter()
+        .map(|p| {
+            let (without, _) = root(types, params, view, Some(&p));
+            PathCost {
+                depth: u8::try_from(p.len()).unwrap_or(u8::MAX),
+                path: p.join("."),
+                saves: full.saturating_sub(tokens(&without)),
+            }
+        })
+        .collect();
+    // Stable: ties keep declaration order.
+    paths.sort_by(|a, b| b.saves.cmp(&a.saves));
+    ViewSchema { tokens: full, text, paths, spans }
+}
+
+/// The schema text of a view without the property at `path` (what [`PathCost::saves`] measures).
+pub fn schema_without(types: &[TypeModel], params: &[FieldModel], view: &ViewSpec, path: &[String]) -> String {
+    root(types, params, view, Some(path)).0
+}
