@@ -183,7 +183,10 @@ pub fn unique_names(packs: &[Pack]) -> Vec<Diagnostic> {
 pub(crate) fn pack(s: &mut Sink, pack: &Pack) {
     let types: HashMap<&str, &TypeDecl> =
         pack.types.iter().map(|t| (t.name.value.as_str(), t)).collect();
-    let recursive = crate::model::recursive_types(&pack.types);
+    let unguarded = type_cycles(s, pack, &types);
+    let mut recursive = crate::model::recursive_types(&pack.types);
+    // A type already reported as an unguarded cycle is not reported again as an alternative.
+    recursive.retain(|t| !unguarded.contains(t));
     let cx = Cx { types: &types, pack, recursive: &recursive };
 
     if let Some(label) = &pack.label
@@ -254,7 +257,6 @@ pub(crate) fn pack(s: &mut Sink, pack: &Pack) {
             cx.spec(s, &t.spec, Ctx::Type(&t.name.value));
         }
     }
-    type_cycles(s, pack, &types);
 
     for tool in &pack.tools {
         cx.tool(s, tool);
@@ -324,7 +326,8 @@ fn auth(s: &mut Sink, pack: &Pack) {
 
 /// Reports types that refer to themselves without structure in between (`one_of` alone):
 /// such a type has no finite shape and validation would never finish.
-fn type_cycles(s: &mut Sink, pack: &Pack, types: &HashMap<&str, &TypeDecl>) {
+fn type_cycles(s: &mut Sink, pack: &Pack, types: &HashMap<&str, &TypeDecl>) -> HashSet<String> {
+    let mut out = HashSet::new();
     fn direct<'a>(spec: &'a Spec, out: &mut Vec<&'a str>) {
         if let Some(r) = &spec.reference {
             out.push(&r.value);
@@ -349,6 +352,7 @@ fn type_cycles(s: &mut Sink, pack: &Pack, types: &HashMap<&str, &TypeDecl>) {
                         t.name.value
                     ),
                 );
+                out.insert(t.name.value.clone());
                 break;
             }
             if seen.insert(name)
@@ -358,6 +362,7 @@ fn type_cycles(s: &mut Sink, pack: &Pack, types: &HashMap<&str, &TypeDecl>) {
             }
         }
     }
+    out
 }
 
 /// Where a [`Spec`] sits.
@@ -402,6 +407,7 @@ impl Cx<'_> {
             }
         }
         match &tool.description {
+            None if tool.mentions("description") => {}
             None => s.err(
                 name.loc,
                 format!(
@@ -419,6 +425,7 @@ impl Cx<'_> {
             }
             (Some(m), _) => Some(m.value),
             (None, true) => Some(HttpMethod::Post),
+            (None, false) if tool.mentions("method") => None,
             (None, false) => {
                 s.err(
                     name.loc,
@@ -455,6 +462,7 @@ impl Cx<'_> {
 
         // The URL template against the path parameters.
         match &tool.path {
+            None if tool.mentions("path") => {}
             None if !is_graphql => s.err(
                 name.loc,
                 format!(
@@ -617,7 +625,9 @@ impl Cx<'_> {
                     ),
                 );
             }
-            if !p.spec.is_required() {
+            // A `required:` with a wrong value was already reported.
+            let invalid = p.spec.required.is_none() && p.spec.mentions("required");
+            if !p.spec.is_required() && !invalid {
                 s.err(
                     p.spec.required.as_ref().map_or(p.name.loc, |r| r.loc),
                     format!(
@@ -744,7 +754,9 @@ impl Cx<'_> {
 
         // Exactly one of type / ref / one_of.
         let shapes = [spec.kind.is_some(), spec.reference.is_some(), spec.one_of.is_some()];
+        let written = ["type", "ref", "one_of"].iter().any(|k| spec.mentions(k));
         match shapes.iter().filter(|b| **b).count() {
+            0 if written => {}
             0 => s.err(
                 at,
                 format!(
@@ -777,7 +789,7 @@ impl Cx<'_> {
             .is_some_and(|d| !d.value.trim().is_empty());
         match &spec.description {
             Some(d) => non_empty(s, d, &format!("the `description` of {what}")),
-            None if field_name.is_some() && !ref_described => s.err(
+            None if field_name.is_some() && !ref_described && !spec.mentions("description") => s.err(
                 at,
                 format!(
                     "{what} has no `description`: add one (the model reads it to fill the argument)"
@@ -794,6 +806,8 @@ impl Cx<'_> {
                 let near = names
                     .iter()
                     .find(|n| n.eq_ignore_ascii_case(&r.value))
+                    .copied()
+                    .or_else(|| crate::pack::suggest(&r.value, &names))
                     .map(|n| format!("; did you mean `{n}`?"))
                     .unwrap_or_default();
                 let list = if names.is_empty() {
@@ -896,6 +910,7 @@ impl Cx<'_> {
         let place = match &spec.location {
             Some(l) => Some(l.value),
             None if tool.graphql.is_some() => Some(In::Body),
+            None if spec.mentions("in") => None,
             None => {
                 s.err(
                     name.loc,

@@ -427,3 +427,156 @@ pub fn view_schema(types: &[TypeModel], params: &[FieldModel], view: &ViewSpec) 
 pub fn schema_without(types: &[TypeModel], params: &[FieldModel], view: &ViewSpec, path: &[String]) -> String {
     root(types, params, view, Some(path)).0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::PackModel;
+
+    fn pack(tools: &str) -> PackModel {
+        let yaml = format!(
+            "pack: t\ndescription: Test.\nbase_url: https://t.example\ntypes:\n  Node:\n    type: object\n    description: A tree node.\n    properties:\n      name: {{ type: string, description: The name., required: true }}\n      children: {{ type: array, description: Subtrees., items: {{ ref: Node }} }}\n  Point:\n    type: object\n    description: A point.\n    properties:\n      x: {{ type: number, description: X., required: true }}\n      y: {{ type: number, description: Y., required: true }}\ntools:\n{tools}"
+        );
+        crate::load_str("t.yaml", &yaml).unwrap_or_else(|d| panic!("{d:#?}"))
+    }
+
+    fn default_view(m: &PackModel, i: usize) -> ViewSchema {
+        view_schema(&m.types, &m.tools[i].params, &m.tools[i].views[0])
+    }
+
+    const TOOL: &str = "  a_b:\n    description: D.\n    method: POST\n    path: /a\n    params:\n";
+
+    #[test]
+    fn compact_text_exactly() {
+        let m = pack(&format!(
+            "{TOOL}      q: {{ in: query, type: string, enum: [x, y], default: x, description: Q. }}\n      n: {{ in: body, type: integer, minimum: 1, maximum: 9, required: true, description: N. }}\n"
+        ));
+        let v = default_view(&m, 0);
+        assert_eq!(
+            v.text,
+            r#"{"type":"object","properties":{"q":{"type":"string","description":"Q.","enum":["x","y"],"default":"x"},"n":{"type":"integer","description":"N.","minimum":1,"maximum":9}},"required":["n"],"additionalProperties":false}"#
+        );
+        assert_eq!(v.tokens as usize, v.text.chars().count() / 4);
+    }
+
+    #[test]
+    fn no_parameters() {
+        let m = pack("  a_b:\n    description: D.\n    method: GET\n    path: /a\n");
+        let v = default_view(&m, 0);
+        assert_eq!(v.text, r#"{"type":"object","properties":{},"additionalProperties":false}"#);
+        assert!(v.paths.is_empty() && v.spans.is_empty());
+    }
+
+    #[test]
+    fn nullable_map_and_one_of() {
+        let m = pack(&format!(
+            "{TOOL}      s: {{ in: body, type: string, nullable: true, enum: [a], description: S. }}\n      m: {{ in: body, type: map, values: {{ type: integer }}, description: M. }}\n      f: {{ in: body, type: map, description: Free. }}\n      o: {{ in: body, nullable: true, one_of: [{{ type: string }}, {{ ref: Point }}], description: O. }}\n"
+        ));
+        let v: Value = serde_json::from_str(&default_view(&m, 0).text).unwrap();
+        let p = &v["properties"];
+        assert_eq!(p["s"], serde_json::json!({"type": ["string", "null"], "description": "S.", "enum": ["a", null]}));
+        assert_eq!(p["m"], serde_json::json!({"type": "object", "description": "M.", "additionalProperties": {"type": "integer"}}));
+        assert_eq!(p["f"]["additionalProperties"], true);
+        assert_eq!(p["o"]["oneOf"][0], serde_json::json!({"type": "string"}));
+        assert_eq!(p["o"]["oneOf"][1]["properties"]["x"]["type"], "number", "non-recursive refs are inlined");
+        assert_eq!(p["o"]["oneOf"][1]["additionalProperties"], false);
+        assert_eq!(p["o"]["oneOf"][2], serde_json::json!({"type": "null"}));
+        assert!(v.get("$defs").is_none(), "no $defs without recursion");
+    }
+
+    #[test]
+    fn refs_inline_unless_recursive() {
+        let m = pack(&format!(
+            "{TOOL}      at: {{ in: body, ref: Point, description: Where. }}\n      tree: {{ in: body, ref: Node, nullable: true, description: The tree. }}\n      other: {{ in: body, ref: Node }}\n"
+        ));
+        let v: Value = serde_json::from_str(&default_view(&m, 0).text).unwrap();
+        let p = &v["properties"];
+        assert_eq!(p["at"]["description"], "Where.", "the use site's description wins");
+        assert_eq!(p["at"]["required"], serde_json::json!(["x", "y"]));
+        assert_eq!(p["tree"]["anyOf"][0]["$ref"], "#/$defs/Node");
+        assert_eq!(p["tree"]["anyOf"][1]["type"], "null");
+        assert_eq!(p["other"], serde_json::json!({"$ref": "#/$defs/Node", "description": "A tree node."}));
+        assert_eq!(v["$defs"]["Node"]["properties"]["children"]["items"]["$ref"], "#/$defs/Node");
+        assert_eq!(v["$defs"].as_object().unwrap().len(), 1);
+    }
+
+    /// Splices `(a, b)` out of `text`.
+    fn splice(text: &str, (a, b): (u32, u32)) -> String {
+        format!("{}{}", &text[..a as usize], &text[b as usize..])
+    }
+
+    #[test]
+    fn every_span_splices_to_the_schema_without_that_property() {
+        // 1, 2 and 3 properties; 0, 1, 2 and 3 of them required, in every position.
+        let shapes = [
+            "      a: { in: body, type: string, required: true, description: A. }\n",
+            "      a: { in: body, type: string, description: A. }\n      b: { in: body, type: string, required: true, description: B. }\n",
+            "      a: { in: body, type: string, required: true, description: A. }\n      b: { in: body, type: string, required: true, description: B. }\n",
+            "      a: { in: body, type: string, required: true, description: A. }\n      b: { in: body, type: string, description: B. }\n      c: { in: body, type: string, required: true, description: C. }\n",
+            "      a: { in: body, type: string, required: true, description: A. }\n      b: { in: body, type: integer, required: true, description: B. }\n      c: { in: body, type: boolean, required: true, description: C. }\n",
+            "      a: { in: body, type: string, description: A. }\n      b: { in: body, type: string, description: B. }\n      c: { in: body, type: string, description: C. }\n",
+        ];
+        let mut spliced = 0;
+        for params in shapes {
+            let m = pack(&format!("{TOOL}{params}"));
+            let tool = &m.tools[0];
+            let view = &tool.views[0];
+            let full = view_schema(&m.types, &tool.params, view);
+            assert_eq!(full.spans.len(), tool.params.len());
+            for span in &full.spans {
+                let removed = (span.property.1 - span.property.0) as usize
+                    + span.required.map_or(0, |(a, b)| (b - a) as usize);
+                // The required range comes after the property range: cut it first.
+                let text = match span.required {
+                    Some(r) => splice(&full.text, r),
+                    None => full.text.clone(),
+                };
+                let text = splice(&text, span.property);
+                assert_eq!(text.len(), full.text.len() - removed, "the spans do not overlap");
+                serde_json::from_str::<Value>(&text)
+                    .unwrap_or_else(|e| panic!("{e}: {text}"));
+                let expected = schema_without(&m.types, &tool.params, view, &[span.name.clone()]);
+                assert_eq!(text, expected, "splicing `{}` = emitting without it", span.name);
+                let cost = full.paths.iter().find(|p| p.path == span.name).unwrap();
+                assert_eq!(cost.saves, full.tokens - tokens(&text));
+                spliced += 1;
+            }
+        }
+        assert_eq!(spliced, 14);
+    }
+
+    #[test]
+    fn nested_paths_save_exactly_what_dropping_them_saves() {
+        let m = pack(&format!(
+            "{TOOL}      filter:\n        in: body\n        type: object\n        description: F.\n        properties:\n          state: {{ type: string, enum: [open, closed, all], description: The state to match., required: true }}\n          range: {{ ref: Point, description: Where. }}\n          tags:\n            type: array\n            description: Tags.\n            items:\n              type: object\n              properties:\n                name: {{ type: string, description: The tag name. }}\n      tree: {{ in: body, ref: Node, description: A tree. }}\n"
+        ));
+        let tool = &m.tools[0];
+        let view = &tool.views[0];
+        let full = view_schema(&m.types, &tool.params, view);
+        let paths: Vec<&str> = full.paths.iter().map(|p| p.path.as_str()).collect();
+        for expected in ["filter", "filter.state", "filter.range", "filter.range.x", "filter.range.y", "filter.tags", "filter.tags.name", "tree"] {
+            assert!(paths.contains(&expected), "{expected} in {paths:?}");
+        }
+        assert!(!paths.iter().any(|p| p.starts_with("tree.")), "recursive types are not descended");
+        for p in &full.paths {
+            let segments: Vec<String> = p.path.split('.').map(str::to_owned).collect();
+            assert_eq!(p.depth as usize, segments.len());
+            let without = schema_without(&m.types, &tool.params, view, &segments);
+            let parsed: Value = serde_json::from_str(&without).unwrap();
+            assert_eq!(p.saves, full.tokens - tokens(&without), "{}", p.path);
+            assert!(without.len() < full.text.len(), "{}", p.path);
+            if p.path == "filter.state" {
+                assert!(parsed["properties"]["filter"].get("required").is_none(), "its required entry goes too");
+            }
+        }
+        assert!(full.paths.windows(2).all(|w| w[0].saves >= w[1].saves));
+        assert_eq!(full.paths[0].path, "filter");
+    }
+
+    #[test]
+    fn tokens_count_characters() {
+        assert_eq!(tokens(""), 0);
+        assert_eq!(tokens("abcd"), 1);
+        assert_eq!(tokens("\"ééé\""), 1);
+    }
+}

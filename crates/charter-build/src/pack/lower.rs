@@ -82,6 +82,8 @@ const TOOL_KEYS: &[&str] = &[
 struct Obj<'n> {
     loc: Loc,
     entries: Vec<(String, Loc, &'n Node)>,
+    /// Every key written, and the keys misspellings were taken for.
+    mentioned: Vec<String>,
 }
 
 impl<'n> Obj<'n> {
@@ -105,7 +107,7 @@ fn distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-fn suggest<'a>(key: &str, allowed: &[&'a str]) -> Option<&'a str> {
+pub(crate) fn suggest<'a>(key: &str, allowed: &[&'a str]) -> Option<&'a str> {
     allowed
         .iter()
         .map(|a| (distance(key, a), *a))
@@ -153,8 +155,12 @@ fn obj<'n>(
     misplaced: &dyn Fn(&str) -> Option<String>,
 ) -> Option<Obj<'n>> {
     let list = entries(s, node, what)?;
-    let mut out = Obj { loc: node.loc, entries: Vec::with_capacity(list.len()) };
+    let mut out = Obj { loc: node.loc, entries: Vec::with_capacity(list.len()), mentioned: Vec::new() };
     for (key, value) in list {
+        out.mentioned.push(key.value.clone());
+        if let Some(near) = suggest(&key.value, allowed) {
+            out.mentioned.push(near.to_owned());
+        }
         if allowed.contains(&key.value.as_str()) {
             out.entries.push((key.value, key.loc, value));
             continue;
@@ -188,6 +194,15 @@ fn string(s: &mut Sink, node: &Node, key: &str) -> Option<Sp<String>> {
 fn boolean(s: &mut Sink, node: &Node, key: &str) -> Option<Sp<bool>> {
     match &node.value {
         Value::Bool(v) => Some(Sp::new(*v, node.loc)),
+        Value::Str(word) => {
+            let hint = match word.to_ascii_lowercase().as_str() {
+                "yes" | "on" | "y" | "true" => "; write `true`",
+                "no" | "off" | "n" | "false" => "; write `false`",
+                _ => "",
+            };
+            s.err(node.loc, format!("`{key}` must be `true` or `false`, found the string `{word}`{hint}"));
+            None
+        }
         other => {
             s.err(node.loc, format!("`{key}` must be `true` or `false`, found {}", other.kind()));
             None
@@ -451,6 +466,7 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
         redirects: None,
         keep: Vec::new(),
         pagination: None,
+        mentioned: o.mentioned.clone(),
     };
     for &(ref key, _, value) in &o.entries {
         match key.as_str() {
@@ -603,6 +619,7 @@ fn spec(s: &mut Sink, node: &Node, role: Role) -> Spec {
     };
     let what = role.what();
     let Some(o) = obj(s, node, what, &allowed, &misplaced) else { return sp };
+    sp.mentioned = o.mentioned.clone();
     for &(ref key, _, value) in &o.entries {
         let k = key.as_str();
         match k {

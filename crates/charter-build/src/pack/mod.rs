@@ -5,6 +5,7 @@
 //! semantic checks in [`crate::check`] still run over everything that could be read.
 
 mod lower;
+pub(crate) use lower::suggest;
 pub mod tree;
 
 use crate::diagnostic::{Diagnostic, Loc, Sink};
@@ -193,6 +194,13 @@ pub enum PaginationDecl {
     },
 }
 
+impl Tool {
+    /// Whether `key` was written (maybe with a wrong value, maybe misspelled).
+    pub fn mentions(&self, key: &str) -> bool {
+        self.mentioned.iter().any(|k| k == key)
+    }
+}
+
 /// One tool.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tool {
@@ -224,6 +232,8 @@ pub struct Tool {
     pub keep: Vec<Sp<String>>,
     /// `response.pagination`.
     pub pagination: Option<PaginationDecl>,
+    /// Every key written here, valid or not, plus the keys misspellings were taken for.
+    pub mentioned: Vec<String>,
 }
 
 /// A named field: a parameter or an object property.
@@ -392,9 +402,17 @@ pub struct Spec {
     pub from_context: Option<Sp<String>>,
     /// `in`.
     pub location: Option<Sp<In>>,
+    /// Every key written here, valid or not, plus the keys misspellings were taken for: a
+    /// missing-key check stays quiet when the key was written but wrong (already reported).
+    pub mentioned: Vec<String>,
 }
 
 impl Spec {
+    /// Whether `key` was written (maybe with a wrong value, maybe misspelled).
+    pub fn mentions(&self, key: &str) -> bool {
+        self.mentioned.iter().any(|k| k == key)
+    }
+
     /// Whether `required: true` is declared.
     pub fn is_required(&self) -> bool {
         self.required.as_ref().is_some_and(|r| r.value)

@@ -176,6 +176,8 @@ pub fn parse(file: &str, source: &str) -> Result<Node, Diagnostic> {
     let mut options = serde_saphyr::Options::default();
     options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::PassThrough;
     options.with_snippet = false;
+    // YAML 1.2: `yes`/`no`/`on`/`off` are strings, so `required: yes` is reported, not guessed.
+    options.strict_booleans = true;
     match serde_saphyr::from_str_with_options::<Spanned<Raw>>(source, options) {
         Ok(root) => Ok(node(root)),
         Err(e) => {
