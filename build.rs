@@ -4,7 +4,10 @@
 //! Mistakes are reported as `cargo::error=file:line:col: message`, which fails the build.
 
 fn feature_enabled(label: &str) -> bool {
-    let var = format!("CARGO_FEATURE_PACK_{}", label.to_ascii_uppercase().replace('-', "_"));
+    let var = format!(
+        "CARGO_FEATURE_PACK_{}",
+        label.to_ascii_uppercase().replace('-', "_")
+    );
     std::env::var_os(var).is_some()
 }
 

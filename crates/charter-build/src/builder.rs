@@ -30,7 +30,11 @@ pub enum BuildError {
 }
 
 fn render(diags: &[Diagnostic]) -> String {
-    diags.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")
+    diags
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// What [`Builder::compile`] did.
@@ -133,11 +137,19 @@ impl Builder {
             let entries = match std::fs::read_dir(dir) {
                 Ok(e) => e,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(source) => return Err(BuildError::Io { path: dir.clone(), source }),
+                Err(source) => {
+                    return Err(BuildError::Io {
+                        path: dir.clone(),
+                        source,
+                    });
+                }
             };
             let mut found = Vec::new();
             for entry in entries {
-                let entry = entry.map_err(|source| BuildError::Io { path: dir.clone(), source })?;
+                let entry = entry.map_err(|source| BuildError::Io {
+                    path: dir.clone(),
+                    source,
+                })?;
                 let path = entry.path();
                 let yaml = path.extension().is_some_and(|e| e == "yaml" || e == "yml");
                 if yaml && path.is_file() {
@@ -184,12 +196,15 @@ impl Builder {
             if self.cargo {
                 println!("cargo::rerun-if-changed={}", f.display());
             }
-            let text = std::fs::read_to_string(f)
-                .map_err(|source| BuildError::Io { path: f.clone(), source })?;
+            let text = std::fs::read_to_string(f).map_err(|source| BuildError::Io {
+                path: f.clone(),
+                source,
+            })?;
             sources.push((f.display().to_string(), text));
         }
         let filter = |label: &str| self.enabled.as_ref().is_none_or(|f| f(label));
-        let (models, skipped) = crate::load_filtered(&sources, &filter).map_err(BuildError::Pack)?;
+        let (models, skipped) =
+            crate::load_filtered(&sources, &filter).map_err(BuildError::Pack)?;
         let code = generate::file(&models, &self.runtime)?;
         let written = write_if_changed(&out_file, &code)?;
         Ok(Compiled {
@@ -210,8 +225,14 @@ pub fn write_if_changed(path: &Path, text: &str) -> Result<bool, BuildError> {
     if let Some(dir) = path.parent()
         && !dir.as_os_str().is_empty()
     {
-        std::fs::create_dir_all(dir).map_err(|source| BuildError::Io { path: dir.to_owned(), source })?;
+        std::fs::create_dir_all(dir).map_err(|source| BuildError::Io {
+            path: dir.to_owned(),
+            source,
+        })?;
     }
-    std::fs::write(path, text).map_err(|source| BuildError::Io { path: path.to_owned(), source })?;
+    std::fs::write(path, text).map_err(|source| BuildError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
     Ok(true)
 }

@@ -20,13 +20,18 @@ pub const MAX_QUALIFIED_LEN: usize = 50;
 
 /// Whether `label` is a valid pack label: `[a-z0-9-]+`.
 pub fn valid_label(label: &str) -> bool {
-    !label.is_empty() && label.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    !label.is_empty()
+        && label
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 /// Whether `name` is a valid tool name: `[a-z0-9_]+`, no `__`, not starting with `_`.
 pub fn valid_tool_name(name: &str) -> bool {
     !name.is_empty()
-        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
         && !name.contains("__")
         && !name.starts_with('_')
 }
@@ -34,7 +39,9 @@ pub fn valid_tool_name(name: &str) -> bool {
 /// Whether `name` can be a property name for every provider: `[A-Za-z0-9_.-]{1,64}`.
 pub fn valid_property_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
 fn valid_type_name(name: &str) -> bool {
@@ -45,13 +52,17 @@ fn valid_type_name(name: &str) -> bool {
 
 fn valid_env_name(name: &str) -> bool {
     let mut bytes = name.bytes();
-    bytes.next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 fn valid_header_name(name: &str) -> bool {
     !name.is_empty()
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// The `{placeholder}`s of a URL template, with their byte offsets, or what is malformed.
@@ -68,7 +79,10 @@ pub fn placeholders(path: &str) -> Result<Vec<(usize, &str)>, String> {
             return Err(format!("unclosed `{{` at offset {}", offset + open));
         };
         if after.as_bytes()[close] == b'{' {
-            return Err(format!("nested `{{` at offset {}", offset + open + 1 + close));
+            return Err(format!(
+                "nested `{{` at offset {}",
+                offset + open + 1 + close
+            ));
         }
         let name = &after[..close];
         if name.is_empty() {
@@ -132,7 +146,9 @@ pub fn check_dotted(path: &str, allow_index: bool) -> Result<(), String> {
     }
     for seg in path.split('.') {
         if seg.is_empty() {
-            return Err(format!("`{path}` has an empty segment (`..` or a leading/trailing `.`)"));
+            return Err(format!(
+                "`{path}` has an empty segment (`..` or a leading/trailing `.`)"
+            ));
         }
         let numeric = seg.strip_prefix('-').unwrap_or(seg);
         if !numeric.is_empty() && numeric.bytes().all(|b| b.is_ascii_digit()) {
@@ -181,13 +197,20 @@ pub fn unique_names(packs: &[Pack]) -> Vec<Diagnostic> {
 
 /// Runs every check of one pack.
 pub(crate) fn pack(s: &mut Sink, pack: &Pack) {
-    let types: HashMap<&str, &TypeDecl> =
-        pack.types.iter().map(|t| (t.name.value.as_str(), t)).collect();
+    let types: HashMap<&str, &TypeDecl> = pack
+        .types
+        .iter()
+        .map(|t| (t.name.value.as_str(), t))
+        .collect();
     let unguarded = type_cycles(s, pack, &types);
     let mut recursive = crate::model::recursive_types(&pack.types);
     // A type already reported as an unguarded cycle is not reported again as an alternative.
     recursive.retain(|t| !unguarded.contains(t));
-    let cx = Cx { types: &types, pack, recursive: &recursive };
+    let cx = Cx {
+        types: &types,
+        pack,
+        recursive: &recursive,
+    };
 
     if let Some(label) = &pack.label
         && !valid_label(&label.value)
@@ -205,7 +228,9 @@ pub(crate) fn pack(s: &mut Sink, pack: &Pack) {
     }
     if let Some(url) = &pack.base_url {
         let v = &url.value;
-        let rest = v.strip_prefix("https://").or_else(|| v.strip_prefix("http://"));
+        let rest = v
+            .strip_prefix("https://")
+            .or_else(|| v.strip_prefix("http://"));
         match rest {
             None => s.err(
                 url.loc,
@@ -262,7 +287,10 @@ pub(crate) fn pack(s: &mut Sink, pack: &Pack) {
         cx.tool(s, tool);
     }
     if pack.tools.is_empty() && pack.label.is_some() {
-        s.err(pack.tools_loc, "the pack declares no tools: add at least one under `tools:`");
+        s.err(
+            pack.tools_loc,
+            "the pack declares no tools: add at least one under `tools:`",
+        );
     }
 }
 
@@ -304,7 +332,10 @@ fn auth(s: &mut Sink, pack: &Pack) {
     }
     if scheme == AuthScheme::Header {
         match &a.header {
-            None => s.err(at, "`auth` with `scheme: header` needs `header: <Header-Name>`"),
+            None => s.err(
+                at,
+                "`auth` with `scheme: header` needs `header: <Header-Name>`",
+            ),
             Some(h) if !valid_header_name(&h.value) => {
                 s.err(h.loc, format!("`{}` is not a valid header name", h.value))
             }
@@ -368,7 +399,10 @@ fn type_cycles(s: &mut Sink, pack: &Pack, types: &HashMap<&str, &TypeDecl>) -> H
 /// Where a [`Spec`] sits.
 #[derive(Clone, Copy)]
 enum Ctx<'a> {
-    Param { tool: &'a Tool, name: &'a Sp<String> },
+    Param {
+        tool: &'a Tool,
+        name: &'a Sp<String>,
+    },
     Property(&'a Sp<String>),
     Items,
     Values,
@@ -420,7 +454,10 @@ impl Cx<'_> {
         let is_graphql = tool.graphql.is_some();
         let method = match (&tool.method, is_graphql) {
             (Some(m), true) if m.value != HttpMethod::Post => {
-                s.err(m.loc, "a `graphql` tool is sent with POST: remove `method` or set `method: POST`");
+                s.err(
+                    m.loc,
+                    "a `graphql` tool is sent with POST: remove `method` or set `method: POST`",
+                );
                 Some(HttpMethod::Post)
             }
             (Some(m), _) => Some(m.value),
@@ -456,7 +493,14 @@ impl Cx<'_> {
 
         // Parameters.
         for p in &tool.params {
-            self.spec(s, &p.spec, Ctx::Param { tool, name: &p.name });
+            self.spec(
+                s,
+                &p.spec,
+                Ctx::Param {
+                    tool,
+                    name: &p.name,
+                },
+            );
         }
         self.wire_collisions(s, tool);
 
@@ -475,8 +519,11 @@ impl Cx<'_> {
         }
 
         // Body parameters.
-        let body_params: Vec<&Field> =
-            tool.params.iter().filter(|p| param_in(tool, p) == Some(In::Body)).collect();
+        let body_params: Vec<&Field> = tool
+            .params
+            .iter()
+            .filter(|p| param_in(tool, p) == Some(In::Body))
+            .collect();
         if let Some(m @ (HttpMethod::Get | HttpMethod::Head)) = method
             && !is_graphql
         {
@@ -496,7 +543,10 @@ impl Cx<'_> {
             && is_graphql
             && enc.value == BodyEnc::Form
         {
-            s.err(enc.loc, "a `graphql` tool sends JSON: remove `body_encoding: form`");
+            s.err(
+                enc.loc,
+                "a `graphql` tool sends JSON: remove `body_encoding: form`",
+            );
         }
 
         if let Some(doc) = &tool.graphql {
@@ -510,7 +560,10 @@ impl Cx<'_> {
                 s.err(k.loc, format!("invalid `keep` path: {e}"));
             }
             if !kept.insert(&k.value) {
-                s.err(k.loc, format!("`{}` is listed twice in `keep`: remove one", k.value));
+                s.err(
+                    k.loc,
+                    format!("`{}` is listed twice in `keep`: remove one", k.value),
+                );
             }
         }
         if let Some(p) = &tool.pagination {
@@ -524,11 +577,18 @@ impl Cx<'_> {
     fn annotations(&self, s: &mut Sink, tool: &Tool, method: Option<HttpMethod>) {
         let a = &tool.annotations;
         let Some(method) = method else { return };
-        let base = crate::model::default_annotations(method, tool.graphql.as_ref().map(|g| g.value.as_str()));
+        let base = crate::model::default_annotations(
+            method,
+            tool.graphql.as_ref().map(|g| g.value.as_str()),
+        );
         let read_only = a.read_only.as_ref().map_or(base.read_only, |v| v.value);
         let destructive = a.destructive.as_ref().map_or(base.destructive, |v| v.value);
         if read_only && destructive {
-            let at = a.destructive.as_ref().or(a.read_only.as_ref()).map_or(tool.name.loc, |v| v.loc);
+            let at = a
+                .destructive
+                .as_ref()
+                .or(a.read_only.as_ref())
+                .map_or(tool.name.loc, |v| v.loc);
             s.err(
                 at,
                 "a tool cannot be both `read_only` and `destructive`: override one of them",
@@ -539,9 +599,22 @@ impl Cx<'_> {
     fn wire_collisions(&self, s: &mut Sink, tool: &Tool) {
         let mut seen: HashMap<(In, String), &Sp<String>> = HashMap::new();
         for p in &tool.params {
-            let Some(place) = param_in(tool, p) else { continue };
-            let wire = wire_name(&p.name.value, p.spec.wire.as_ref().map(|w| w.value.as_str()), self.pack.casing);
-            let key = (place, if place == In::Header { wire.to_ascii_lowercase() } else { wire.clone() });
+            let Some(place) = param_in(tool, p) else {
+                continue;
+            };
+            let wire = wire_name(
+                &p.name.value,
+                p.spec.wire.as_ref().map(|w| w.value.as_str()),
+                self.pack.casing,
+            );
+            let key = (
+                place,
+                if place == In::Header {
+                    wire.to_ascii_lowercase()
+                } else {
+                    wire.clone()
+                },
+            );
             if let Some(first) = seen.get(&key) {
                 s.err(
                     p.spec.wire.as_ref().map_or(p.name.loc, |w| w.loc),
@@ -576,7 +649,10 @@ impl Cx<'_> {
     fn path(&self, s: &mut Sink, tool: &Tool, path: &Sp<String>) {
         let v = &path.value;
         if !v.starts_with('/') {
-            s.err(path.loc, format!("`path` `{v}` must start with `/` (it is joined to `base_url`)"));
+            s.err(
+                path.loc,
+                format!("`path` `{v}` must start with `/` (it is joined to `base_url`)"),
+            );
         }
         if v.contains(['?', '#']) {
             s.err(
@@ -591,12 +667,18 @@ impl Cx<'_> {
                 return;
             }
         };
-        let path_params: Vec<&Field> =
-            tool.params.iter().filter(|p| param_in(tool, p) == Some(In::Path)).collect();
+        let path_params: Vec<&Field> = tool
+            .params
+            .iter()
+            .filter(|p| param_in(tool, p) == Some(In::Path))
+            .collect();
         let mut seen = HashSet::new();
         for (_, name) in &holders {
             if !seen.insert(*name) {
-                s.err(path.loc, format!("placeholder `{{{name}}}` appears twice in `{v}`"));
+                s.err(
+                    path.loc,
+                    format!("placeholder `{{{name}}}` appears twice in `{v}`"),
+                );
                 continue;
             }
             let matching = path_params.iter().any(|p| p.name.value == *name);
@@ -611,7 +693,10 @@ impl Cx<'_> {
                         "add a parameter `{name}: {{ in: path, type: string, required: true, description: ... }}`"
                     ),
                 };
-                s.err(path.loc, format!("placeholder `{{{name}}}` in `{v}` has no path parameter: {hint}"));
+                s.err(
+                    path.loc,
+                    format!("placeholder `{{{name}}}` in `{v}` has no path parameter: {hint}"),
+                );
             }
         }
         for p in path_params {
@@ -651,7 +736,11 @@ impl Cx<'_> {
             .iter()
             .map(|p| {
                 (
-                    wire_name(&p.name.value, p.spec.wire.as_ref().map(|w| w.value.as_str()), self.pack.casing),
+                    wire_name(
+                        &p.name.value,
+                        p.spec.wire.as_ref().map(|w| w.value.as_str()),
+                        self.pack.casing,
+                    ),
                     *p,
                 )
             })
@@ -727,7 +816,10 @@ impl Cx<'_> {
             return Some(k.value);
         }
         let r = spec.reference.as_ref()?;
-        self.types.get(r.value.as_str()).and_then(|t| t.spec.kind.as_ref()).map(|k| k.value)
+        self.types
+            .get(r.value.as_str())
+            .and_then(|t| t.spec.kind.as_ref())
+            .map(|k| k.value)
     }
 
     fn spec(&self, s: &mut Sink, spec: &Spec, ctx: Ctx<'_>) {
@@ -753,7 +845,11 @@ impl Cx<'_> {
         }
 
         // Exactly one of type / ref / one_of.
-        let shapes = [spec.kind.is_some(), spec.reference.is_some(), spec.one_of.is_some()];
+        let shapes = [
+            spec.kind.is_some(),
+            spec.reference.is_some(),
+            spec.one_of.is_some(),
+        ];
         let written = ["type", "ref", "one_of"].iter().any(|k| spec.mentions(k));
         match shapes.iter().filter(|b| **b).count() {
             0 if written => {}
@@ -815,7 +911,10 @@ impl Cx<'_> {
                 } else {
                     format!("declared types: {}", names.join(", "))
                 };
-                s.err(r.loc, format!("unknown type `{}` in `ref`{near} ({list})", r.value));
+                s.err(
+                    r.loc,
+                    format!("unknown type `{}` in `ref`{near} ({list})", r.value),
+                );
             }
             let shape_keys: [(&str, Option<Loc>); 13] = [
                 ("enum", spec.enum_values.as_ref().map(|v| v.loc)),
@@ -880,16 +979,25 @@ impl Cx<'_> {
             let mut seen = HashSet::new();
             for m in &modes.value {
                 if m.value.trim().is_empty() {
-                    s.err(m.loc, "empty mode label: name the mode (`pro`, `create`, ...) or remove it");
+                    s.err(
+                        m.loc,
+                        "empty mode label: name the mode (`pro`, `create`, ...) or remove it",
+                    );
                 } else if !seen.insert(m.value.as_str()) {
-                    s.err(m.loc, format!("mode label `{}` is listed twice: remove one", m.value));
+                    s.err(
+                        m.loc,
+                        format!("mode label `{}` is listed twice: remove one", m.value),
+                    );
                 }
             }
         }
         if let Some(w) = &spec.wire
             && w.value.is_empty()
         {
-            s.err(w.loc, "empty `wire` name: remove it to use the parameter's name");
+            s.err(
+                w.loc,
+                "empty `wire` name: remove it to use the parameter's name",
+            );
         }
 
         // Nested shapes.
@@ -941,16 +1049,25 @@ impl Cx<'_> {
         if let Some(style) = &spec.style
             && (place != Some(In::Query) || kind != Some(Kind::Array))
         {
-            s.err(style.loc, "`style` only applies to `in: query` parameters of `type: array`; remove it");
+            s.err(
+                style.loc,
+                "`style` only applies to `in: query` parameters of `type: array`; remove it",
+            );
         }
         if let Some(slash) = &spec.allow_slash
             && (place != Some(In::Path) || kind != Some(Kind::String))
         {
-            s.err(slash.loc, "`allow_slash` only applies to `in: path` parameters of `type: string`; remove it");
+            s.err(
+                slash.loc,
+                "`allow_slash` only applies to `in: path` parameters of `type: string`; remove it",
+            );
         }
         if let Some(fc) = &spec.from_context {
             if fc.value.trim().is_empty() {
-                s.err(fc.loc, "empty `from_context` key: name the `CallContext` value that fills it");
+                s.err(
+                    fc.loc,
+                    "empty `from_context` key: name the `CallContext` value that fills it",
+                );
             }
             if let Some(m) = &spec.modes {
                 s.err(
@@ -964,18 +1081,78 @@ impl Cx<'_> {
     fn kind_keys(&self, s: &mut Sink, spec: &Spec, kind: Kind) {
         let numeric = matches!(kind, Kind::Integer | Kind::Number);
         let checks: [(&str, Option<Loc>, bool, &str); 12] = [
-            ("enum", spec.enum_values.as_ref().map(|v| v.loc), numeric || kind == Kind::String, "`string`, `integer` or `number`"),
-            ("minimum", spec.minimum.as_ref().map(|v| v.loc), numeric, "`integer` or `number`"),
-            ("maximum", spec.maximum.as_ref().map(|v| v.loc), numeric, "`integer` or `number`"),
-            ("min_length", spec.min_length.as_ref().map(|v| v.loc), kind == Kind::String, "`string`"),
-            ("max_length", spec.max_length.as_ref().map(|v| v.loc), kind == Kind::String, "`string`"),
-            ("pattern", spec.pattern.as_ref().map(|v| v.loc), kind == Kind::String, "`string`"),
-            ("format", spec.format.as_ref().map(|v| v.loc), kind == Kind::String, "`string`"),
-            ("items", spec.items.as_ref().map(|v| v.loc), kind == Kind::Array, "`array`"),
-            ("min_items", spec.min_items.as_ref().map(|v| v.loc), kind == Kind::Array, "`array`"),
-            ("max_items", spec.max_items.as_ref().map(|v| v.loc), kind == Kind::Array, "`array`"),
-            ("properties", spec.properties.as_ref().map(|v| v.loc), kind == Kind::Object, "`object`"),
-            ("values", spec.values.as_ref().map(|v| v.loc), kind == Kind::Map, "`map`"),
+            (
+                "enum",
+                spec.enum_values.as_ref().map(|v| v.loc),
+                numeric || kind == Kind::String,
+                "`string`, `integer` or `number`",
+            ),
+            (
+                "minimum",
+                spec.minimum.as_ref().map(|v| v.loc),
+                numeric,
+                "`integer` or `number`",
+            ),
+            (
+                "maximum",
+                spec.maximum.as_ref().map(|v| v.loc),
+                numeric,
+                "`integer` or `number`",
+            ),
+            (
+                "min_length",
+                spec.min_length.as_ref().map(|v| v.loc),
+                kind == Kind::String,
+                "`string`",
+            ),
+            (
+                "max_length",
+                spec.max_length.as_ref().map(|v| v.loc),
+                kind == Kind::String,
+                "`string`",
+            ),
+            (
+                "pattern",
+                spec.pattern.as_ref().map(|v| v.loc),
+                kind == Kind::String,
+                "`string`",
+            ),
+            (
+                "format",
+                spec.format.as_ref().map(|v| v.loc),
+                kind == Kind::String,
+                "`string`",
+            ),
+            (
+                "items",
+                spec.items.as_ref().map(|v| v.loc),
+                kind == Kind::Array,
+                "`array`",
+            ),
+            (
+                "min_items",
+                spec.min_items.as_ref().map(|v| v.loc),
+                kind == Kind::Array,
+                "`array`",
+            ),
+            (
+                "max_items",
+                spec.max_items.as_ref().map(|v| v.loc),
+                kind == Kind::Array,
+                "`array`",
+            ),
+            (
+                "properties",
+                spec.properties.as_ref().map(|v| v.loc),
+                kind == Kind::Object,
+                "`object`",
+            ),
+            (
+                "values",
+                spec.values.as_ref().map(|v| v.loc),
+                kind == Kind::Map,
+                "`map`",
+            ),
         ];
         for (key, loc, ok, applies) in checks {
             if let Some(loc) = loc
@@ -983,13 +1160,19 @@ impl Cx<'_> {
             {
                 s.err(
                     loc,
-                    format!("`{key}` only applies to {applies}, not `{}`: remove it or change the type", kind.as_str()),
+                    format!(
+                        "`{key}` only applies to {applies}, not `{}`: remove it or change the type",
+                        kind.as_str()
+                    ),
                 );
             }
         }
         let type_loc = spec.kind.as_ref().map_or(spec.loc, |k| k.loc);
         if kind == Kind::Array && spec.items.is_none() {
-            s.err(type_loc, "an `array` needs `items:` (the shape of every element)");
+            s.err(
+                type_loc,
+                "an `array` needs `items:` (the shape of every element)",
+            );
         }
         if kind == Kind::Object && spec.properties.is_none() {
             s.err(
@@ -1000,15 +1183,37 @@ impl Cx<'_> {
 
         // Bounds.
         let pairs = [
-            ("minimum", spec.minimum.as_ref().and_then(|n| n.value.as_f64()), "maximum", spec.maximum.as_ref().map(|n| (n.value.as_f64(), n.loc))),
-            ("min_length", spec.min_length.as_ref().map(|n| f64::from(n.value)), "max_length", spec.max_length.as_ref().map(|n| (Some(f64::from(n.value)), n.loc))),
-            ("min_items", spec.min_items.as_ref().map(|n| f64::from(n.value)), "max_items", spec.max_items.as_ref().map(|n| (Some(f64::from(n.value)), n.loc))),
+            (
+                "minimum",
+                spec.minimum.as_ref().and_then(|n| n.value.as_f64()),
+                "maximum",
+                spec.maximum.as_ref().map(|n| (n.value.as_f64(), n.loc)),
+            ),
+            (
+                "min_length",
+                spec.min_length.as_ref().map(|n| f64::from(n.value)),
+                "max_length",
+                spec.max_length
+                    .as_ref()
+                    .map(|n| (Some(f64::from(n.value)), n.loc)),
+            ),
+            (
+                "min_items",
+                spec.min_items.as_ref().map(|n| f64::from(n.value)),
+                "max_items",
+                spec.max_items
+                    .as_ref()
+                    .map(|n| (Some(f64::from(n.value)), n.loc)),
+            ),
         ];
         for (lo_key, lo, hi_key, hi) in pairs {
             if let (Some(lo), Some((Some(hi), loc))) = (lo, hi)
                 && lo > hi
             {
-                s.err(loc, format!("`{hi_key}` ({hi}) is below `{lo_key}` ({lo}): no value could pass"));
+                s.err(
+                    loc,
+                    format!("`{hi_key}` ({hi}) is below `{lo_key}` ({lo}): no value could pass"),
+                );
             }
         }
         if kind == Kind::Integer {
@@ -1016,14 +1221,23 @@ impl Cx<'_> {
                 if let Some(n) = n
                     && !(n.value.is_i64() || n.value.is_u64())
                 {
-                    s.err(n.loc, format!("`{key}` of an `integer` must be a whole number"));
+                    s.err(
+                        n.loc,
+                        format!("`{key}` of an `integer` must be a whole number"),
+                    );
                 }
             }
         }
         if let Some(p) = &spec.pattern
             && let Err(e) = regex_lite::Regex::new(&p.value)
         {
-            let first = e.to_string().lines().last().unwrap_or_default().trim().to_owned();
+            let first = e
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or_default()
+                .trim()
+                .to_owned();
             s.err(p.loc, format!("`pattern` does not compile: {first}"));
         }
 
@@ -1046,14 +1260,23 @@ impl Cx<'_> {
             && matches!(kind, Kind::String | Kind::Integer | Kind::Number)
         {
             if values.value.is_empty() {
-                s.err(values.loc, "`enum` is empty: list the allowed values or remove it");
+                s.err(
+                    values.loc,
+                    "`enum` is empty: list the allowed values or remove it",
+                );
             }
             let mut seen = HashSet::new();
             for v in &values.value {
                 if v.value.is_null() {
-                    s.err(v.loc, "`null` cannot be an `enum` value: use `nullable: true`");
+                    s.err(
+                        v.loc,
+                        "`null` cannot be an `enum` value: use `nullable: true`",
+                    );
                 } else if !fits(&v.value) {
-                    s.err(v.loc, format!("enum value `{}` is not {}", v.value, article(kind)));
+                    s.err(
+                        v.loc,
+                        format!("enum value `{}` is not {}", v.value, article(kind)),
+                    );
                 } else if !seen.insert(v.value.to_string()) {
                     s.err(v.loc, format!("enum value `{}` is listed twice", v.value));
                 }
@@ -1061,7 +1284,10 @@ impl Cx<'_> {
         }
         if let Some(d) = &spec.default {
             if !fits(&d.value) {
-                s.err(d.loc, format!("`default` `{}` is not {}", d.value, article(kind)));
+                s.err(
+                    d.loc,
+                    format!("`default` `{}` is not {}", d.value, article(kind)),
+                );
             } else if let Some(values) = &spec.enum_values
                 && !d.value.is_null()
                 && !values.value.iter().any(|v| same_json(&v.value, &d.value))
@@ -1077,10 +1303,21 @@ impl Cx<'_> {
                 );
             } else if let Json::Number(n) = &d.value {
                 let x = n.as_f64().unwrap_or(0.0);
-                let below = spec.minimum.as_ref().and_then(|m| m.value.as_f64()).is_some_and(|m| x < m);
-                let above = spec.maximum.as_ref().and_then(|m| m.value.as_f64()).is_some_and(|m| x > m);
+                let below = spec
+                    .minimum
+                    .as_ref()
+                    .and_then(|m| m.value.as_f64())
+                    .is_some_and(|m| x < m);
+                let above = spec
+                    .maximum
+                    .as_ref()
+                    .and_then(|m| m.value.as_f64())
+                    .is_some_and(|m| x > m);
                 if below || above {
-                    s.err(d.loc, format!("`default` {n} is outside `minimum`/`maximum`"));
+                    s.err(
+                        d.loc,
+                        format!("`default` {n} is outside `minimum`/`maximum`"),
+                    );
                 }
             }
         }
@@ -1182,7 +1419,10 @@ mod tests {
 
     #[test]
     fn url_templates() {
-        assert_eq!(placeholders("/a/{b}/c/{d}").unwrap(), vec![(3, "b"), (9, "d")]);
+        assert_eq!(
+            placeholders("/a/{b}/c/{d}").unwrap(),
+            vec![(3, "b"), (9, "d")]
+        );
         assert!(placeholders("/a/{b").is_err());
         assert!(placeholders("/a/b}").is_err());
         assert!(placeholders("/a/{}").is_err());

@@ -32,13 +32,21 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A diagnostic at `loc` in `file`.
     pub fn new(file: impl Into<String>, loc: Loc, message: impl Into<String>) -> Self {
-        Self { file: file.into(), loc, message: message.into() }
+        Self {
+            file: file.into(),
+            loc,
+            message: message.into(),
+        }
     }
 }
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.file, self.loc.line, self.loc.col, self.message)
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.loc.line, self.loc.col, self.message
+        )
     }
 }
 
@@ -51,11 +59,15 @@ pub(crate) struct Sink {
 
 impl Sink {
     pub(crate) fn new(file: &str) -> Self {
-        Self { file: file.to_owned(), diags: Vec::new() }
+        Self {
+            file: file.to_owned(),
+            diags: Vec::new(),
+        }
     }
 
     pub(crate) fn err(&mut self, loc: Loc, message: impl Into<String>) {
-        self.diags.push(Diagnostic::new(self.file.clone(), loc, message));
+        self.diags
+            .push(Diagnostic::new(self.file.clone(), loc, message));
     }
 
     pub(crate) fn file(&self) -> &str {

@@ -72,11 +72,17 @@ fn text(v: &str) -> Literal {
         }
     }
     let hashes = "#".repeat(longest + 1);
-    format!("r{hashes}\"{v}\"{hashes}").parse().unwrap_or_else(|_| s(v))
+    format!("r{hashes}\"{v}\"{hashes}")
+        .parse()
+        .unwrap_or_else(|_| s(v))
 }
 
 /// A struct literal that spells out only the fields differing from `base` (`..BASE`).
-fn struct_lit(name: TokenStream, fields: Vec<(&str, TokenStream, bool)>, base: &str) -> TokenStream {
+fn struct_lit(
+    name: TokenStream,
+    fields: Vec<(&str, TokenStream, bool)>,
+    base: &str,
+) -> TokenStream {
     let base = format_ident!("{}", base);
     let mut omitted = false;
     let mut out = Vec::new();
@@ -124,7 +130,11 @@ fn opt_u32(v: Option<u32>) -> TokenStream {
 fn f64_lit(n: &Number) -> TokenStream {
     let v = n.as_f64().unwrap_or(0.0);
     let lit = Literal::f64_suffixed(v.abs());
-    if v.is_sign_negative() && v != 0.0 { quote!(-#lit) } else { quote!(#lit) }
+    if v.is_sign_negative() && v != 0.0 {
+        quote!(-#lit)
+    } else {
+        quote!(#lit)
+    }
 }
 
 fn opt_f64(n: Option<&Number>) -> TokenStream {
@@ -158,7 +168,9 @@ impl Gen<'_> {
                 let v = self.node_value(node);
                 quote!(&#v)
             }
-            Ty::Ref { index, nullable, .. } => {
+            Ty::Ref {
+                index, nullable, ..
+            } => {
                 let t = &self.pack.types[*index];
                 let name = type_static(&t.name);
                 if *nullable && !t.node.nullable {
@@ -175,7 +187,9 @@ impl Gen<'_> {
     fn shape_value(&self, ty: &Ty) -> TokenStream {
         match ty {
             Ty::Inline(node) => self.node_value(node),
-            Ty::Ref { index, nullable, .. } => {
+            Ty::Ref {
+                index, nullable, ..
+            } => {
                 let t = &self.pack.types[*index];
                 if *nullable && !t.node.nullable {
                     let name = type_static(&t.name);
@@ -200,7 +214,11 @@ impl Gen<'_> {
                     vec![
                         ("minimum", min, n.minimum.is_none()),
                         ("maximum", max, n.maximum.is_none()),
-                        ("enum_values", quote!(&[#(#values),*]), n.enum_values.is_empty()),
+                        (
+                            "enum_values",
+                            quote!(&[#(#values),*]),
+                            n.enum_values.is_empty(),
+                        ),
                     ],
                     "NUMBER",
                 );
@@ -244,7 +262,11 @@ impl Gen<'_> {
                 );
                 quote!(Shape::String(#rules))
             }
-            NodeKind::Array { items, min_items, max_items } => {
+            NodeKind::Array {
+                items,
+                min_items,
+                max_items,
+            } => {
                 let items = self.shape_ref(items);
                 let min = opt_u32(*min_items);
                 let max = opt_u32(*max_items);
@@ -314,7 +336,11 @@ impl Gen<'_> {
                 ("required", quote!(#required), !f.required),
                 ("modes", modes, f.modes.is_empty()),
                 ("default", default, f.default.is_none()),
-                ("location", quote!(Location::#location), f.location.is_none()),
+                (
+                    "location",
+                    quote!(Location::#location),
+                    f.location.is_none(),
+                ),
                 ("style", quote!(ListStyle::#style), f.style == Style::Repeat),
                 ("allow_slash", quote!(#allow_slash), !f.allow_slash),
                 ("from_context", from_context, f.from_context.is_none()),

@@ -123,7 +123,10 @@ pub fn scan(doc: &str) -> Result<Scan, String> {
     if operations == 0 {
         return Err("no operation: write `query Name { ... }` or `mutation Name { ... }`".into());
     }
-    Ok(Scan { only_queries, variables })
+    Ok(Scan {
+        only_queries,
+        variables,
+    })
 }
 
 #[cfg(test)]
@@ -140,7 +143,10 @@ mod tests {
         let s = scan("# mutation in a comment\nquery { a(x: \"mutation $y\") }").unwrap();
         assert!(s.only_queries);
         assert!(s.variables.is_empty());
-        let s = scan("mutation Add($id: ID!) { addStar(input: {starrableId: $id}) { clientMutationId } }").unwrap();
+        let s = scan(
+            "mutation Add($id: ID!) { addStar(input: {starrableId: $id}) { clientMutationId } }",
+        )
+        .unwrap();
         assert!(!s.only_queries);
         assert_eq!(s.variables, vec!["id"]);
         let s = scan("query A { a } mutation B { b }").unwrap();

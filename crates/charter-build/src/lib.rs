@@ -13,10 +13,9 @@
 //! - [`generate`]: Rust code (`quote` + `prettyplease`).
 //!
 //! ```no_run
-//! // build.rs of a crate with its own packs:
-//! fn main() {
-//!     let _ = charter_build::Builder::new().packs_from_dir("packs").compile();
-//! }
+//! // build.rs of a crate with its own packs; mistakes are printed as `cargo::error=` lines,
+//! // which fail the build.
+//! let _ = charter_build::Builder::new().packs_from_dir("packs").compile();
 //! ```
 
 #![warn(missing_docs)]
@@ -67,7 +66,9 @@ pub struct ToolSummary {
 
 fn sort(mut diags: Vec<Diagnostic>, order: &[String]) -> Vec<Diagnostic> {
     let rank = |f: &str| order.iter().position(|o| o == f).unwrap_or(usize::MAX);
-    diags.sort_by(|a, b| (rank(&a.file), a.loc, &a.message).cmp(&(rank(&b.file), b.loc, &b.message)));
+    diags.sort_by(|a, b| {
+        (rank(&a.file), a.loc, &a.message).cmp(&(rank(&b.file), b.loc, &b.message))
+    });
     diags.dedup();
     diags
 }
@@ -140,7 +141,11 @@ pub fn check_file(path: impl AsRef<Path>) -> Result<PackSummary, Vec<Diagnostic>
     let path = path.as_ref();
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| {
-        vec![Diagnostic::new(&file, Loc::new(1, 1), format!("cannot read the pack: {e}"))]
+        vec![Diagnostic::new(
+            &file,
+            Loc::new(1, 1),
+            format!("cannot read the pack: {e}"),
+        )]
     })?;
     let model = load_str(&file, &text)?;
     Ok(summary(&model))
@@ -158,10 +163,9 @@ pub fn summary(model: &PackModel) -> PackSummary {
                 name: t.name.clone(),
                 method: t.method.as_str(),
                 path: t.path.clone(),
-                tokens: t
-                    .views
-                    .first()
-                    .map_or(0, |v| schema::view_schema(&model.types, &t.params, v).tokens),
+                tokens: t.views.first().map_or(0, |v| {
+                    schema::view_schema(&model.types, &t.params, v).tokens
+                }),
                 views: t.views.len(),
             })
             .collect(),

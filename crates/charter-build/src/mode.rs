@@ -62,15 +62,27 @@ impl ViewSpec {
 pub fn views(author: Option<&str>, labels: &BTreeSet<String>) -> Vec<ViewSpec> {
     let base: Vec<String> = author.map(str::to_owned).into_iter().collect();
     let mut out = vec![
-        ViewSpec { key: ViewKey::Default, active: base.clone(), widest: author.is_none() },
-        ViewSpec { key: ViewKey::Unmatched, active: base.clone(), widest: false },
+        ViewSpec {
+            key: ViewKey::Default,
+            active: base.clone(),
+            widest: author.is_none(),
+        },
+        ViewSpec {
+            key: ViewKey::Unmatched,
+            active: base.clone(),
+            widest: false,
+        },
     ];
     for label in labels {
         let mut active = base.clone();
         if !active.contains(label) {
             active.push(label.clone());
         }
-        out.push(ViewSpec { key: ViewKey::Label(label.clone()), active, widest: false });
+        out.push(ViewSpec {
+            key: ViewKey::Label(label.clone()),
+            active,
+            widest: false,
+        });
     }
     out
 }
@@ -81,8 +93,11 @@ pub fn views(author: Option<&str>, labels: &BTreeSet<String>) -> Vec<ViewSpec> {
 pub(crate) fn check_tool(s: &mut Sink, types: &HashMap<&str, &TypeDecl>, tool: &Tool) {
     let author: Vec<String> = tool.mode.iter().map(|m| m.value.clone()).collect();
     let mut seen_types: HashSet<&str> = HashSet::new();
-    let mut stack: Vec<(&str, &Spec)> =
-        tool.params.iter().map(|p| (p.name.value.as_str(), &p.spec)).collect();
+    let mut stack: Vec<(&str, &Spec)> = tool
+        .params
+        .iter()
+        .map(|p| (p.name.value.as_str(), &p.spec))
+        .collect();
     let mut nested: Vec<&Spec> = Vec::new();
     loop {
         while let Some((name, spec)) = stack.pop() {
@@ -159,7 +174,10 @@ mod tests {
         assert!(!v[2].shows(&pro, false));
         assert!(v[3].shows(&pro, false));
         assert!(!v[0].shows(&["disabled".to_owned()], false));
-        assert!(!v[0].shows(&[], true), "from-context fields are never visible");
+        assert!(
+            !v[0].shows(&[], true),
+            "from-context fields are never visible"
+        );
 
         let v = views(Some("create"), &labels);
         assert!(!v[0].widest, "an author mode narrows the default view");

@@ -7,8 +7,8 @@ use crate::check::{self, labels_of, param_in, wire_name};
 use crate::graphql;
 use crate::mode::{self, ViewSpec};
 use crate::pack::{
-    AuthScheme, BodyEnc, Casing, EnvelopeDecl, FormatName, HttpMethod, In, Json, Kind, Number, Pack,
-    PaginationDecl, Spec, Style, Tool, TypeDecl,
+    AuthScheme, BodyEnc, Casing, EnvelopeDecl, FormatName, HttpMethod, In, Json, Kind, Number,
+    Pack, PaginationDecl, Spec, Style, Tool, TypeDecl,
 };
 
 /// The MCP four.
@@ -35,7 +35,12 @@ pub fn default_annotations(method: HttpMethod, graphql: Option<&str>) -> Annotat
         HttpMethod::Delete => (false, true, true),
         HttpMethod::Post | HttpMethod::Patch => (false, false, false),
     };
-    Annotations { read_only, idempotent, destructive, open_world: true }
+    Annotations {
+        read_only,
+        idempotent,
+        destructive,
+        open_world: true,
+    }
 }
 
 /// How the pack authenticates.
@@ -287,7 +292,8 @@ pub enum NodeKind {
 
 /// The names of the types that reach themselves through references.
 pub(crate) fn recursive_types(types: &[TypeDecl]) -> HashSet<String> {
-    let index: HashMap<&str, &TypeDecl> = types.iter().map(|t| (t.name.value.as_str(), t)).collect();
+    let index: HashMap<&str, &TypeDecl> =
+        types.iter().map(|t| (t.name.value.as_str(), t)).collect();
     fn refs<'a>(spec: &'a Spec, out: &mut Vec<&'a str>) {
         if let Some(r) = &spec.reference {
             out.push(&r.value);
@@ -318,7 +324,10 @@ pub(crate) fn recursive_types(types: &[TypeDecl]) -> HashSet<String> {
 
 /// `CHARTER_<PACK>_BASE_URL`.
 pub fn base_url_env(label: &str) -> String {
-    format!("CHARTER_{}_BASE_URL", label.to_ascii_uppercase().replace('-', "_"))
+    format!(
+        "CHARTER_{}_BASE_URL",
+        label.to_ascii_uppercase().replace('-', "_")
+    )
 }
 
 struct Resolver<'a> {
@@ -332,7 +341,11 @@ impl Resolver<'_> {
         if let Some(r) = &spec.reference {
             // Checked: the type exists. Fall back to `any` rather than panic on bad input.
             if let Some(&index) = self.index.get(r.value.as_str()) {
-                return Ty::Ref { index, nullable: spec.is_nullable(), description };
+                return Ty::Ref {
+                    index,
+                    nullable: spec.is_nullable(),
+                    description,
+                };
             }
             return Ty::Inline(Box::new(Node {
                 kind: NodeKind::Any,
@@ -347,7 +360,10 @@ impl Resolver<'_> {
     fn node(&self, spec: &Spec, description: Option<String>) -> Node {
         let kind = if let Some(alts) = &spec.one_of {
             NodeKind::OneOf(
-                alts.value.iter().map(|a| self.ty(a, a.description.as_ref().map(|d| d.value.clone()))).collect(),
+                alts.value
+                    .iter()
+                    .map(|a| self.ty(a, a.description.as_ref().map(|d| d.value.clone())))
+                    .collect(),
             )
         } else {
             match spec.kind.as_ref().map_or(Kind::Any, |k| k.value) {
@@ -364,7 +380,11 @@ impl Resolver<'_> {
                             .filter_map(|v| v.value.as_number().cloned())
                             .collect(),
                     };
-                    if k == Kind::Integer { NodeKind::Integer(num) } else { NodeKind::Number(num) }
+                    if k == Kind::Integer {
+                        NodeKind::Integer(num)
+                    } else {
+                        NodeKind::Number(num)
+                    }
                 }
                 Kind::String => NodeKind::String(StrModel {
                     enum_values: spec
@@ -380,7 +400,9 @@ impl Resolver<'_> {
                 }),
                 Kind::Array => NodeKind::Array {
                     items: match &spec.items {
-                        Some(items) => self.ty(items, items.description.as_ref().map(|d| d.value.clone())),
+                        Some(items) => {
+                            self.ty(items, items.description.as_ref().map(|d| d.value.clone()))
+                        }
                         None => Ty::Inline(Box::new(Node {
                             kind: NodeKind::Any,
                             nullable: false,
@@ -425,12 +447,20 @@ impl Resolver<'_> {
             .or_else(|| {
                 let r = spec.reference.as_ref()?;
                 let i = *self.index.get(r.value.as_str())?;
-                self.types[i].spec.description.as_ref().map(|d| d.value.clone())
+                self.types[i]
+                    .spec
+                    .description
+                    .as_ref()
+                    .map(|d| d.value.clone())
             })
             .unwrap_or_default();
         FieldModel {
             name: name.to_owned(),
-            wire: wire_name(name, spec.wire.as_ref().map(|w| w.value.as_str()), self.casing),
+            wire: wire_name(
+                name,
+                spec.wire.as_ref().map(|w| w.value.as_str()),
+                self.casing,
+            ),
             ty: self.ty(spec, Some(description.clone())),
             description,
             required: spec.is_required(),
@@ -449,22 +479,37 @@ impl Resolver<'_> {
 pub fn resolve(pack: &Pack) -> PackModel {
     let recursive = recursive_types(&pack.types);
     let r = Resolver {
-        index: pack.types.iter().enumerate().map(|(i, t)| (t.name.value.as_str(), i)).collect(),
+        index: pack
+            .types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.value.as_str(), i))
+            .collect(),
         types: &pack.types,
         casing: pack.casing,
     };
-    let type_map: HashMap<&str, &TypeDecl> = pack.types.iter().map(|t| (t.name.value.as_str(), t)).collect();
+    let type_map: HashMap<&str, &TypeDecl> = pack
+        .types
+        .iter()
+        .map(|t| (t.name.value.as_str(), t))
+        .collect();
     let mut types: Vec<TypeModel> = pack
         .types
         .iter()
         .map(|t| TypeModel {
             name: t.name.value.clone(),
-            node: r.node(&t.spec, t.spec.description.as_ref().map(|d| d.value.clone())),
+            node: r.node(
+                &t.spec,
+                t.spec.description.as_ref().map(|d| d.value.clone()),
+            ),
             recursive: recursive.contains(&t.name.value),
             used: false,
         })
         .collect();
-    let label = pack.label.as_ref().map_or_else(String::new, |l| l.value.clone());
+    let label = pack
+        .label
+        .as_ref()
+        .map_or_else(String::new, |l| l.value.clone());
     let tools: Vec<ToolModel> = pack
         .tools
         .iter()
@@ -508,8 +553,14 @@ pub fn resolve(pack: &Pack) -> PackModel {
             AuthScheme::Bearer => AuthModel::Bearer { env },
             AuthScheme::Basic => AuthModel::Basic { env },
             AuthScheme::Header => AuthModel::Header {
-                name: a.header.as_ref().map_or_else(String::new, |h| h.value.clone()),
-                prefix: a.prefix.as_ref().map_or_else(String::new, |p| p.value.clone()),
+                name: a
+                    .header
+                    .as_ref()
+                    .map_or_else(String::new, |h| h.value.clone()),
+                prefix: a
+                    .prefix
+                    .as_ref()
+                    .map_or_else(String::new, |p| p.value.clone()),
                 env,
             },
         }
@@ -518,19 +569,43 @@ pub fn resolve(pack: &Pack) -> PackModel {
         file: pack.file.clone(),
         base_url_env: base_url_env(&label),
         label,
-        description: pack.description.as_ref().map_or_else(String::new, |d| d.value.clone()),
-        base_url: pack.base_url.as_ref().map_or_else(String::new, |u| u.value.clone()),
+        description: pack
+            .description
+            .as_ref()
+            .map_or_else(String::new, |d| d.value.clone()),
+        base_url: pack
+            .base_url
+            .as_ref()
+            .map_or_else(String::new, |u| u.value.clone()),
         auth,
-        headers: pack.headers.iter().map(|(k, v)| (k.value.clone(), v.value.clone())).collect(),
-        query: pack.query.iter().map(|(k, v)| (k.value.clone(), v.value.clone())).collect(),
-        body: pack.body.iter().map(|(k, v)| (k.value.clone(), v.to_string())).collect(),
+        headers: pack
+            .headers
+            .iter()
+            .map(|(k, v)| (k.value.clone(), v.value.clone()))
+            .collect(),
+        query: pack
+            .query
+            .iter()
+            .map(|(k, v)| (k.value.clone(), v.value.clone()))
+            .collect(),
+        body: pack
+            .body
+            .iter()
+            .map(|(k, v)| (k.value.clone(), v.to_string()))
+            .collect(),
         envelope: pack.envelope.clone(),
         types,
         tools,
     }
 }
 
-fn tool(r: &Resolver<'_>, types: &HashMap<&str, &TypeDecl>, pack: &Pack, label: &str, t: &Tool) -> ToolModel {
+fn tool(
+    r: &Resolver<'_>,
+    types: &HashMap<&str, &TypeDecl>,
+    pack: &Pack,
+    label: &str,
+    t: &Tool,
+) -> ToolModel {
     let method = t.method.as_ref().map_or(HttpMethod::Post, |m| m.value);
     let graphql = t.graphql.as_ref().map(|g| g.value.clone());
     let mut annotations = default_annotations(method, graphql.as_deref());
@@ -545,12 +620,19 @@ fn tool(r: &Resolver<'_>, types: &HashMap<&str, &TypeDecl>, pack: &Pack, label: 
             *slot = v.value;
         }
     }
-    let params: Vec<FieldModel> =
-        t.params.iter().map(|p| r.field(&p.name.value, &p.spec, param_in(t, p))).collect();
+    let params: Vec<FieldModel> = t
+        .params
+        .iter()
+        .map(|p| r.field(&p.name.value, &p.spec, param_in(t, p)))
+        .collect();
     let has_body_params = params.iter().any(|p| p.location == Some(In::Body));
     let sends_body = graphql.is_some()
         || has_body_params
-        || (!pack.body.is_empty() && matches!(method, HttpMethod::Post | HttpMethod::Put | HttpMethod::Patch));
+        || (!pack.body.is_empty()
+            && matches!(
+                method,
+                HttpMethod::Post | HttpMethod::Put | HttpMethod::Patch
+            ));
     let body = match (sends_body, t.body_encoding.as_ref().map(|b| b.value)) {
         (false, _) => BodyModel::None,
         (true, Some(BodyEnc::Form)) if graphql.is_none() => BodyModel::Form,
@@ -561,21 +643,28 @@ fn tool(r: &Resolver<'_>, types: &HashMap<&str, &TypeDecl>, pack: &Pack, label: 
     ToolModel {
         name: format!("{label}_{}", t.name.value),
         tool: t.name.value.clone(),
-        description: t.description.as_ref().map_or_else(String::new, |d| d.value.clone()),
+        description: t
+            .description
+            .as_ref()
+            .map_or_else(String::new, |d| d.value.clone()),
         annotations,
         views: mode::views(mode.as_deref(), &labels),
         mode,
         params,
         hints: t.hints.iter().map(|h| h.value.clone()).collect(),
         method,
-        path: t.path.as_ref().map_or_else(String::new, |p| p.value.clone()),
+        path: t
+            .path
+            .as_ref()
+            .map_or_else(String::new, |p| p.value.clone()),
         body,
         graphql,
         keep: t.keep.iter().map(|k| k.value.clone()).collect(),
         pagination: t.pagination.as_ref().map(|p| match p {
-            PaginationDecl::Cursor { next, param } => {
-                PaginationModel::Cursor { next: next.value.clone(), param: param.value.clone() }
-            }
+            PaginationDecl::Cursor { next, param } => PaginationModel::Cursor {
+                next: next.value.clone(),
+                param: param.value.clone(),
+            },
             PaginationDecl::Page { param, size_param } => PaginationModel::Page {
                 param: param.value.clone(),
                 size_param: size_param.as_ref().map(|s| s.value.clone()),

@@ -66,14 +66,21 @@ struct Emitter<'a> {
 }
 
 impl Emitter<'_> {
-    fn visible<'f>(&self, fields: &'f [FieldModel]) -> impl Iterator<Item = &'f FieldModel> + use<'f, '_> {
-        fields.iter().filter(|f| self.view.shows(&f.modes, f.from_context.is_some()))
+    fn visible<'f>(
+        &self,
+        fields: &'f [FieldModel],
+    ) -> impl Iterator<Item = &'f FieldModel> + use<'f, '_> {
+        fields
+            .iter()
+            .filter(|f| self.view.shows(&f.modes, f.from_context.is_some()))
     }
 
     fn omitted(&self, name: &str) -> bool {
         match (&self.path, self.omit) {
             (Some(path), Some(omit)) => {
-                omit.len() == path.len() + 1 && omit[..path.len()] == path[..] && omit[path.len()] == name
+                omit.len() == path.len() + 1
+                    && omit[..path.len()] == path[..]
+                    && omit[path.len()] == name
             }
             _ => false,
         }
@@ -113,7 +120,11 @@ impl Emitter<'_> {
     fn ty(&mut self, ty: &Ty) -> Value {
         match ty {
             Ty::Inline(node) => self.node(node, node.description.as_deref(), false),
-            Ty::Ref { index, nullable, description } => {
+            Ty::Ref {
+                index,
+                nullable,
+                description,
+            } => {
                 let t = &self.types[*index];
                 let description = description.as_deref().or(t.node.description.as_deref());
                 if !t.recursive {
@@ -133,7 +144,10 @@ impl Emitter<'_> {
                     r.insert("$ref".into(), reference);
                     let mut null = Map::new();
                     null.insert("type".into(), "null".into());
-                    m.insert("anyOf".into(), Value::Array(vec![Value::Object(r), Value::Object(null)]));
+                    m.insert(
+                        "anyOf".into(),
+                        Value::Array(vec![Value::Object(r), Value::Object(null)]),
+                    );
                 } else {
                     m.insert("$ref".into(), reference);
                     if let Some(d) = description {
@@ -149,7 +163,11 @@ impl Emitter<'_> {
         let nullable = nullable || node.nullable;
         let mut m = Map::new();
         let typed = |m: &mut Map<String, Value>, t: &str| {
-            let v = if nullable { serde_json::json!([t, "null"]) } else { Value::from(t) };
+            let v = if nullable {
+                serde_json::json!([t, "null"])
+            } else {
+                Value::from(t)
+            };
             m.insert("type".into(), v);
         };
         let describe = |m: &mut Map<String, Value>| {
@@ -173,9 +191,19 @@ impl Emitter<'_> {
                 describe(&mut m);
             }
             NodeKind::Integer(n) | NodeKind::Number(n) => {
-                typed(&mut m, if matches!(node.kind, NodeKind::Integer(_)) { "integer" } else { "number" });
+                typed(
+                    &mut m,
+                    if matches!(node.kind, NodeKind::Integer(_)) {
+                        "integer"
+                    } else {
+                        "number"
+                    },
+                );
                 describe(&mut m);
-                enumerate(&mut m, n.enum_values.iter().cloned().map(Value::Number).collect());
+                enumerate(
+                    &mut m,
+                    n.enum_values.iter().cloned().map(Value::Number).collect(),
+                );
                 if let Some(d) = &node.default {
                     m.insert("default".into(), d.clone());
                 }
@@ -189,7 +217,10 @@ impl Emitter<'_> {
             NodeKind::String(s) => {
                 typed(&mut m, "string");
                 describe(&mut m);
-                enumerate(&mut m, s.enum_values.iter().cloned().map(Value::String).collect());
+                enumerate(
+                    &mut m,
+                    s.enum_values.iter().cloned().map(Value::String).collect(),
+                );
                 if let Some(d) = &node.default {
                     m.insert("default".into(), d.clone());
                 }
@@ -206,7 +237,11 @@ impl Emitter<'_> {
                     m.insert("maxLength".into(), v.into());
                 }
             }
-            NodeKind::Array { items, min_items, max_items } => {
+            NodeKind::Array {
+                items,
+                min_items,
+                max_items,
+            } => {
                 typed(&mut m, "array");
                 describe(&mut m);
                 // Array items are not separate paths: an object inside keeps the array's path.
@@ -234,12 +269,17 @@ impl Emitter<'_> {
                 describe(&mut m);
                 let v = self.untracked(|e| e.ty(values));
                 // A value schema with nothing in it accepts anything.
-                let v = if v.as_object().is_some_and(Map::is_empty) { Value::Bool(true) } else { v };
+                let v = if v.as_object().is_some_and(Map::is_empty) {
+                    Value::Bool(true)
+                } else {
+                    v
+                };
                 m.insert("additionalProperties".into(), v);
             }
             NodeKind::OneOf(alts) => {
                 describe(&mut m);
-                let mut list: Vec<Value> = self.untracked(|e| alts.iter().map(|a| e.ty(a)).collect());
+                let mut list: Vec<Value> =
+                    self.untracked(|e| alts.iter().map(|a| e.ty(a)).collect());
                 if nullable {
                     list.push(serde_json::json!({"type": "null"}));
                 }
@@ -248,7 +288,10 @@ impl Emitter<'_> {
         }
         if !m.contains_key("default")
             && let Some(d) = &node.default
-            && !matches!(node.kind, NodeKind::Integer(_) | NodeKind::Number(_) | NodeKind::String(_))
+            && !matches!(
+                node.kind,
+                NodeKind::Integer(_) | NodeKind::Number(_) | NodeKind::String(_)
+            )
         {
             m.insert("default".into(), d.clone());
         }
@@ -268,7 +311,9 @@ impl Emitter<'_> {
             i += 1;
         }
         done.sort_by_key(|(i, _)| *i);
-        done.into_iter().map(|(i, v)| (self.types[i].name.clone(), v)).collect()
+        done.into_iter()
+            .map(|(i, v)| (self.types[i].name.clone(), v))
+            .collect()
     }
 }
 
@@ -287,7 +332,13 @@ fn root(
     view: &ViewSpec,
     omit: Option<&[String]>,
 ) -> (String, Vec<PropSpan>) {
-    let mut e = Emitter { types, view, omit, path: Some(Vec::new()), defs: Vec::new() };
+    let mut e = Emitter {
+        types,
+        view,
+        omit,
+        path: Some(Vec::new()),
+        defs: Vec::new(),
+    };
     let (props, required) = e.fields(params);
     let defs = e.defs();
 
@@ -358,7 +409,11 @@ fn root(
                     with_comma(j, req_ranges.len(), *rs, *re)
                 }
             });
-            PropSpan { name: name.clone(), property: with_comma(i, n, *start, *end), required }
+            PropSpan {
+                name: name.clone(),
+                property: with_comma(i, n, *start, *end),
+                required,
+            }
         })
         .collect();
     (text, spans)
@@ -391,7 +446,10 @@ fn collect_paths(
     prefix: &mut Vec<String>,
     out: &mut Vec<Vec<String>>,
 ) {
-    for f in fields.iter().filter(|f| view.shows(&f.modes, f.from_context.is_some())) {
+    for f in fields
+        .iter()
+        .filter(|f| view.shows(&f.modes, f.from_context.is_some()))
+    {
         prefix.push(f.name.clone());
         out.push(prefix.clone());
         if let Some(inner) = object_fields(types, &f.ty) {
@@ -419,12 +477,22 @@ pub fn view_schema(types: &[TypeModel], params: &[FieldModel], view: &ViewSpec) 
         })
         .collect();
     // Stable: ties keep declaration order.
-    paths.sort_by(|a, b| b.saves.cmp(&a.saves));
-    ViewSchema { tokens: full, text, paths, spans }
+    paths.sort_by_key(|p| std::cmp::Reverse(p.saves));
+    ViewSchema {
+        tokens: full,
+        text,
+        paths,
+        spans,
+    }
 }
 
 /// The schema text of a view without the property at `path` (what [`PathCost::saves`] measures).
-pub fn schema_without(types: &[TypeModel], params: &[FieldModel], view: &ViewSpec, path: &[String]) -> String {
+pub fn schema_without(
+    types: &[TypeModel],
+    params: &[FieldModel],
+    view: &ViewSpec,
+    path: &[String],
+) -> String {
     root(types, params, view, Some(path)).0
 }
 
@@ -463,7 +531,10 @@ mod tests {
     fn no_parameters() {
         let m = pack("  a_b:\n    description: D.\n    method: GET\n    path: /a\n");
         let v = default_view(&m, 0);
-        assert_eq!(v.text, r#"{"type":"object","properties":{},"additionalProperties":false}"#);
+        assert_eq!(
+            v.text,
+            r#"{"type":"object","properties":{},"additionalProperties":false}"#
+        );
         assert!(v.paths.is_empty() && v.spans.is_empty());
     }
 
@@ -474,11 +545,20 @@ mod tests {
         ));
         let v: Value = serde_json::from_str(&default_view(&m, 0).text).unwrap();
         let p = &v["properties"];
-        assert_eq!(p["s"], serde_json::json!({"type": ["string", "null"], "description": "S.", "enum": ["a", null]}));
-        assert_eq!(p["m"], serde_json::json!({"type": "object", "description": "M.", "additionalProperties": {"type": "integer"}}));
+        assert_eq!(
+            p["s"],
+            serde_json::json!({"type": ["string", "null"], "description": "S.", "enum": ["a", null]})
+        );
+        assert_eq!(
+            p["m"],
+            serde_json::json!({"type": "object", "description": "M.", "additionalProperties": {"type": "integer"}})
+        );
         assert_eq!(p["f"]["additionalProperties"], true);
         assert_eq!(p["o"]["oneOf"][0], serde_json::json!({"type": "string"}));
-        assert_eq!(p["o"]["oneOf"][1]["properties"]["x"]["type"], "number", "non-recursive refs are inlined");
+        assert_eq!(
+            p["o"]["oneOf"][1]["properties"]["x"]["type"], "number",
+            "non-recursive refs are inlined"
+        );
         assert_eq!(p["o"]["oneOf"][1]["additionalProperties"], false);
         assert_eq!(p["o"]["oneOf"][2], serde_json::json!({"type": "null"}));
         assert!(v.get("$defs").is_none(), "no $defs without recursion");
@@ -491,12 +571,21 @@ mod tests {
         ));
         let v: Value = serde_json::from_str(&default_view(&m, 0).text).unwrap();
         let p = &v["properties"];
-        assert_eq!(p["at"]["description"], "Where.", "the use site's description wins");
+        assert_eq!(
+            p["at"]["description"], "Where.",
+            "the use site's description wins"
+        );
         assert_eq!(p["at"]["required"], serde_json::json!(["x", "y"]));
         assert_eq!(p["tree"]["anyOf"][0]["$ref"], "#/$defs/Node");
         assert_eq!(p["tree"]["anyOf"][1]["type"], "null");
-        assert_eq!(p["other"], serde_json::json!({"$ref": "#/$defs/Node", "description": "A tree node."}));
-        assert_eq!(v["$defs"]["Node"]["properties"]["children"]["items"]["$ref"], "#/$defs/Node");
+        assert_eq!(
+            p["other"],
+            serde_json::json!({"$ref": "#/$defs/Node", "description": "A tree node."})
+        );
+        assert_eq!(
+            v["$defs"]["Node"]["properties"]["children"]["items"]["$ref"],
+            "#/$defs/Node"
+        );
         assert_eq!(v["$defs"].as_object().unwrap().len(), 1);
     }
 
@@ -532,11 +621,23 @@ mod tests {
                     None => full.text.clone(),
                 };
                 let text = splice(&text, span.property);
-                assert_eq!(text.len(), full.text.len() - removed, "the spans do not overlap");
-                serde_json::from_str::<Value>(&text)
-                    .unwrap_or_else(|e| panic!("{e}: {text}"));
-                let expected = schema_without(&m.types, &tool.params, view, &[span.name.clone()]);
-                assert_eq!(text, expected, "splicing `{}` = emitting without it", span.name);
+                assert_eq!(
+                    text.len(),
+                    full.text.len() - removed,
+                    "the spans do not overlap"
+                );
+                serde_json::from_str::<Value>(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+                let expected = schema_without(
+                    &m.types,
+                    &tool.params,
+                    view,
+                    std::slice::from_ref(&span.name),
+                );
+                assert_eq!(
+                    text, expected,
+                    "splicing `{}` = emitting without it",
+                    span.name
+                );
                 let cost = full.paths.iter().find(|p| p.path == span.name).unwrap();
                 assert_eq!(cost.saves, full.tokens - tokens(&text));
                 spliced += 1;
@@ -554,10 +655,22 @@ mod tests {
         let view = &tool.views[0];
         let full = view_schema(&m.types, &tool.params, view);
         let paths: Vec<&str> = full.paths.iter().map(|p| p.path.as_str()).collect();
-        for expected in ["filter", "filter.state", "filter.range", "filter.range.x", "filter.range.y", "filter.tags", "filter.tags.name", "tree"] {
+        for expected in [
+            "filter",
+            "filter.state",
+            "filter.range",
+            "filter.range.x",
+            "filter.range.y",
+            "filter.tags",
+            "filter.tags.name",
+            "tree",
+        ] {
             assert!(paths.contains(&expected), "{expected} in {paths:?}");
         }
-        assert!(!paths.iter().any(|p| p.starts_with("tree.")), "recursive types are not descended");
+        assert!(
+            !paths.iter().any(|p| p.starts_with("tree.")),
+            "recursive types are not descended"
+        );
         for p in &full.paths {
             let segments: Vec<String> = p.path.split('.').map(str::to_owned).collect();
             assert_eq!(p.depth as usize, segments.len());
@@ -566,7 +679,10 @@ mod tests {
             assert_eq!(p.saves, full.tokens - tokens(&without), "{}", p.path);
             assert!(without.len() < full.text.len(), "{}", p.path);
             if p.path == "filter.state" {
-                assert!(parsed["properties"]["filter"].get("required").is_none(), "its required entry goes too");
+                assert!(
+                    parsed["properties"]["filter"].get("required").is_none(),
+                    "its required entry goes too"
+                );
             }
         }
         assert!(full.paths.windows(2).all(|w| w[0].saves >= w[1].saves));

@@ -62,9 +62,32 @@ fn view_schemas() {
                 serde_json::to_string_pretty(&pretty).unwrap()
             ));
             for p in &schema.paths {
-                out.push_str(&format!("  path {} (depth {}) saves {}\n", p.path, p.depth, p.saves));
+                out.push_str(&format!(
+                    "  path {} (depth {}) saves {}\n",
+                    p.path, p.depth, p.saves
+                ));
             }
         }
         insta::assert_snapshot!(format!("schema_{}", tool.tool), out);
     }
+}
+
+/// The complete example of `docs/pack-format.md` passes every check.
+#[test]
+fn the_documented_example_compiles() {
+    let doc = include_str!("../../../docs/pack-format.md");
+    let start = doc.find("```yaml\n").expect("the doc has a yaml example") + "```yaml\n".len();
+    let end = start + doc[start..].find("```").unwrap();
+    let model =
+        charter_build::load_str("docs/pack-format.md", &doc[start..end]).unwrap_or_else(|d| {
+            panic!(
+                "{}",
+                d.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        });
+    assert_eq!(model.label, "tracker");
+    assert_eq!(model.tools.len(), 3);
 }

@@ -88,7 +88,10 @@ struct Obj<'n> {
 
 impl<'n> Obj<'n> {
     fn get(&self, key: &str) -> Option<&'n Node> {
-        self.entries.iter().find(|(k, _, _)| k == key).map(|(_, _, v)| *v)
+        self.entries
+            .iter()
+            .find(|(k, _, _)| k == key)
+            .map(|(_, _, v)| *v)
     }
 }
 
@@ -122,13 +125,22 @@ fn entries<'n>(s: &mut Sink, node: &'n Node, what: &str) -> Option<Vec<(Sp<Strin
         if node.value == Value::Null {
             return Some(Vec::new());
         }
-        s.err(node.loc, format!("{what} must be a mapping, found {}", node.value.kind()));
+        s.err(
+            node.loc,
+            format!("{what} must be a mapping, found {}", node.value.kind()),
+        );
         return None;
     };
     let mut out: Vec<(Sp<String>, &'n Node)> = Vec::with_capacity(pairs.len());
     for (k, v) in pairs {
         let Some(name) = k.scalar_text() else {
-            s.err(k.loc, format!("a key in {what} must be a plain name, found {}", k.value.kind()));
+            s.err(
+                k.loc,
+                format!(
+                    "a key in {what} must be a plain name, found {}",
+                    k.value.kind()
+                ),
+            );
             continue;
         };
         if let Some((first, _)) = out.iter().find(|(n, _)| n.value == name) {
@@ -155,7 +167,11 @@ fn obj<'n>(
     misplaced: &dyn Fn(&str) -> Option<String>,
 ) -> Option<Obj<'n>> {
     let list = entries(s, node, what)?;
-    let mut out = Obj { loc: node.loc, entries: Vec::with_capacity(list.len()), mentioned: Vec::new() };
+    let mut out = Obj {
+        loc: node.loc,
+        entries: Vec::with_capacity(list.len()),
+        mentioned: Vec::new(),
+    };
     for (key, value) in list {
         out.mentioned.push(key.value.clone());
         if let Some(near) = suggest(&key.value, allowed) {
@@ -172,7 +188,10 @@ fn obj<'n>(
         } else {
             format!("; use one of: {}", allowed.join(", "))
         };
-        s.err(key.loc, format!("unknown key `{}` in {what}{hint}", key.value));
+        s.err(
+            key.loc,
+            format!("unknown key `{}` in {what}{hint}", key.value),
+        );
     }
     Some(out)
 }
@@ -185,7 +204,10 @@ fn string(s: &mut Sink, node: &Node, key: &str) -> Option<Sp<String>> {
     match &node.value {
         Value::Str(v) => Some(Sp::new(v.clone(), node.loc)),
         other => {
-            s.err(node.loc, format!("`{key}` must be a string, found {}", other.kind()));
+            s.err(
+                node.loc,
+                format!("`{key}` must be a string, found {}", other.kind()),
+            );
             None
         }
     }
@@ -200,11 +222,17 @@ fn boolean(s: &mut Sink, node: &Node, key: &str) -> Option<Sp<bool>> {
                 "no" | "off" | "n" | "false" => "; write `false`",
                 _ => "",
             };
-            s.err(node.loc, format!("`{key}` must be `true` or `false`, found the string `{word}`{hint}"));
+            s.err(
+                node.loc,
+                format!("`{key}` must be `true` or `false`, found the string `{word}`{hint}"),
+            );
             None
         }
         other => {
-            s.err(node.loc, format!("`{key}` must be `true` or `false`, found {}", other.kind()));
+            s.err(
+                node.loc,
+                format!("`{key}` must be `true` or `false`, found {}", other.kind()),
+            );
             None
         }
     }
@@ -226,7 +254,10 @@ fn whole<T: TryFrom<i128> + std::fmt::Display>(
         Value::Int(v) => v.to_string(),
         other => other.kind().to_owned(),
     };
-    s.err(node.loc, format!("`{key}` must be a whole number from 0 to {max}, found {found}"));
+    s.err(
+        node.loc,
+        format!("`{key}` must be a whole number from 0 to {max}, found {found}"),
+    );
     None
 }
 
@@ -236,7 +267,10 @@ fn number(s: &mut Sink, node: &Node, key: &str) -> Option<Sp<Number>> {
             Some(Sp::new(n, node.loc))
         }
         _ => {
-            s.err(node.loc, format!("`{key}` must be a number, found {}", node.value.kind()));
+            s.err(
+                node.loc,
+                format!("`{key}` must be a number, found {}", node.value.kind()),
+            );
             None
         }
     }
@@ -246,11 +280,17 @@ fn string_list(s: &mut Sink, node: &Node, key: &str) -> Option<Sp<Vec<Sp<String>
     let Value::Seq(items) = &node.value else {
         s.err(
             node.loc,
-            format!("`{key}` must be a list of strings (`[a, b]`), found {}", node.value.kind()),
+            format!(
+                "`{key}` must be a list of strings (`[a, b]`), found {}",
+                node.value.kind()
+            ),
         );
         return None;
     };
-    let list = items.iter().filter_map(|item| string(s, item, key)).collect();
+    let list = items
+        .iter()
+        .filter_map(|item| string(s, item, key))
+        .collect();
     Some(Sp::new(list, node.loc))
 }
 
@@ -260,12 +300,21 @@ fn choice<T: Copy>(s: &mut Sink, node: &Node, key: &str, options: &[(&str, T)]) 
         return Some(Sp::new(*t, v.loc));
     }
     let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
-    s.err(v.loc, format!("unknown {key} `{}`; use one of: {}", v.value, names.join(", ")));
+    s.err(
+        v.loc,
+        format!(
+            "unknown {key} `{}`; use one of: {}",
+            v.value,
+            names.join(", ")
+        ),
+    );
     None
 }
 
 fn string_pairs(s: &mut Sink, node: &Node, what: &str) -> Vec<(Sp<String>, Sp<String>)> {
-    let Some(list) = entries(s, node, what) else { return Vec::new() };
+    let Some(list) = entries(s, node, what) else {
+        return Vec::new();
+    };
     list.into_iter()
         .filter_map(|(k, v)| {
             let key = format!("{what}.{}", k.value);
@@ -299,9 +348,9 @@ pub(super) fn pack(s: &mut Sink, root: &Node) -> Option<Pack> {
         return None;
     }
     let o = obj(s, root, "the pack", PACK_KEYS, &|k| match k {
-        "method" | "path" | "params" => {
-            Some(format!("`{k}` belongs to a tool, under `tools: {{ <name>: ... }}`"))
-        }
+        "method" | "path" | "params" => Some(format!(
+            "`{k}` belongs to a tool, under `tools: {{ <name>: ... }}`"
+        )),
         _ => None,
     })?;
     let mut pack = Pack {
@@ -340,7 +389,11 @@ pub(super) fn pack(s: &mut Sink, root: &Node) -> Option<Pack> {
                     s,
                     value,
                     "casing",
-                    &[("exact", Casing::Exact), ("snake", Casing::Snake), ("camel", Casing::Camel)],
+                    &[
+                        ("exact", Casing::Exact),
+                        ("snake", Casing::Snake),
+                        ("camel", Casing::Camel),
+                    ],
                 ) {
                     pack.casing = c.value;
                 }
@@ -374,9 +427,17 @@ pub(super) fn pack(s: &mut Sink, root: &Node) -> Option<Pack> {
 }
 
 fn auth(s: &mut Sink, node: &Node) -> AuthDecl {
-    let mut a = AuthDecl { loc: Some(node.loc), ..AuthDecl::default() };
-    let Some(o) = obj(s, node, "`auth`", &["scheme", "env", "header", "prefix"], &no_misplaced)
-    else {
+    let mut a = AuthDecl {
+        loc: Some(node.loc),
+        ..AuthDecl::default()
+    };
+    let Some(o) = obj(
+        s,
+        node,
+        "`auth`",
+        &["scheme", "env", "header", "prefix"],
+        &no_misplaced,
+    ) else {
         return a;
     };
     for &(ref key, _, value) in &o.entries {
@@ -404,9 +465,18 @@ fn auth(s: &mut Sink, node: &Node) -> AuthDecl {
 }
 
 fn envelope(s: &mut Sink, node: &Node) -> Option<EnvelopeDecl> {
-    let o = obj(s, node, "`envelope`", &["kind", "field", "error_field"], &no_misplaced)?;
+    let o = obj(
+        s,
+        node,
+        "`envelope`",
+        &["kind", "field", "error_field"],
+        &no_misplaced,
+    )?;
     let Some(kind_node) = o.get("kind") else {
-        s.err(o.loc, "missing `kind` in `envelope`: add `kind: graphql` or `kind: ok_flag`");
+        s.err(
+            o.loc,
+            "missing `kind` in `envelope`: add `kind: graphql` or `kind: ok_flag`",
+        );
         return None;
     };
     #[derive(Clone, Copy)]
@@ -421,14 +491,18 @@ fn envelope(s: &mut Sink, node: &Node) -> Option<EnvelopeDecl> {
         &[("graphql", K::GraphQl), ("ok_flag", K::OkFlag)],
     )?;
     let field = o.get("field").and_then(|n| string(s, n, "envelope.field"));
-    let error_field = o.get("error_field").and_then(|n| string(s, n, "envelope.error_field"));
+    let error_field = o
+        .get("error_field")
+        .and_then(|n| string(s, n, "envelope.error_field"));
     match kind.value {
         K::GraphQl => {
             for (key, v) in [("field", &field), ("error_field", &error_field)] {
                 if let Some(v) = v {
                     s.err(
                         v.loc,
-                        format!("`{key}` only applies to `kind: ok_flag`; remove it for `kind: graphql`"),
+                        format!(
+                            "`{key}` only applies to `kind: ok_flag`; remove it for `kind: graphql`"
+                        ),
                     );
                 }
             }
@@ -504,7 +578,11 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
                 )
             }
             "graphql" => t.graphql = string(s, value, key),
-            "hints" => t.hints = string_list(s, value, key).map(|l| l.value).unwrap_or_default(),
+            "hints" => {
+                t.hints = string_list(s, value, key)
+                    .map(|l| l.value)
+                    .unwrap_or_default()
+            }
             "timeout_ms" => t.timeout_ms = whole(s, value, key, u32::MAX),
             "redirects" => t.redirects = whole(s, value, key, u8::MAX),
             "response" => response(s, value, &mut t),
@@ -540,11 +618,19 @@ fn annotations(s: &mut Sink, node: &Node) -> AnnotationOverrides {
 }
 
 fn response(s: &mut Sink, node: &Node, t: &mut Tool) {
-    let Some(o) = obj(s, node, "`response`", &["keep", "pagination"], &no_misplaced) else {
+    let Some(o) = obj(
+        s,
+        node,
+        "`response`",
+        &["keep", "pagination"],
+        &no_misplaced,
+    ) else {
         return;
     };
     if let Some(keep) = o.get("keep") {
-        t.keep = string_list(s, keep, "keep").map(|l| l.value).unwrap_or_default();
+        t.keep = string_list(s, keep, "keep")
+            .map(|l| l.value)
+            .unwrap_or_default();
     }
     if let Some(p) = o.get("pagination") {
         t.pagination = pagination(s, p);
@@ -552,30 +638,50 @@ fn response(s: &mut Sink, node: &Node, t: &mut Tool) {
 }
 
 fn pagination(s: &mut Sink, node: &Node) -> Option<PaginationDecl> {
-    let o = obj(s, node, "`pagination`", &["style", "next", "param", "size_param"], &no_misplaced)?;
+    let o = obj(
+        s,
+        node,
+        "`pagination`",
+        &["style", "next", "param", "size_param"],
+        &no_misplaced,
+    )?;
     #[derive(Clone, Copy)]
     enum P {
         Cursor,
         Page,
     }
     let Some(style_node) = o.get("style") else {
-        s.err(o.loc, "missing `style` in `pagination`: add `style: cursor` or `style: page`");
+        s.err(
+            o.loc,
+            "missing `style` in `pagination`: add `style: cursor` or `style: page`",
+        );
         return None;
     };
-    let style = choice(s, style_node, "pagination style", &[("cursor", P::Cursor), ("page", P::Page)])?;
+    let style = choice(
+        s,
+        style_node,
+        "pagination style",
+        &[("cursor", P::Cursor), ("page", P::Page)],
+    )?;
     let next = o.get("next").and_then(|n| string(s, n, "next"));
     let param = o.get("param").and_then(|n| string(s, n, "param"));
     let size_param = o.get("size_param").and_then(|n| string(s, n, "size_param"));
     let Some(param) = param else {
         if o.get("param").is_none() {
-            s.err(o.loc, "missing `param` in `pagination`: name the argument that takes the next page");
+            s.err(
+                o.loc,
+                "missing `param` in `pagination`: name the argument that takes the next page",
+            );
         }
         return None;
     };
     match style.value {
         P::Cursor => {
             if let Some(sp) = &size_param {
-                s.err(sp.loc, "`size_param` only applies to `style: page`; remove it");
+                s.err(
+                    sp.loc,
+                    "`size_param` only applies to `style: page`; remove it",
+                );
             }
             let Some(next) = next else {
                 if o.get("next").is_none() {
@@ -598,7 +704,10 @@ fn pagination(s: &mut Sink, node: &Node) -> Option<PaginationDecl> {
 }
 
 fn spec(s: &mut Sink, node: &Node, role: Role) -> Spec {
-    let mut sp = Spec { loc: node.loc, ..Spec::default() };
+    let mut sp = Spec {
+        loc: node.loc,
+        ..Spec::default()
+    };
     let mut allowed: Vec<&str> = SHAPE_KEYS.to_vec();
     if matches!(role, Role::Param | Role::Property) {
         allowed.extend_from_slice(NAMED_KEYS);
@@ -608,9 +717,15 @@ fn spec(s: &mut Sink, node: &Node, role: Role) -> Spec {
     }
     let misplaced = |k: &str| -> Option<String> {
         if PARAM_KEYS.contains(&k) {
-            Some(format!("`{k}` only goes on a tool's parameters, not on {}", role.what()))
+            Some(format!(
+                "`{k}` only goes on a tool's parameters, not on {}",
+                role.what()
+            ))
         } else if NAMED_KEYS.contains(&k) {
-            Some(format!("`{k}` only goes on parameters and object properties, not on {}", role.what()))
+            Some(format!(
+                "`{k}` only goes on parameters and object properties, not on {}",
+                role.what()
+            ))
         } else if k == "enum_values" || k == "enums" {
             Some("the key is `enum`".to_owned())
         } else {
@@ -618,7 +733,9 @@ fn spec(s: &mut Sink, node: &Node, role: Role) -> Spec {
         }
     };
     let what = role.what();
-    let Some(o) = obj(s, node, what, &allowed, &misplaced) else { return sp };
+    let Some(o) = obj(s, node, what, &allowed, &misplaced) else {
+        return sp;
+    };
     sp.mentioned = o.mentioned.clone();
     for &(ref key, _, value) in &o.entries {
         let k = key.as_str();
@@ -643,12 +760,18 @@ fn spec(s: &mut Sink, node: &Node, role: Role) -> Spec {
             "ref" => sp.reference = string(s, value, k),
             "one_of" => {
                 if let Value::Seq(items) = &value.value {
-                    let alts = items.iter().map(|n| spec(s, n, Role::Alternative)).collect();
+                    let alts = items
+                        .iter()
+                        .map(|n| spec(s, n, Role::Alternative))
+                        .collect();
                     sp.one_of = Some(Sp::new(alts, value.loc));
                 } else {
                     s.err(
                         value.loc,
-                        format!("`one_of` must be a list of shapes, found {}", value.value.kind()),
+                        format!(
+                            "`one_of` must be a list of shapes, found {}",
+                            value.value.kind()
+                        ),
                     );
                 }
             }
@@ -661,7 +784,10 @@ fn spec(s: &mut Sink, node: &Node, role: Role) -> Spec {
                 } else {
                     s.err(
                         value.loc,
-                        format!("`enum` must be a list of values, found {}", value.value.kind()),
+                        format!(
+                            "`enum` must be a list of values, found {}",
+                            value.value.kind()
+                        ),
                     );
                 }
             }
@@ -692,7 +818,10 @@ fn spec(s: &mut Sink, node: &Node, role: Role) -> Spec {
                 let fields = entries(s, value, "`properties`")
                     .unwrap_or_default()
                     .into_iter()
-                    .map(|(name, n)| Field { name, spec: spec(s, n, Role::Property) })
+                    .map(|(name, n)| Field {
+                        name,
+                        spec: spec(s, n, Role::Property),
+                    })
                     .collect();
                 sp.properties = Some(Sp::new(fields, value.loc));
             }
@@ -704,7 +833,11 @@ fn spec(s: &mut Sink, node: &Node, role: Role) -> Spec {
                     s,
                     value,
                     "style",
-                    &[("repeat", Style::Repeat), ("brackets", Style::Brackets), ("comma", Style::Comma)],
+                    &[
+                        ("repeat", Style::Repeat),
+                        ("brackets", Style::Brackets),
+                        ("comma", Style::Comma),
+                    ],
                 )
             }
             "allow_slash" => sp.allow_slash = boolean(s, value, k),
@@ -715,7 +848,12 @@ fn spec(s: &mut Sink, node: &Node, role: Role) -> Spec {
                     s,
                     value,
                     "location",
-                    &[("path", In::Path), ("query", In::Query), ("header", In::Header), ("body", In::Body)],
+                    &[
+                        ("path", In::Path),
+                        ("query", In::Query),
+                        ("header", In::Header),
+                        ("body", In::Body),
+                    ],
                 )
             }
             _ => {}

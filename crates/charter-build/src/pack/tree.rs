@@ -123,7 +123,9 @@ impl<'de> Visitor<'de> for RawVisitor {
         Ok(Raw(Value::Int(v)))
     }
     fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<Raw, E> {
-        i128::try_from(v).map(|v| Raw(Value::Int(v))).map_err(|_| E::custom("integer too large"))
+        i128::try_from(v)
+            .map(|v| Raw(Value::Int(v)))
+            .map_err(|_| E::custom("integer too large"))
     }
     fn visit_f64<E>(self, v: f64) -> Result<Raw, E> {
         Ok(Raw(Value::Float(v)))
@@ -161,14 +163,24 @@ impl<'de> Visitor<'de> for RawVisitor {
 }
 
 fn loc(l: &serde_saphyr::Location) -> Loc {
-    Loc::new(l.line().try_into().unwrap_or(u32::MAX), l.column().try_into().unwrap_or(u32::MAX))
+    Loc::new(
+        l.line().try_into().unwrap_or(u32::MAX),
+        l.column().try_into().unwrap_or(u32::MAX),
+    )
 }
 
 fn node(s: Spanned<Raw>) -> Node {
     // `defined` equals `referenced` for plain values; for an alias it is the anchored value,
     // which is where a mistake in it has to be fixed.
-    let at = if s.defined.line() > 0 { &s.defined } else { &s.referenced };
-    Node { value: s.value.0, loc: loc(at) }
+    let at = if s.defined.line() > 0 {
+        &s.defined
+    } else {
+        &s.referenced
+    };
+    Node {
+        value: s.value.0,
+        loc: loc(at),
+    }
 }
 
 /// Parses one YAML document into a located tree. A syntax error is one diagnostic.
@@ -188,7 +200,11 @@ pub fn parse(file: &str, source: &str) -> Result<Node, Diagnostic> {
                 Some(i) => text[..i].to_owned(),
                 None => text,
             };
-            Err(Diagnostic::new(file, at, format!("invalid YAML: {message}")))
+            Err(Diagnostic::new(
+                file,
+                at,
+                format!("invalid YAML: {message}"),
+            ))
         }
     }
 }
@@ -200,15 +216,25 @@ mod tests {
     #[test]
     fn keeps_locations_and_duplicates() {
         let root = parse("t.yaml", "a: 1\nb:\n  c: \"2\"\n  c: [x, 2.5, ~]\n").unwrap();
-        let Value::Map(entries) = &root.value else { panic!("not a map") };
+        let Value::Map(entries) = &root.value else {
+            panic!("not a map")
+        };
         assert_eq!(entries[0].0.loc, Loc::new(1, 1));
         assert_eq!(entries[0].1.value, Value::Int(1));
         assert_eq!(entries[0].1.loc, Loc::new(1, 4));
-        let Value::Map(inner) = &entries[1].1.value else { panic!("not a map") };
-        assert_eq!(inner.len(), 2, "duplicates are kept for the checks to report");
+        let Value::Map(inner) = &entries[1].1.value else {
+            panic!("not a map")
+        };
+        assert_eq!(
+            inner.len(),
+            2,
+            "duplicates are kept for the checks to report"
+        );
         assert_eq!(inner[1].0.loc, Loc::new(4, 3));
         assert_eq!(inner[0].1.value, Value::Str("2".into()));
-        let Value::Seq(items) = &inner[1].1.value else { panic!("not a seq") };
+        let Value::Seq(items) = &inner[1].1.value else {
+            panic!("not a seq")
+        };
         assert_eq!(items[1].value, Value::Float(2.5));
         assert_eq!(items[2].value, Value::Null);
         assert_eq!(items[2].loc, Loc::new(4, 15));
