@@ -9,12 +9,14 @@
 //! - [`error`]: the error kinds (SPEC §6).
 //! - [`session`]: `ToolSession` and ToolSearch (SPEC §4).
 //! - [`scheduler`]: the batch scheduler (SPEC §7).
+//! - [`schema`]: compile-time schemas of Rust tools and the helpers their handlers call.
 
 #![warn(missing_docs)]
 
 pub mod context;
 pub mod error;
 pub mod scheduler;
+pub mod schema;
 pub mod session;
 pub mod table;
 pub mod tokens;
@@ -25,6 +27,7 @@ pub use table::{Annotations, Table, ToolDef, ToolOutput};
 pub use tokens::{json_tokens, schema_tokens, text_tokens};
 pub use scheduler::{CallResult, ToolCall, argument_identity, concurrency_safe, run_tool_batch};
 pub use session::{SessionOptions, ToolSession};
+pub use schema::Schema;
 
 #[doc(hidden)]
 pub mod __private {
