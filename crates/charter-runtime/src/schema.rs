@@ -200,15 +200,16 @@ pub trait Schema {
     /// The members of the type's schema object, without the braces (`"type":"string"`). Never
     /// empty, and never a `description`: the property holding the value adds its own.
     const MEMBERS: &'static [Piece];
-    /// The validation shape mirroring the schema.
-    const SHAPE: &'static Shape;
+    /// The validation shape mirroring the schema (a value, so enums can list it in
+    /// [`Shape::OneOf`]; refer to it as `&T::SHAPE`).
+    const SHAPE: Shape;
 }
 
 macro_rules! simple {
     ($($t:ty => $members:literal, $shape:expr;)*) => {$(
         impl Schema for $t {
             const MEMBERS: &'static [Piece] = &[Piece::Str($members)];
-            const SHAPE: &'static Shape = &$shape;
+            const SHAPE: Shape = $shape;
         }
     )*};
 }
@@ -248,12 +249,12 @@ simple! {
 
 impl<T: Schema + ?Sized> Schema for &T {
     const MEMBERS: &'static [Piece] = T::MEMBERS;
-    const SHAPE: &'static Shape = T::SHAPE;
+    const SHAPE: Shape = T::SHAPE;
 }
 
 impl<T: Schema + ?Sized> Schema for Box<T> {
     const MEMBERS: &'static [Piece] = T::MEMBERS;
-    const SHAPE: &'static Shape = T::SHAPE;
+    const SHAPE: Shape = T::SHAPE;
 }
 
 impl<T: Schema> Schema for Option<T> {
@@ -262,7 +263,7 @@ impl<T: Schema> Schema for Option<T> {
         Piece::Tree(T::MEMBERS),
         Piece::Str("},{\"type\":\"null\"}]"),
     ];
-    const SHAPE: &'static Shape = &Shape::Nullable(T::SHAPE);
+    const SHAPE: Shape = Shape::Nullable(&T::SHAPE);
 }
 
 macro_rules! sequence {
@@ -273,8 +274,8 @@ macro_rules! sequence {
                 Piece::Tree(T::MEMBERS),
                 Piece::Str("}"),
             ];
-            const SHAPE: &'static Shape =
-                &Shape::Array(ArrayRules { items: T::SHAPE, min_items: None, max_items: None });
+            const SHAPE: Shape =
+                Shape::Array(ArrayRules { items: &T::SHAPE, min_items: None, max_items: None });
         }
     )*};
 }
@@ -282,7 +283,7 @@ sequence!(Vec, VecDeque);
 
 impl<T: Schema> Schema for [T] {
     const MEMBERS: &'static [Piece] = <Vec<T> as Schema>::MEMBERS;
-    const SHAPE: &'static Shape = <Vec<T> as Schema>::SHAPE;
+    const SHAPE: Shape = <Vec<T> as Schema>::SHAPE;
 }
 
 impl<T: Schema, const N: usize> Schema for [T; N] {
@@ -294,8 +295,8 @@ impl<T: Schema, const N: usize> Schema for [T; N] {
         Piece::Str(",\"maxItems\":"),
         Piece::Uint(N as u64),
     ];
-    const SHAPE: &'static Shape = &Shape::Array(ArrayRules {
-        items: T::SHAPE,
+    const SHAPE: Shape = Shape::Array(ArrayRules {
+        items: &T::SHAPE,
         min_items: Some(N as u32),
         max_items: Some(N as u32),
     });
@@ -309,8 +310,8 @@ macro_rules! set {
                 Piece::Tree(T::MEMBERS),
                 Piece::Str("},\"uniqueItems\":true"),
             ];
-            const SHAPE: &'static Shape =
-                &Shape::Array(ArrayRules { items: T::SHAPE, min_items: None, max_items: None });
+            const SHAPE: Shape =
+                Shape::Array(ArrayRules { items: &T::SHAPE, min_items: None, max_items: None });
         }
     )*};
 }
@@ -318,7 +319,7 @@ set!(HashSet);
 
 impl<T: Schema> Schema for BTreeSet<T> {
     const MEMBERS: &'static [Piece] = <HashSet<T> as Schema>::MEMBERS;
-    const SHAPE: &'static Shape = <HashSet<T> as Schema>::SHAPE;
+    const SHAPE: Shape = <HashSet<T> as Schema>::SHAPE;
 }
 
 impl<V: Schema, S> Schema for HashMap<String, V, S> {
@@ -327,12 +328,12 @@ impl<V: Schema, S> Schema for HashMap<String, V, S> {
         Piece::Tree(V::MEMBERS),
         Piece::Str("}"),
     ];
-    const SHAPE: &'static Shape = &Shape::Map(V::SHAPE);
+    const SHAPE: Shape = Shape::Map(&V::SHAPE);
 }
 
 impl<V: Schema> Schema for BTreeMap<String, V> {
     const MEMBERS: &'static [Piece] = <HashMap<String, V> as Schema>::MEMBERS;
-    const SHAPE: &'static Shape = <HashMap<String, V> as Schema>::SHAPE;
+    const SHAPE: Shape = <HashMap<String, V> as Schema>::SHAPE;
 }
 
 // ---------------------------------------------------------------------------------------------
