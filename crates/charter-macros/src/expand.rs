@@ -158,6 +158,11 @@ fn tool_stub(f: &ToolFn, plan: &ToolPlan, errors: &Errors) -> TokenStream {
     let k = krate();
     let mut item = f.item.clone();
     strip_charter_attrs(&mut item);
+    if item.sig.receiver().is_some() {
+        // Inside an `impl`: a placeholder type cannot go there; the function and the error do.
+        let errors = errors.to_compile_errors();
+        return quote!(#item #errors);
+    }
     let ident = &f.ident;
     let name = if plan.name.len() <= validate::MAX_TOOL_NAME && !plan.name.is_empty() {
         plan.name.clone()
