@@ -14,7 +14,10 @@ use serde_json::{Value, json};
 
 /// Add two numbers.
 #[charter::tool(read_only, idempotent)]
-fn add(#[charter(desc = "The first term.")] a: f64, #[charter(desc = "The second term.")] b: f64) -> f64 {
+fn add(
+    #[charter(desc = "The first term.")] a: f64,
+    #[charter(desc = "The second term.")] b: f64,
+) -> f64 {
     a + b
 }
 
@@ -35,7 +38,11 @@ impl fmt::Display for DivisionByZero {
 /// * `divisor` - What to divide it by; not zero.
 #[charter::tool(read_only, idempotent, name = "div")]
 async fn divide(dividend: f64, divisor: f64) -> Result<f64, DivisionByZero> {
-    if divisor == 0.0 { Err(DivisionByZero) } else { Ok(dividend / divisor) }
+    if divisor == 0.0 {
+        Err(DivisionByZero)
+    } else {
+        Ok(dividend / divisor)
+    }
 }
 
 #[derive(Debug, Deserialize, Serialize, Schema, PartialEq)]
@@ -116,7 +123,9 @@ fn create_item(
     #[charter(desc = "Legacy flag.", mode = "disabled")] legacy: Option<bool>,
     #[charter(desc = "Labels.")] labels: Option<&[String]>,
 ) -> String {
-    format!("created {title} notes={notes:?} priority={priority:?} legacy={legacy:?} labels={labels:?}")
+    format!(
+        "created {title} notes={notes:?} priority={priority:?} legacy={legacy:?} labels={labels:?}"
+    )
 }
 
 /// Delete everything.
@@ -134,7 +143,11 @@ charter::pack!(
 // Helpers.
 
 fn tool(name: &str) -> &'static ToolDef {
-    TOOLS.tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("no tool {name}"))
+    TOOLS
+        .tools
+        .iter()
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("no tool {name}"))
 }
 
 async fn call(def: &ToolDef, args: Value, ctx: &CallContext) -> Result<ToolOutput, CharterError> {
@@ -146,13 +159,24 @@ async fn call(def: &ToolDef, args: Value, ctx: &CallContext) -> Result<ToolOutpu
 
 fn props(view: &View) -> Vec<String> {
     let v: Value = serde_json::from_str(view.schema).unwrap();
-    v["properties"].as_object().unwrap().keys().cloned().collect()
+    v["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect()
 }
 
 fn required(view: &View) -> Vec<String> {
     let v: Value = serde_json::from_str(view.schema).unwrap();
     v.get("required")
-        .map(|r| r.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_owned()).collect())
+        .map(|r| {
+            r.as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str().unwrap().to_owned())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -186,8 +210,14 @@ fn descriptions_annotations_and_search_data() {
     let div = tool("test-pack_div");
     assert_eq!(div.description, "Divide one number by another.");
     let s = tool("test-pack_search");
-    assert_eq!(s.description, "Search the items of a workspace.\n\nMatches titles and bodies.");
-    assert_eq!(s.search.description_lc, "search the items of a workspace.\n\nmatches titles and bodies.");
+    assert_eq!(
+        s.description,
+        "Search the items of a workspace.\n\nMatches titles and bodies."
+    );
+    assert_eq!(
+        s.search.description_lc,
+        "search the items of a workspace.\n\nmatches titles and bodies."
+    );
     assert_eq!(s.search.hints, ["find", "lookup"]);
     let a = |n| tool(n).annotations;
     assert!(a("test-pack_add").read_only && a("test-pack_add").idempotent);
@@ -203,13 +233,24 @@ fn descriptions_annotations_and_search_data() {
 #[test]
 fn parameter_descriptions_from_attributes_and_arguments_section() {
     let s = tool("test-pack_search");
-    let d: BTreeMap<_, _> = s.input.fields.iter().map(|f| (f.name, f.description)).collect();
+    let d: BTreeMap<_, _> = s
+        .input
+        .fields
+        .iter()
+        .map(|f| (f.name, f.description))
+        .collect();
     assert_eq!(d["query"], "Words to look for.");
-    assert_eq!(d["filter"], "Narrows the search. Every condition must hold.");
+    assert_eq!(
+        d["filter"],
+        "Narrows the search. Every condition must hold."
+    );
     assert_eq!(d["order"], "How to sort the results.");
     assert_eq!(d["limit"], "At most this many results.");
     let div = tool("test-pack_div");
-    assert_eq!(div.input.fields[1].description, "What to divide it by; not zero.");
+    assert_eq!(
+        div.input.fields[1].description,
+        "What to divide it by; not zero."
+    );
 }
 
 #[test]
@@ -223,7 +264,10 @@ fn schema_of_a_plain_tool() {
     assert!(add.views[0].widest && !add.views[1].widest);
     assert!(add.views[0].active.is_empty());
     let purge = tool("test-pack_purge");
-    assert_eq!(purge.views[0].schema, r#"{"type":"object","properties":{},"additionalProperties":false}"#);
+    assert_eq!(
+        purge.views[0].schema,
+        r#"{"type":"object","properties":{},"additionalProperties":false}"#
+    );
     assert!(purge.views[0].spans.is_empty() && purge.views[0].paths.is_empty());
 }
 
@@ -254,26 +298,47 @@ fn nested_types_are_inlined() {
             "description": "Narrows the search. Every condition must hold."
         })
     );
-    assert_eq!(v["properties"]["order"], json!({"type": "string", "enum": ["newest", "oldest"], "description": "How to sort the results."}));
+    assert_eq!(
+        v["properties"]["order"],
+        json!({"type": "string", "enum": ["newest", "oldest"], "description": "How to sort the results."})
+    );
     assert_eq!(v["required"], json!(["query", "filter"]));
-    assert!(v["properties"].get("workspace").is_none(), "from-context parameters are never in the schema");
+    assert!(
+        v["properties"].get("workspace").is_none(),
+        "from-context parameters are never in the schema"
+    );
 }
 
 #[test]
 fn views_follow_mode_labels() {
     // No author mode: Default is widest, Unmatched hides labelled parameters, one view per label.
     let s = tool("test-pack_search");
-    assert_eq!(keys(s), [ViewKey::Default, ViewKey::Unmatched, ViewKey::Label("pro")]);
-    assert_eq!(props(&s.views[0]), ["query", "filter", "order", "limit", "fuzzy"]);
+    assert_eq!(
+        keys(s),
+        [ViewKey::Default, ViewKey::Unmatched, ViewKey::Label("pro")]
+    );
+    assert_eq!(
+        props(&s.views[0]),
+        ["query", "filter", "order", "limit", "fuzzy"]
+    );
     assert_eq!(props(&s.views[1]), ["query", "filter", "order", "limit"]);
-    assert_eq!(props(&s.views[2]), ["query", "filter", "order", "limit", "fuzzy"]);
+    assert_eq!(
+        props(&s.views[2]),
+        ["query", "filter", "order", "limit", "fuzzy"]
+    );
     assert_eq!(s.views[2].active, ["pro"]);
 
     // Author mode `create`: in force in every view; labels sorted; `disabled` never shown.
     let c = tool("test-pack_create_item");
     assert_eq!(
         keys(c),
-        [ViewKey::Default, ViewKey::Unmatched, ViewKey::Label("admin"), ViewKey::Label("create"), ViewKey::Label("pro")]
+        [
+            ViewKey::Default,
+            ViewKey::Unmatched,
+            ViewKey::Label("admin"),
+            ViewKey::Label("create"),
+            ViewKey::Label("pro")
+        ]
     );
     assert_eq!(props(&c.views[0]), ["title", "notes", "labels"]);
     assert!(!c.views[0].widest);
@@ -307,7 +372,12 @@ fn views_agree_with_field_visibility() {
 #[test]
 fn input_shape_holds_every_parameter() {
     let s = tool("test-pack_search");
-    let fields: Vec<_> = s.input.fields.iter().map(|f| (f.name, f.required, f.modes, f.from_context)).collect();
+    let fields: Vec<_> = s
+        .input
+        .fields
+        .iter()
+        .map(|f| (f.name, f.required, f.modes, f.from_context))
+        .collect();
     assert_eq!(
         fields,
         [
@@ -319,9 +389,20 @@ fn input_shape_holds_every_parameter() {
             ("workspace", false, &[][..], Some("workspace")),
         ]
     );
-    let Shape::Object(filter) = s.input.fields[1].shape else { panic!("filter is an object") };
-    assert_eq!(filter.fields.iter().map(|f| (f.name, f.required)).collect::<Vec<_>>(), [("tags", true), ("titleContains", false), ("range", false)]);
-    let Shape::String(order) = s.input.fields[2].shape else { panic!("order is a string") };
+    let Shape::Object(filter) = s.input.fields[1].shape else {
+        panic!("filter is an object")
+    };
+    assert_eq!(
+        filter
+            .fields
+            .iter()
+            .map(|f| (f.name, f.required))
+            .collect::<Vec<_>>(),
+        [("tags", true), ("titleContains", false), ("range", false)]
+    );
+    let Shape::String(order) = s.input.fields[2].shape else {
+        panic!("order is a string")
+    };
     assert_eq!(order.enum_values, ["newest", "oldest"]);
     assert!(matches!(s.input.fields[3].shape, Shape::Integer(r) if r.minimum == Some(0.0)));
 }
@@ -336,7 +417,10 @@ fn tokens_are_exact() {
             assert_eq!(view.tokens, text_tokens(view.schema));
         }
     }
-    assert_eq!(charter::schema_tokens(tool("test-pack_add")), tool("test-pack_add").views[0].tokens);
+    assert_eq!(
+        charter::schema_tokens(tool("test-pack_add")),
+        tool("test-pack_add").views[0].tokens
+    );
 }
 
 /// Removes a dotted path from a schema value (descending through array items).
@@ -350,7 +434,14 @@ fn drop_path(schema: &mut Value, path: &str) {
         }
     }
     let last = parts[parts.len() - 1];
-    assert!(obj["properties"].as_object_mut().unwrap().remove(last).is_some(), "{path}");
+    assert!(
+        obj["properties"]
+            .as_object_mut()
+            .unwrap()
+            .remove(last)
+            .is_some(),
+        "{path}"
+    );
     let o = obj.as_object_mut().unwrap();
     if let Some(req) = o.get_mut("required").and_then(Value::as_array_mut) {
         req.retain(|r| r != last);
@@ -387,10 +478,18 @@ fn paths_are_exact_and_sorted() {
             for p in view.paths {
                 let mut without = full.clone();
                 drop_path(&mut without, p.path);
-                assert_eq!(p.saves, json_tokens(&full) - json_tokens(&without), "{} {}", def.name, p.path);
+                assert_eq!(
+                    p.saves,
+                    json_tokens(&full) - json_tokens(&without),
+                    "{} {}",
+                    def.name,
+                    p.path
+                );
             }
             for w in view.paths.windows(2) {
-                assert!(w[0].saves > w[1].saves || (w[0].saves == w[1].saves && w[0].path < w[1].path));
+                assert!(
+                    w[0].saves > w[1].saves || (w[0].saves == w[1].saves && w[0].path < w[1].path)
+                );
             }
         }
     }
@@ -401,7 +500,13 @@ fn spans_splice_out_properties() {
     for def in TOOLS.tools {
         for view in def.views {
             let full: Value = serde_json::from_str(view.schema).unwrap();
-            assert_eq!(view.spans.iter().map(|s| s.name.to_owned()).collect::<Vec<_>>(), props(view));
+            assert_eq!(
+                view.spans
+                    .iter()
+                    .map(|s| s.name.to_owned())
+                    .collect::<Vec<_>>(),
+                props(view)
+            );
             for span in view.spans {
                 let mut text = view.schema.to_owned();
                 let mut ranges = vec![span.property];
@@ -410,11 +515,15 @@ fn spans_splice_out_properties() {
                 for (a, b) in ranges {
                     text.replace_range(a as usize..b as usize, "");
                 }
-                let got: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+                let got: Value =
+                    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
                 let mut expected = full.clone();
                 drop_path(&mut expected, span.name);
                 assert_eq!(got, expected, "{} {}", def.name, span.name);
-                assert_eq!(span.required.is_some(), required(view).contains(&span.name.to_owned()));
+                assert_eq!(
+                    span.required.is_some(),
+                    required(view).contains(&span.name.to_owned())
+                );
             }
         }
     }
@@ -425,28 +534,59 @@ fn spans_splice_out_properties() {
 
 #[tokio::test]
 async fn plain_values_answer_as_json_or_text() {
-    let out = call(tool("test-pack_add"), json!({"a": 1.5, "b": 2}), &CallContext::new()).await.unwrap();
+    let out = call(
+        tool("test-pack_add"),
+        json!({"a": 1.5, "b": 2}),
+        &CallContext::new(),
+    )
+    .await
+    .unwrap();
     assert_eq!(out, ToolOutput::json(json!(3.5)));
-    let out = call(tool("test-pack_create_item"), json!({"title": "x", "labels": ["a", "b"]}), &CallContext::new())
+    let out = call(
+        tool("test-pack_create_item"),
+        json!({"title": "x", "labels": ["a", "b"]}),
+        &CallContext::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        out,
+        ToolOutput::text(
+            r#"created x notes=None priority=None legacy=None labels=Some(["a", "b"])"#
+        )
+    );
+    let out = call(tool("test-pack_purge"), Value::Null, &CallContext::new())
         .await
         .unwrap();
-    assert_eq!(out, ToolOutput::text(r#"created x notes=None priority=None legacy=None labels=Some(["a", "b"])"#));
-    let out = call(tool("test-pack_purge"), Value::Null, &CallContext::new()).await.unwrap();
     assert_eq!(out.structured, Some(json!({"purged": true})));
 }
 
 #[tokio::test]
 async fn tool_errors_reach_the_model() {
     let div = tool("test-pack_div");
-    let out = call(div, json!({"dividend": 1, "divisor": 4}), &CallContext::new()).await.unwrap();
+    let out = call(
+        div,
+        json!({"dividend": 1, "divisor": 4}),
+        &CallContext::new(),
+    )
+    .await
+    .unwrap();
     assert_eq!(out.text, "0.25");
-    let err = call(div, json!({"dividend": 1, "divisor": 0}), &CallContext::new()).await.unwrap_err();
+    let err = call(
+        div,
+        json!({"dividend": 1, "divisor": 0}),
+        &CallContext::new(),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(err, CharterError::Tool("cannot divide by zero".into()));
 }
 
 #[tokio::test]
 async fn context_and_from_context_values_come_from_the_host() {
-    let ctx = CallContext::new().for_user("ada").with_value("workspace", json!("ws-1"));
+    let ctx = CallContext::new()
+        .for_user("ada")
+        .with_value("workspace", json!("ws-1"));
     let out = call(
         tool("test-pack_search"),
         json!({"query": "q", "filter": {"tags": ["a"]}, "order": "oldest", "fuzzy": true}),
@@ -459,10 +599,17 @@ async fn context_and_from_context_values_come_from_the_host() {
         json!({"query": "q", "tags": ["a"], "order": "oldest", "limit": 0, "user": "ada", "workspace": "ws-1", "fuzzy": true})
     );
     // Without the context value the host is at fault, not the model.
-    let err = call(tool("test-pack_search"), json!({"query": "q", "filter": {"tags": []}}), &CallContext::new())
-        .await
-        .unwrap_err();
-    assert!(matches!(&err, CharterError::Declaration(d) if d.message.contains("`workspace`")), "{err}");
+    let err = call(
+        tool("test-pack_search"),
+        json!({"query": "q", "filter": {"tags": []}}),
+        &CallContext::new(),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(&err, CharterError::Declaration(d) if d.message.contains("`workspace`")),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -485,9 +632,16 @@ async fn bad_arguments_are_validation_errors_with_paths() {
     ] {
         assert!(msg.contains(part), "missing {part:?} in {msg}");
     }
-    let err = call(tool("test-pack_add"), json!({"a": 1}), &ctx).await.unwrap_err();
-    assert_eq!(err.to_string(), "invalid arguments: `b`: missing required argument");
-    let err = call(tool("test-pack_add"), json!([1, 2]), &ctx).await.unwrap_err();
+    let err = call(tool("test-pack_add"), json!({"a": 1}), &ctx)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid arguments: `b`: missing required argument"
+    );
+    let err = call(tool("test-pack_add"), json!([1, 2]), &ctx)
+        .await
+        .unwrap_err();
     assert!(err.is_validation());
 }
 
@@ -495,6 +649,10 @@ async fn bad_arguments_are_validation_errors_with_paths() {
 fn rust_tools_sit_beside_any_table() {
     // The same `&'static Table` type a YAML pack compiles to.
     let tables: [&'static Table; 1] = [&TOOLS];
-    assert!(tables.iter().all(|t| t.tools.iter().all(|d| matches!(d.exec, Exec::Rust(_)))));
+    assert!(
+        tables
+            .iter()
+            .all(|t| t.tools.iter().all(|d| matches!(d.exec, Exec::Rust(_))))
+    );
     assert!(format!("{:?}", tables[0].tools[0]).contains("Rust(..)"));
 }

@@ -54,7 +54,9 @@ fn strip_null(obj: &mut Map<String, Value>) -> bool {
 
 /// `anyOf: [S, {"type":"null"}]` (with siblings): `S` merged with the siblings.
 fn unwrap_null_any_of(obj: &mut Map<String, Value>) -> bool {
-    let Some(Value::Array(any)) = obj.get("anyOf") else { return false };
+    let Some(Value::Array(any)) = obj.get("anyOf") else {
+        return false;
+    };
     if any.len() != 2 || any[1] != json!({"type": "null"}) {
         return false;
     }
@@ -84,7 +86,10 @@ fn normalise(v: &mut Value, pos: Pos) {
                 // schemars' `type: [T, "null"]` becomes charter's `anyOf: [T, null]`.
                 let mut inner = std::mem::take(obj);
                 let description = inner.remove("description");
-                obj.insert("anyOf".into(), json!([Value::Object(inner), {"type": "null"}]));
+                obj.insert(
+                    "anyOf".into(),
+                    json!([Value::Object(inner), {"type": "null"}]),
+                );
                 if let Some(d) = description {
                     obj.insert("description".into(), d);
                 }
@@ -97,7 +102,11 @@ fn normalise(v: &mut Value, pos: Pos) {
     if obj.contains_key("properties") {
         obj.entry("additionalProperties").or_insert(json!(false));
     }
-    let required: Vec<Value> = obj.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
+    let required: Vec<Value> = obj
+        .get("required")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     if let Some(Value::Object(props)) = obj.get_mut("properties") {
         for (name, prop) in props.iter_mut() {
             let optional = !required.contains(&Value::String(name.clone()));
@@ -130,7 +139,8 @@ fn oracle<T: JsonSchema>() -> Value {
 }
 
 fn ours(text: &str) -> Value {
-    let mut v: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("invalid JSON {text}: {e}"));
+    let mut v: Value =
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("invalid JSON {text}: {e}"));
     normalise(&mut v, Pos::Root);
     v
 }
@@ -142,7 +152,12 @@ macro_rules! same {
         const TEXT: &str = charter::schema_text!($t);
         let raw: Value = serde_json::from_str(TEXT).unwrap();
         assert_eq!(raw.to_string(), TEXT, "not compact JSON");
-        assert_eq!(ours(TEXT), oracle::<$t>(), "\ncharter: {TEXT}\nschemars: {}", oracle::<$t>());
+        assert_eq!(
+            ours(TEXT),
+            oracle::<$t>(),
+            "\ncharter: {TEXT}\nschemars: {}",
+            oracle::<$t>()
+        );
     }};
 }
 
@@ -316,7 +331,11 @@ enum External {
 }
 
 #[derive(Deserialize, JsonSchema, Schema)]
-#[serde(tag = "kind", rename_all = "snake_case", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
 #[allow(dead_code)]
 enum Internal {
     /// Nothing happened.

@@ -108,7 +108,10 @@ pub fn parse_tool_attr(attr: TokenStream, errors: &mut Errors) -> ToolAttr {
             let array: ExprArray = meta.value()?.parse()?;
             for elem in array.elems {
                 match elem {
-                    Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => out.hints.push(s),
+                    Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) => out.hints.push(s),
                     other => errors.spanned(other, "a search hint is a string literal"),
                 }
             }
@@ -165,7 +168,7 @@ pub struct ValueParam {
 pub enum ParamKind {
     /// `&CallContext`.
     Context,
-    Value(ValueParam),
+    Value(Box<ValueParam>),
 }
 
 pub struct Param {
@@ -200,7 +203,11 @@ pub struct ToolFn {
 pub fn parse_tool_fn(mut item: ItemFn, errors: &mut Errors) -> ToolFn {
     let sig = &item.sig;
     if !sig.generics.params.is_empty() {
-        let only_lifetimes = sig.generics.params.iter().all(|p| matches!(p, syn::GenericParam::Lifetime(_)));
+        let only_lifetimes = sig
+            .generics
+            .params
+            .iter()
+            .all(|p| matches!(p, syn::GenericParam::Lifetime(_)));
         if !only_lifetimes {
             errors.spanned(
                 &sig.generics,
@@ -242,7 +249,9 @@ pub fn parse_tool_fn(mut item: ItemFn, errors: &mut Errors) -> ToolFn {
             }
             FnArg::Typed(pt) => {
                 let attrs = std::mem::take(&mut pt.attrs);
-                let (charter, rest): (Vec<_>, Vec<_>) = attrs.into_iter().partition(|a| a.path().is_ident("charter"));
+                let (charter, rest): (Vec<_>, Vec<_>) = attrs
+                    .into_iter()
+                    .partition(|a| a.path().is_ident("charter"));
                 pt.attrs = rest;
                 let ident = match &*pt.pat {
                     Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
@@ -276,7 +285,9 @@ pub fn parse_tool_fn(mut item: ItemFn, errors: &mut Errors) -> ToolFn {
 
 fn is_result(ty: &Type) -> bool {
     match ty {
-        Type::Path(p) => p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Result"),
+        Type::Path(p) => {
+            p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Result")
+        }
         Type::Paren(p) => is_result(&p.elem),
         Type::Group(g) => is_result(&g.elem),
         _ => false,
@@ -288,7 +299,10 @@ fn is_result(ty: &Type) -> bool {
 /// The section is a markdown heading `# Arguments` followed by one bullet per parameter:
 /// ``* `name` - what it is`` (also `-` bullets and `:` as separator); indented lines continue
 /// the bullet above. It ends at the next heading.
-fn split_arguments(lines: &[DocLine], errors: &mut Errors) -> (Vec<DocLine>, Vec<(String, String, Span)>) {
+fn split_arguments(
+    lines: &[DocLine],
+    errors: &mut Errors,
+) -> (Vec<DocLine>, Vec<(String, String, Span)>) {
     let mut keep = Vec::new();
     let mut args: Vec<(String, String, Span)> = Vec::new();
     let mut in_section = false;
@@ -321,7 +335,10 @@ fn split_arguments(lines: &[DocLine], errors: &mut Errors) -> (Vec<DocLine>, Vec
             }
             last.1.push_str(t);
         } else {
-            errors.at(line.span, "the `# Arguments` section lists parameters as ``* `name` - what it is``");
+            errors.at(
+                line.span,
+                "the `# Arguments` section lists parameters as ``* `name` - what it is``",
+            );
         }
     }
     (keep, args)
@@ -333,7 +350,9 @@ fn parse_bullet(rest: &str) -> Option<(String, String)> {
         let end = r.find('`')?;
         (&r[..end], &r[end + 1..])
     } else {
-        let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
         (&rest[..end], &rest[end..])
     };
     if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
@@ -352,12 +371,23 @@ fn parse_param(ident: Ident, ty: &Type, attrs: &[Attribute], errors: &mut Errors
     let name = ident_name(&ident);
     if is_call_context(ty) {
         for a in attrs {
-            errors.spanned(a, "the call context is not a schema property: it takes no `#[charter(...)]` options");
+            errors.spanned(
+                a,
+                "the call context is not a schema property: it takes no `#[charter(...)]` options",
+            );
         }
-        return Some(Param { ident, name, ty: ty.clone(), kind: ParamKind::Context });
+        return Some(Param {
+            ident,
+            name,
+            ty: ty.clone(),
+            kind: ParamKind::Context,
+        });
     }
     if let Type::Path(p) = ty
-        && p.path.segments.last().is_some_and(|s| s.ident == "CallContext")
+        && p.path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "CallContext")
     {
         errors.spanned(ty, "take the call context by reference: `&CallContext`");
         return None;
@@ -413,14 +443,26 @@ fn parse_param(ident: Ident, ty: &Type, attrs: &[Attribute], errors: &mut Errors
         ident,
         name,
         ty: ty.clone(),
-        kind: ParamKind::Value(ValueParam { info, desc, modes, from_context, default }),
+        kind: ParamKind::Value(Box::new(ValueParam {
+            info,
+            desc,
+            modes,
+            from_context,
+            default,
+        })),
     })
 }
 
 fn is_call_context(ty: &Type) -> bool {
     match ty {
         Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
-            Type::Path(p) => p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "CallContext"),
+            Type::Path(p) => {
+                p.qself.is_none()
+                    && p.path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "CallContext")
+            }
             _ => false,
         },
         _ => false,
@@ -452,7 +494,12 @@ pub fn option_inner(ty: &Type) -> Option<&Type> {
     if p.qself.is_some() {
         return None;
     }
-    let segs: Vec<_> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let segs: Vec<_> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
     let is_option = match segs.as_slice() {
         [o] => o == "Option",
         [a, b, o] => (a == "std" || a == "core") && b == "option" && o == "Option",
@@ -471,7 +518,14 @@ pub fn option_inner(ty: &Type) -> Option<&Type> {
 }
 
 fn check_supported(ty: &Type) -> syn::Result<()> {
-    let bad = |what: &str| Err(syn::Error::new_spanned(ty, format!("{what} cannot be a tool parameter: its JSON schema is not supported; use a struct deriving `charter::Schema`")));
+    let bad = |what: &str| {
+        Err(syn::Error::new_spanned(
+            ty,
+            format!(
+                "{what} cannot be a tool parameter: its JSON schema is not supported; use a struct deriving `charter::Schema`"
+            ),
+        ))
+    };
     match ty {
         Type::Tuple(t) if t.elems.is_empty() => bad("`()`"),
         Type::Tuple(_) => bad("a tuple"),
@@ -519,21 +573,42 @@ pub fn type_info(ty: &Type) -> syn::Result<TypeInfo> {
     let (schema_ty, deser_ty, by_ref, deref) = match inner {
         Type::Reference(r) => {
             if let Some(m) = &r.mutability {
-                return Err(syn::Error::new_spanned(m, "a tool parameter cannot be `&mut`: arguments come from the model"));
+                return Err(syn::Error::new_spanned(
+                    m,
+                    "a tool parameter cannot be `&mut`: arguments come from the model",
+                ));
             }
             let elem = static_type(&r.elem);
             match &elem {
-                Type::Path(p) if p.path.is_ident("str") => (elem.clone(), syn::parse_quote!(::std::string::String), true, true),
+                Type::Path(p) if p.path.is_ident("str") => (
+                    elem.clone(),
+                    syn::parse_quote!(::std::string::String),
+                    true,
+                    true,
+                ),
                 Type::Slice(s) => {
                     let item = &s.elem;
-                    (elem.clone(), syn::parse_quote!(::std::vec::Vec<#item>), true, true)
+                    (
+                        elem.clone(),
+                        syn::parse_quote!(::std::vec::Vec<#item>),
+                        true,
+                        true,
+                    )
                 }
                 _ => (elem.clone(), elem, true, false),
             }
         }
-        Type::Slice(_) => return Err(syn::Error::new_spanned(inner, "take a slice by reference (`&[T]`) or use `Vec<T>`")),
+        Type::Slice(_) => {
+            return Err(syn::Error::new_spanned(
+                inner,
+                "take a slice by reference (`&[T]`) or use `Vec<T>`",
+            ));
+        }
         Type::Path(p) if p.path.is_ident("str") => {
-            return Err(syn::Error::new_spanned(inner, "take a string as `&str` or `String`"));
+            return Err(syn::Error::new_spanned(
+                inner,
+                "take a string as `&str` or `String`",
+            ));
         }
         other => {
             let t = static_type(other);
@@ -546,7 +621,12 @@ pub fn type_info(ty: &Type) -> syn::Result<TypeInfo> {
         (true, true, true) => Pass::OptDeref,
         (true, true, false) => Pass::OptRef,
     };
-    Ok(TypeInfo { optional, schema_ty, deser_ty, pass })
+    Ok(TypeInfo {
+        optional,
+        schema_ty,
+        deser_ty,
+        pass,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -639,7 +719,10 @@ fn check_rule(lit: &LitStr, errors: &mut Errors) -> Option<RenameRule> {
 }
 
 /// `rename = "x"` or `rename(deserialize = "x")`: the name arguments arrive under.
-fn parse_rename(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<Option<(String, Span)>> {
+fn parse_rename(
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+) -> syn::Result<Option<(String, Span)>> {
     if meta.input.peek(syn::token::Paren) {
         let mut name = None;
         meta.parse_nested_meta(|inner| {
@@ -657,13 +740,28 @@ fn parse_rename(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<
     Ok(Some((lit.value(), lit.span())))
 }
 
-fn unsupported_serde(meta: &ParseNestedMeta<'_>, errors: &mut Errors, why: &str) -> syn::Result<()> {
-    let name = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-    errors.at(meta.path.span(), format!("`#[serde({name})]` is not supported by `charter::Schema`: {why}"));
+fn unsupported_serde(
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+    why: &str,
+) -> syn::Result<()> {
+    let name = meta
+        .path
+        .get_ident()
+        .map(|i| i.to_string())
+        .unwrap_or_default();
+    errors.at(
+        meta.path.span(),
+        format!("`#[serde({name})]` is not supported by `charter::Schema`: {why}"),
+    );
     skip_value(meta)
 }
 
-fn for_each_serde(attrs: &[Attribute], errors: &mut Errors, mut f: impl FnMut(&ParseNestedMeta<'_>, &mut Errors) -> syn::Result<()>) {
+fn for_each_serde(
+    attrs: &[Attribute],
+    errors: &mut Errors,
+    mut f: impl FnMut(&ParseNestedMeta<'_>, &mut Errors) -> syn::Result<()>,
+) {
     for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         if let Err(e) = attr.parse_nested_meta(|meta| f(&meta, errors)) {
             errors.push(e);
@@ -736,7 +834,11 @@ pub fn parse_derive(input: syn::DeriveInput, errors: &mut Errors) -> Container {
         } else if p.is_ident("bound") || p.is_ident("crate") || p.is_ident("expecting") {
             skip_value(meta)?; // no effect on the wire shape
         } else if p.is_ident("from") || p.is_ident("try_from") {
-            unsupported_serde(meta, errors, "the wire shape is another type's; derive `Schema` on that type and take it as the parameter")?;
+            unsupported_serde(
+                meta,
+                errors,
+                "the wire shape is another type's; derive `Schema` on that type and take it as the parameter",
+            )?;
         } else if p.is_ident("into") {
             skip_value(meta)?; // serialisation only
         } else if p.is_ident("remote") {
@@ -747,7 +849,10 @@ pub fn parse_derive(input: syn::DeriveInput, errors: &mut Errors) -> Container {
         Ok(())
     });
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("charter")) {
-        errors.spanned(attr, "`#[charter(...)]` options go on fields, not on the type");
+        errors.spanned(
+            attr,
+            "`#[charter(...)]` options go on fields, not on the type",
+        );
     }
 
     let tagging = match (&opts.tag, opts.untagged, opts.content) {
@@ -756,7 +861,10 @@ pub fn parse_derive(input: syn::DeriveInput, errors: &mut Errors) -> Container {
             Tagging::External
         }
         (Some(_), Some(span), _) => {
-            errors.at(span, "an enum is either `tag = \"...\"` or `untagged`, not both");
+            errors.at(
+                span,
+                "an enum is either `tag = \"...\"` or `untagged`, not both",
+            );
             Tagging::External
         }
         (Some((tag, span)), None, None) => Tagging::Internal(tag.clone(), *span),
@@ -767,7 +875,7 @@ pub fn parse_derive(input: syn::DeriveInput, errors: &mut Errors) -> Container {
     let ident = input.ident.clone();
     let data = match input.data {
         syn::Data::Struct(s) => {
-            if let (Some(span), true) = (opts.tag.as_ref().map(|t| t.1).or(opts.untagged), true) {
+            if let Some(span) = opts.tag.as_ref().map(|t| t.1).or(opts.untagged) {
                 errors.at(span, "`tag`/`untagged` apply to enums");
             }
             match s.fields {
@@ -781,7 +889,13 @@ pub fn parse_derive(input: syn::DeriveInput, errors: &mut Errors) -> Container {
                             Data::Struct(Vec::new())
                         }
                     } else {
-                        Data::Struct(parse_fields(&named.named, opts.rename_all, opts.default, &ident, errors))
+                        Data::Struct(parse_fields(
+                            &named.named,
+                            opts.rename_all,
+                            opts.default,
+                            &ident,
+                            errors,
+                        ))
                     }
                 }
                 syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
@@ -795,7 +909,10 @@ pub fn parse_derive(input: syn::DeriveInput, errors: &mut Errors) -> Container {
                     Data::Struct(Vec::new())
                 }
                 syn::Fields::Unit => {
-                    errors.spanned(&ident, "a unit struct has no useful schema (it is `null` on the wire)");
+                    errors.spanned(
+                        &ident,
+                        "a unit struct has no useful schema (it is `null` on the wire)",
+                    );
                     Data::Struct(Vec::new())
                 }
             }
@@ -811,22 +928,30 @@ pub fn parse_derive(input: syn::DeriveInput, errors: &mut Errors) -> Container {
                 }
             }
             if variants.is_empty() {
-                errors.spanned(&ident, "an enum needs at least one variant the model can send");
+                errors.spanned(
+                    &ident,
+                    "an enum needs at least one variant the model can send",
+                );
             }
             Data::Enum(variants)
         }
         syn::Data::Union(u) => {
-            errors.spanned(u.union_token, "unions are not supported by `charter::Schema`");
+            errors.spanned(
+                u.union_token,
+                "unions are not supported by `charter::Schema`",
+            );
             Data::Struct(Vec::new())
         }
     };
-    if let Some(tr) = &opts.transparent
-        && !matches!(data, Data::Transparent(_))
-        && matches!(data, Data::Enum(_))
-    {
-        errors.at(*tr, "`transparent` applies to structs");
+    if let (Some(span), Data::Enum(_)) = (opts.transparent, &data) {
+        errors.at(span, "`transparent` applies to structs");
     }
-    Container { ident, generics: input.generics, data, tagging }
+    Container {
+        ident,
+        generics: input.generics,
+        data,
+        tagging,
+    }
 }
 
 fn parse_fields(
@@ -838,7 +963,9 @@ fn parse_fields(
 ) -> Vec<Field> {
     let mut out = Vec::new();
     for f in fields {
-        let Some(ident) = f.ident.clone() else { continue };
+        let Some(ident) = f.ident.clone() else {
+            continue;
+        };
         let mut rename = None;
         let mut skip = false;
         let mut default = container_default;
@@ -860,9 +987,17 @@ fn parse_fields(
             {
                 skip_value(meta)?; // accepted under another name, or serialisation only
             } else if p.is_ident("flatten") {
-                unsupported_serde(meta, errors, "flattened fields would need their properties merged; declare the fields here")?;
+                unsupported_serde(
+                    meta,
+                    errors,
+                    "flattened fields would need their properties merged; declare the fields here",
+                )?;
             } else if p.is_ident("with") || p.is_ident("deserialize_with") {
-                unsupported_serde(meta, errors, "a custom deserializer accepts a shape the field's type does not describe")?;
+                unsupported_serde(
+                    meta,
+                    errors,
+                    "a custom deserializer accepts a shape the field's type does not describe",
+                )?;
             } else {
                 unsupported_serde(meta, errors, "it may change the wire shape")?;
             }
@@ -884,14 +1019,24 @@ fn parse_fields(
             Some((n, span)) => (n, span),
             None => {
                 let n = ident_name(&ident);
-                (rule.map(|r| r.apply_to_field(&n)).unwrap_or(n), ident.span())
+                (
+                    rule.map(|r| r.apply_to_field(&n)).unwrap_or(n),
+                    ident.span(),
+                )
             }
         };
         let (optional, ty) = match option_inner(&f.ty) {
             Some(inner) => (true, inner.clone()),
             None => (false, f.ty.clone()),
         };
-        out.push(Field { ident, name, name_span, ty, required: !optional && !default, desc });
+        out.push(Field {
+            ident,
+            name,
+            name_span,
+            ty,
+            required: !optional && !default,
+            desc,
+        });
     }
     out
 }
@@ -933,32 +1078,48 @@ fn parse_variant(
             rule = parse_rule(meta, errors)?;
         } else if p.is_ident("skip") || p.is_ident("skip_deserializing") {
             skip = true;
-        } else if p.is_ident("alias") || p.is_ident("skip_serializing") || p.is_ident("serialize_with") || p.is_ident("borrow") || p.is_ident("bound") {
+        } else if p.is_ident("alias")
+            || p.is_ident("skip_serializing")
+            || p.is_ident("serialize_with")
+            || p.is_ident("borrow")
+            || p.is_ident("bound")
+        {
             skip_value(meta)?;
         } else if p.is_ident("other") {
-            unsupported_serde(meta, errors, "a catch-all variant accepts names the schema cannot list")?;
+            unsupported_serde(
+                meta,
+                errors,
+                "a catch-all variant accepts names the schema cannot list",
+            )?;
         } else if p.is_ident("untagged") {
-            unsupported_serde(meta, errors, "mixing tagged and untagged variants is not supported; use `#[serde(untagged)]` on the enum")?;
+            unsupported_serde(
+                meta,
+                errors,
+                "mixing tagged and untagged variants is not supported; use `#[serde(untagged)]` on the enum",
+            )?;
         } else {
             unsupported_serde(meta, errors, "it may change the wire shape")?;
         }
         Ok(())
     });
     for attr in v.attrs.iter().filter(|a| a.path().is_ident("charter")) {
-        errors.spanned(attr, "`#[charter(...)]` options are not supported on variants: document the variant instead");
+        errors.spanned(
+            attr,
+            "`#[charter(...)]` options are not supported on variants: document the variant instead",
+        );
     }
     if skip {
         return None;
-    }
-    if let Some((_, d)) = &v.discriminant {
-        let _ = d; // explicit discriminants do not change serde's (name-based) encoding
     }
     let desc = doc_desc(&v.attrs, errors);
     let (name, name_span) = match rename {
         Some(r) => r,
         None => {
             let n = ident_name(&v.ident);
-            (opts.rename_all.map(|r| r.apply_to_variant(&n)).unwrap_or(n), v.ident.span())
+            (
+                opts.rename_all.map(|r| r.apply_to_variant(&n)).unwrap_or(n),
+                v.ident.span(),
+            )
         }
     };
     let style = match &v.fields {
@@ -985,12 +1146,22 @@ fn parse_variant(
             Style::Newtype(ty)
         }
         syn::Fields::Unnamed(u) => {
-            errors.spanned(u, "tuple variants are not supported by `charter::Schema`: use a struct variant");
+            errors.spanned(
+                u,
+                "tuple variants are not supported by `charter::Schema`: use a struct variant",
+            );
             return None;
         }
-        syn::Fields::Named(n) => Style::Struct(parse_fields(&n.named, rule, false, container, errors)),
+        syn::Fields::Named(n) => {
+            Style::Struct(parse_fields(&n.named, rule, false, container, errors))
+        }
     };
-    Some(Variant { name, name_span, desc, style })
+    Some(Variant {
+        name,
+        name_span,
+        desc,
+        style,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1019,9 +1190,18 @@ impl Parse for PackInput {
         input.parse::<Token![,]>()?;
         let content;
         syn::bracketed!(content in input);
-        let tools = Punctuated::<Path, Token![,]>::parse_terminated(&content)?.into_iter().collect();
+        let tools = Punctuated::<Path, Token![,]>::parse_terminated(&content)?
+            .into_iter()
+            .collect();
         let _ = input.parse::<Option<Token![,]>>()?;
         let _ = input.parse::<Option<Token![;]>>()?;
-        Ok(Self { attrs, vis, ident, label, description, tools })
+        Ok(Self {
+            attrs,
+            vis,
+            ident,
+            label,
+            description,
+            tools,
+        })
     }
 }

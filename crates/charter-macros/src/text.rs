@@ -44,12 +44,21 @@ pub fn doc_lines(attrs: &[Attribute]) -> Result<Vec<DocLine>, syn::Error> {
     for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
         let nv = attr.meta.require_name_value()?;
         match &nv.value {
-            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) => {
                 let value = s.value();
                 for (i, line) in value.split('\n').enumerate() {
                     // A block doc comment holds several lines in one attribute.
-                    let line = if i == 0 { line.strip_prefix(' ').unwrap_or(line) } else { line };
-                    lines.push(DocLine { text: line.trim_end().to_owned(), span: attr.pound_token.span });
+                    let line = if i == 0 {
+                        line.strip_prefix(' ').unwrap_or(line)
+                    } else {
+                        line
+                    };
+                    lines.push(DocLine {
+                        text: line.trim_end().to_owned(),
+                        span: attr.pound_token.span,
+                    });
                 }
             }
             other => {
@@ -65,7 +74,13 @@ pub fn doc_lines(attrs: &[Attribute]) -> Result<Vec<DocLine>, syn::Error> {
 
 /// The description a doc comment gives: its lines joined with `\n`, trimmed.
 pub fn description(lines: &[DocLine]) -> String {
-    lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n").trim().to_owned()
+    lines
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim()
+        .to_owned()
 }
 
 /// serde's `rename_all` rules.
@@ -115,7 +130,9 @@ impl RenameRule {
             }
             Self::ScreamingSnake => Self::Snake.apply_to_variant(variant).to_ascii_uppercase(),
             Self::Kebab => Self::Snake.apply_to_variant(variant).replace('_', "-"),
-            Self::ScreamingKebab => Self::ScreamingSnake.apply_to_variant(variant).replace('_', "-"),
+            Self::ScreamingKebab => Self::ScreamingSnake
+                .apply_to_variant(variant)
+                .replace('_', "-"),
         }
     }
 
@@ -161,9 +178,21 @@ mod tests {
     #[test]
     fn rename_rules_match_serde() {
         assert_eq!(RenameRule::Camel.apply_to_field("due_on_date"), "dueOnDate");
-        assert_eq!(RenameRule::ScreamingKebab.apply_to_field("due_on"), "DUE-ON");
-        assert_eq!(RenameRule::Snake.apply_to_variant("VeryUrgent"), "very_urgent");
-        assert_eq!(RenameRule::Kebab.apply_to_variant("VeryUrgent"), "very-urgent");
-        assert_eq!(RenameRule::Camel.apply_to_variant("VeryUrgent"), "veryUrgent");
+        assert_eq!(
+            RenameRule::ScreamingKebab.apply_to_field("due_on"),
+            "DUE-ON"
+        );
+        assert_eq!(
+            RenameRule::Snake.apply_to_variant("VeryUrgent"),
+            "very_urgent"
+        );
+        assert_eq!(
+            RenameRule::Kebab.apply_to_variant("VeryUrgent"),
+            "very-urgent"
+        );
+        assert_eq!(
+            RenameRule::Camel.apply_to_variant("VeryUrgent"),
+            "veryUrgent"
+        );
     }
 }

@@ -6,7 +6,9 @@ use std::collections::{BTreeSet, HashMap};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-use crate::ast::{Container, Data, Errors, Field, ParamKind, PackInput, Style, Tagging, ToolAttr, ToolFn};
+use crate::ast::{
+    Container, Data, Errors, Field, PackInput, ParamKind, Style, Tagging, ToolAttr, ToolFn,
+};
 use crate::text::plain_name;
 
 /// The longest tool name: a qualified name is at most 50 characters and the shortest pack label
@@ -45,16 +47,23 @@ fn tool_name_problem(name: &str) -> Option<String> {
     if name.is_empty() {
         return Some("a tool name cannot be empty".into());
     }
-    if let Some(c) = name.chars().find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')) {
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_'))
+    {
         return Some(format!(
             "invalid tool name `{name}`: `{c}` is not allowed (tool names are `[a-z0-9_]+`); set one with `name = \"...\"`"
         ));
     }
     if name.starts_with('_') {
-        return Some(format!("invalid tool name `{name}`: it cannot start with `_` (the qualified name would hold `__`)"));
+        return Some(format!(
+            "invalid tool name `{name}`: it cannot start with `_` (the qualified name would hold `__`)"
+        ));
     }
     if name.contains("__") {
-        return Some(format!("invalid tool name `{name}`: `__` is reserved (hosts use it as a separator)"));
+        return Some(format!(
+            "invalid tool name `{name}`: `__` is reserved (hosts use it as a separator)"
+        ));
     }
     if name.len() > MAX_TOOL_NAME {
         return Some(format!(
@@ -128,9 +137,15 @@ pub fn tool(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> ToolPlan {
     // Descriptions from the `# Arguments` section.
     let mut doc_args: HashMap<&str, (&str, Span)> = HashMap::new();
     for (n, d, span) in &f.doc_args {
-        let known = f.params.iter().any(|p| p.name == *n && matches!(p.kind, ParamKind::Value(_)));
+        let known = f
+            .params
+            .iter()
+            .any(|p| p.name == *n && matches!(p.kind, ParamKind::Value(_)));
         if !known {
-            errors.at(*span, format!("`# Arguments` lists `{n}`, which is not a parameter of this tool"));
+            errors.at(
+                *span,
+                format!("`# Arguments` lists `{n}`, which is not a parameter of this tool"),
+            );
         } else if doc_args.insert(n.as_str(), (d.as_str(), *span)).is_some() {
             errors.at(*span, format!("`{n}` is listed twice in `# Arguments`"));
         } else if d.is_empty() {
@@ -149,12 +164,18 @@ pub fn tool(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> ToolPlan {
         };
         let desc = match (&v.desc, doc_args.get(p.name.as_str())) {
             (Some((_, span)), Some(_)) => {
-                errors.at(*span, format!("`{}` is described twice: here and in `# Arguments`", p.name));
+                errors.at(
+                    *span,
+                    format!("`{}` is described twice: here and in `# Arguments`", p.name),
+                );
                 v.desc.as_ref().map(|d| d.0.clone()).unwrap_or_default()
             }
             (Some((d, span)), None) => {
                 if d.is_empty() {
-                    errors.at(*span, "an empty description is refused: every property is described (SPEC §3)");
+                    errors.at(
+                        *span,
+                        "an empty description is refused: every property is described (SPEC §3)",
+                    );
                 }
                 d.clone()
             }
@@ -174,8 +195,11 @@ pub fn tool(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> ToolPlan {
             }
         };
         descriptions.push(desc);
-        if v.default.is_some() && v.info.optional {
-            errors.at(v.default.unwrap(), "an `Option` parameter is optional already; `default` is for other types");
+        if let (Some(span), true) = (v.default, v.info.optional) {
+            errors.at(
+                span,
+                "an `Option` parameter is optional already; `default` is for other types",
+            );
         }
         required.push(!v.info.optional && v.default.is_none() && v.from_context.is_none());
         if let Some(key) = &v.from_context {
@@ -192,7 +216,10 @@ pub fn tool(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> ToolPlan {
             if label.trim().is_empty() {
                 errors.spanned(m, "an empty mode label is refused (SPEC §5)");
             } else if label == "response_only" {
-                errors.spanned(m, "`response_only` means nothing on an input: the model could never send it");
+                errors.spanned(
+                    m,
+                    "`response_only` means nothing on an input: the model could never send it",
+                );
             } else if is_custom(&label) {
                 labels.insert(label);
             }
@@ -214,7 +241,9 @@ pub fn tool(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> ToolPlan {
     }
     let modes_of = |i: usize| -> Option<Vec<String>> {
         match &f.params[i].kind {
-            ParamKind::Value(v) if v.from_context.is_none() => Some(v.modes.iter().map(|m| m.value()).collect()),
+            ParamKind::Value(v) if v.from_context.is_none() => {
+                Some(v.modes.iter().map(|m| m.value()).collect())
+            }
             _ => None,
         }
     };
@@ -223,19 +252,32 @@ pub fn tool(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> ToolPlan {
         let visible_params: Vec<usize> = (0..f.params.len())
             .filter(|&i| modes_of(i).is_some_and(|m| visible(&m, &active, widest)))
             .collect();
-        views.push(ViewPlan { key, active, widest, visible: visible_params });
+        views.push(ViewPlan {
+            key,
+            active,
+            widest,
+            visible: visible_params,
+        });
     }
     // A required parameter any view withholds is refused, on the label that withholds it.
     for (i, p) in f.params.iter().enumerate() {
-        let ParamKind::Value(v) = &p.kind else { continue };
+        let ParamKind::Value(v) = &p.kind else {
+            continue;
+        };
         if !required[i] || v.modes.is_empty() {
             continue;
         }
         if let Some(view) = views.iter().find(|view| !view.visible.contains(&i)) {
-            let culprit = v.modes.iter().find(|m| !is_custom(&m.value())).unwrap_or(&v.modes[0]);
+            let culprit = v
+                .modes
+                .iter()
+                .find(|m| !is_custom(&m.value()))
+                .unwrap_or(&v.modes[0]);
             let which = match &view.key {
                 ViewKey::Default => "the default view".to_owned(),
-                ViewKey::Unmatched => "a session mode none of this tool's fields carries".to_owned(),
+                ViewKey::Unmatched => {
+                    "a session mode none of this tool's fields carries".to_owned()
+                }
                 ViewKey::Label(l) => format!("session mode `{l}`"),
             };
             errors.spanned(
@@ -249,20 +291,40 @@ pub fn tool(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> ToolPlan {
         }
     }
 
-    ToolPlan { name, descriptions, required, views }
+    ToolPlan {
+        name,
+        descriptions,
+        required,
+        views,
+    }
 }
 
 fn check_fields(fields: &[Field], reserved: Option<&str>, errors: &mut Errors) {
     let mut seen: HashMap<&str, Span> = HashMap::new();
     for f in fields {
         if !plain_name(&f.name) {
-            errors.at(f.name_span, format!("the property name {:?} needs JSON escapes; charter refuses it", f.name));
+            errors.at(
+                f.name_span,
+                format!(
+                    "the property name {:?} needs JSON escapes; charter refuses it",
+                    f.name
+                ),
+            );
         }
         if reserved == Some(f.name.as_str()) {
-            errors.at(f.name_span, format!("`{}` is the enum's tag: a field cannot have the same name", f.name));
+            errors.at(
+                f.name_span,
+                format!(
+                    "`{}` is the enum's tag: a field cannot have the same name",
+                    f.name
+                ),
+            );
         }
         if seen.insert(f.name.as_str(), f.name_span).is_some() {
-            errors.at(f.name_span, format!("two fields are named `{}` on the wire", f.name));
+            errors.at(
+                f.name_span,
+                format!("two fields are named `{}` on the wire", f.name),
+            );
         }
         match &f.desc {
             Some(d) if !d.is_empty() => {}
@@ -294,10 +356,19 @@ pub fn container(c: &Container, errors: &mut Errors) {
             let mut seen: HashMap<&str, Span> = HashMap::new();
             for v in variants {
                 if !plain_name(&v.name) {
-                    errors.at(v.name_span, format!("the variant name {:?} needs JSON escapes; charter refuses it", v.name));
+                    errors.at(
+                        v.name_span,
+                        format!(
+                            "the variant name {:?} needs JSON escapes; charter refuses it",
+                            v.name
+                        ),
+                    );
                 }
                 if seen.insert(v.name.as_str(), v.name_span).is_some() {
-                    errors.at(v.name_span, format!("two variants are named `{}` on the wire", v.name));
+                    errors.at(
+                        v.name_span,
+                        format!("two variants are named `{}` on the wire", v.name),
+                    );
                 }
                 if let Style::Struct(fields) = &v.style {
                     check_fields(fields, tag, errors);
@@ -311,9 +382,18 @@ fn label_problem(label: &str) -> Option<String> {
     if label.is_empty() {
         return Some("a pack label cannot be empty".into());
     }
-    if let Some(c) = label.chars().find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')) {
-        let why = if c == '_' { " (the first `_` of a qualified name splits pack from tool)" } else { "" };
-        return Some(format!("invalid pack label `{label}`: `{c}` is not allowed, labels are `[a-z0-9-]+`{why}"));
+    if let Some(c) = label
+        .chars()
+        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
+    {
+        let why = if c == '_' {
+            " (the first `_` of a qualified name splits pack from tool)"
+        } else {
+            ""
+        };
+        return Some(format!(
+            "invalid pack label `{label}`: `{c}` is not allowed, labels are `[a-z0-9-]+`{why}"
+        ));
     }
     None
 }

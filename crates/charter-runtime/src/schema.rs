@@ -215,7 +215,11 @@ macro_rules! simple {
 }
 
 const fn int(minimum: Option<f64>, maximum: Option<f64>) -> Shape {
-    Shape::Integer(NumberRules { minimum, maximum, enum_values: &[] })
+    Shape::Integer(NumberRules {
+        minimum,
+        maximum,
+        enum_values: &[],
+    })
 }
 
 const STRING: Shape = Shape::String(StringRules {
@@ -397,7 +401,12 @@ const fn member_at(s: &[u8], at: usize) -> Option<Member> {
     let key_end = skip_string(s, key);
     let value = key_end + 1;
     let end = skip_value(s, value);
-    Some(Member { key, key_end, value, end })
+    Some(Member {
+        key,
+        key_end,
+        value,
+        end,
+    })
 }
 
 const fn bytes_eq(s: &[u8], from: usize, to: usize, other: &[u8]) -> bool {
@@ -446,7 +455,14 @@ const fn sub(s: &'static [u8], from: usize, to: usize) -> &'static str {
 
 /// Byte range of the `index`-th of `count` items (members or array entries) with one adjacent
 /// comma: the one after it, or before it for the last; none when it is the only one.
-const fn with_comma(index: usize, count: usize, start: usize, end: usize, prev_end: usize, next_start: usize) -> (usize, usize) {
+const fn with_comma(
+    index: usize,
+    count: usize,
+    start: usize,
+    end: usize,
+    prev_end: usize,
+    next_start: usize,
+) -> (usize, usize) {
     if count == 1 {
         (start, end)
     } else if index + 1 < count {
@@ -546,7 +562,11 @@ pub const fn prop_count(schema: &str) -> usize {
 /// Where each top-level property of `schema` sits; `N` must be [`prop_count`] of it.
 pub const fn spans<const N: usize>(schema: &'static str) -> [PropSpan; N] {
     let s = schema.as_bytes();
-    let mut out = [PropSpan { name: "", property: (0, 0), required: None }; N];
+    let mut out = [PropSpan {
+        name: "",
+        property: (0, 0),
+        required: None,
+    }; N];
     let props = match find_member(s, 0, b"properties") {
         Some(p) => p.value,
         None => return out,
@@ -604,7 +624,11 @@ const fn walk_object(s: &[u8], obj: usize, parent: (usize, usize), depth: u8, w:
         // The dotted path: the parent's path (already in the text), a dot, the name.
         let start = w.text_len;
         let name_len = m.key_end - 1 - (m.key + 1);
-        let len = if depth == 1 { name_len } else { parent.1 + 1 + name_len };
+        let len = if depth == 1 {
+            name_len
+        } else {
+            parent.1 + 1 + name_len
+        };
         if !w.text.is_empty() {
             let mut k = 0;
             if depth > 1 {
@@ -622,7 +646,12 @@ const fn walk_object(s: &[u8], obj: usize, parent: (usize, usize), depth: u8, w:
             }
         }
         if !w.raw.is_empty() {
-            w.raw[w.count] = RawCost { start, len, depth, saves };
+            w.raw[w.count] = RawCost {
+                start,
+                len,
+                depth,
+                saves,
+            };
         }
         w.count += 1;
         w.text_len += len;
@@ -648,7 +677,13 @@ const fn descend(s: &[u8], value: usize, path: (usize, usize), depth: u8, w: &mu
 
 const fn run_walk(schema: &str, text: &mut [u8], raw: &mut [RawCost]) -> (usize, usize) {
     let s = schema.as_bytes();
-    let mut w = Walk { total_chars: count_chars(s, 0, s.len()), count: 0, text_len: 0, text, raw };
+    let mut w = Walk {
+        total_chars: count_chars(s, 0, s.len()),
+        count: 0,
+        text_len: 0,
+        text,
+        raw,
+    };
     walk_object(s, 0, (0, 0), 1, &mut w);
     (w.count, w.text_len)
 }
@@ -687,15 +722,28 @@ const fn str_lt(a: &str, b: &str) -> bool {
 /// The selectable paths of `schema` with what dropping each saves, most expensive first (ties
 /// by path); `N` must be [`path_count`] and `text` [`path_text`] of it.
 pub const fn paths<const N: usize>(schema: &str, text: &'static [u8]) -> [PathCost; N] {
-    let mut raw = [RawCost { start: 0, len: 0, depth: 0, saves: 0 }; N];
+    let mut raw = [RawCost {
+        start: 0,
+        len: 0,
+        depth: 0,
+        saves: 0,
+    }; N];
     if N > 0 {
         run_walk(schema, &mut [], &mut raw);
     }
-    let mut out = [PathCost { path: "", depth: 0, saves: 0 }; N];
+    let mut out = [PathCost {
+        path: "",
+        depth: 0,
+        saves: 0,
+    }; N];
     let mut i = 0;
     while i < N {
         let r = raw[i];
-        out[i] = PathCost { path: sub(text, r.start, r.start + r.len), depth: r.depth, saves: r.saves };
+        out[i] = PathCost {
+            path: sub(text, r.start, r.start + r.len),
+            depth: r.depth,
+            saves: r.saves,
+        };
         i += 1;
     }
     // Insertion sort: saves descending, then path ascending.
@@ -817,7 +865,11 @@ impl Args {
                 )));
             }
         };
-        Ok(Self { map, errors: Vec::new(), missing_context: Vec::new() })
+        Ok(Self {
+            map,
+            errors: Vec::new(),
+            missing_context: Vec::new(),
+        })
     }
 
     fn decode<T: DeserializeOwned>(&mut self, name: &str, value: Value) -> Option<T> {
@@ -841,7 +893,8 @@ impl Args {
         match self.map.remove(name) {
             Some(value) => self.decode(name, value),
             None => {
-                self.errors.push(format!("`{name}`: missing required argument"));
+                self.errors
+                    .push(format!("`{name}`: missing required argument"));
                 None
             }
         }
@@ -905,7 +958,10 @@ impl Args {
         if self.errors.is_empty() {
             Ok(())
         } else {
-            Err(CharterError::validation(format!("invalid arguments: {}", self.errors.join("; "))))
+            Err(CharterError::validation(format!(
+                "invalid arguments: {}",
+                self.errors.join("; ")
+            )))
         }
     }
 }
@@ -926,7 +982,9 @@ pub fn output<T: Serialize>(value: T) -> Result<ToolOutput, CharterError> {
     match serde_json::to_value(value) {
         Ok(Value::String(text)) => Ok(ToolOutput::text(text)),
         Ok(value) => Ok(ToolOutput::json(value)),
-        Err(e) => Err(CharterError::Tool(format!("the tool's result could not be serialised: {e}"))),
+        Err(e) => Err(CharterError::Tool(format!(
+            "the tool's result could not be serialised: {e}"
+        ))),
     }
 }
 
@@ -950,7 +1008,10 @@ mod tests {
         );
         let v: Value = serde_json::from_str(S).unwrap();
         assert!(v.is_object());
-        assert_eq!(render(<BTreeMap<String, bool> as Schema>::MEMBERS), r#""type":"object","additionalProperties":{"type":"boolean"}"#);
+        assert_eq!(
+            render(<BTreeMap<String, bool> as Schema>::MEMBERS),
+            r#""type":"object","additionalProperties":{"type":"boolean"}"#
+        );
     }
 
     const TOOL: &str = r#"{"type":"object","properties":{"a":{"type":"string","description":"A é."},"p":{"type":"array","items":{"type":"object","properties":{"x":{"type":"integer","description":"X."},"y":{"type":"integer","description":"Y."}},"required":["x","y"],"additionalProperties":false},"description":"Points."},"b":{"type":"integer","description":"B."}},"required":["a","b"],"additionalProperties":false}"#;
@@ -963,7 +1024,10 @@ mod tests {
     fn spans_splice_to_valid_json() {
         const N: usize = prop_count(TOOL);
         const SP: [PropSpan; N] = spans::<N>(TOOL);
-        assert_eq!(SP.iter().map(|s| s.name).collect::<Vec<_>>(), ["a", "p", "b"]);
+        assert_eq!(
+            SP.iter().map(|s| s.name).collect::<Vec<_>>(),
+            ["a", "p", "b"]
+        );
         let full: Value = serde_json::from_str(TOOL).unwrap();
         for span in &SP {
             // Drop the required entry first (it sits after the property).
@@ -974,7 +1038,10 @@ mod tests {
             text = drop_range(&text, span.property);
             let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
             let mut expect = full.clone();
-            expect["properties"].as_object_mut().unwrap().remove(span.name);
+            expect["properties"]
+                .as_object_mut()
+                .unwrap()
+                .remove(span.name);
             let req = expect["required"].as_array_mut().unwrap();
             req.retain(|r| r != span.name);
             assert_eq!(v, expect, "{}", span.name);
@@ -983,7 +1050,10 @@ mod tests {
         const ONE: &str = r#"{"type":"object","properties":{"a":{"type":"string","description":"A."}},"required":["a"],"additionalProperties":false}"#;
         const SP1: [PropSpan; 1] = spans::<1>(ONE);
         let t = drop_range(&drop_range(ONE, SP1[0].required.unwrap()), SP1[0].property);
-        assert_eq!(t, r#"{"type":"object","properties":{},"additionalProperties":false}"#);
+        assert_eq!(
+            t,
+            r#"{"type":"object","properties":{},"additionalProperties":false}"#
+        );
     }
 
     #[test]
@@ -994,7 +1064,10 @@ mod tests {
         const P: [PathCost; N] = paths::<N>(TOOL, &T);
         let mut names: Vec<_> = P.iter().map(|p| (p.path, p.depth)).collect();
         names.sort();
-        assert_eq!(names, [("a", 1), ("b", 1), ("p", 1), ("p.x", 2), ("p.y", 2)]);
+        assert_eq!(
+            names,
+            [("a", 1), ("b", 1), ("p", 1), ("p.x", 2), ("p.y", 2)]
+        );
         for w in P.windows(2) {
             assert!(w[0].saves >= w[1].saves);
         }
@@ -1031,7 +1104,8 @@ mod tests {
 
     #[test]
     fn args_collect_every_error_with_paths() {
-        let mut args = Args::new(serde_json::json!({"a": 1, "p": [{"x": "no"}], "zz": true})).unwrap();
+        let mut args =
+            Args::new(serde_json::json!({"a": 1, "p": [{"x": "no"}], "zz": true})).unwrap();
         let a: Option<String> = args.required("a");
         let p: Option<Vec<BTreeMap<String, u32>>> = args.required("p");
         let b: Option<Option<u8>> = args.optional("b");
@@ -1039,8 +1113,14 @@ mod tests {
         let err = args.finish().unwrap_err();
         assert!(err.is_validation());
         let msg = err.to_string();
-        assert!(msg.contains("`a`: invalid type: integer `1`, expected a string"), "{msg}");
-        assert!(msg.contains("`p[0].x`: invalid type: string \"no\""), "{msg}");
+        assert!(
+            msg.contains("`a`: invalid type: integer `1`, expected a string"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("`p[0].x`: invalid type: string \"no\""),
+            "{msg}"
+        );
         assert!(msg.contains("`zz`: unexpected argument"), "{msg}");
     }
 
@@ -1062,7 +1142,10 @@ mod tests {
     #[test]
     fn outputs() {
         assert_eq!(output("hi").unwrap(), ToolOutput::text("hi"));
-        assert_eq!(output(vec![1, 2]).unwrap(), ToolOutput::json(serde_json::json!([1, 2])));
+        assert_eq!(
+            output(vec![1, 2]).unwrap(),
+            ToolOutput::json(serde_json::json!([1, 2]))
+        );
         assert_eq!(tool_error("boom"), CharterError::Tool("boom".into()));
     }
 }

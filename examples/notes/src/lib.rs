@@ -34,7 +34,10 @@ pub enum NotesError {
 
 /// Add two numbers.
 #[tool(read_only, idempotent, hints = ["sum", "plus"])]
-pub fn add(#[charter(desc = "The first term.")] a: f64, #[charter(desc = "The second term.")] b: f64) -> f64 {
+pub fn add(
+    #[charter(desc = "The first term.")] a: f64,
+    #[charter(desc = "The second term.")] b: f64,
+) -> f64 {
     a + b
 }
 
@@ -46,7 +49,11 @@ pub fn add(#[charter(desc = "The first term.")] a: f64, #[charter(desc = "The se
 /// * `divisor` - What to divide it by; must not be zero.
 #[tool(read_only, idempotent, hints = ["quotient"])]
 pub fn divide(dividend: f64, divisor: f64) -> Result<f64, CalcError> {
-    if divisor == 0.0 { Err(CalcError::DivisionByZero) } else { Ok(dividend / divisor) }
+    if divisor == 0.0 {
+        Err(CalcError::DivisionByZero)
+    } else {
+        Ok(dividend / divisor)
+    }
 }
 
 /// A stored note, as the tools answer it.
@@ -91,12 +98,17 @@ struct Store {
     notes: BTreeMap<(String, u64), Note>,
 }
 
-static STORE: Mutex<Store> = Mutex::new(Store { next_id: BTreeMap::new(), notes: BTreeMap::new() });
+static STORE: Mutex<Store> = Mutex::new(Store {
+    next_id: BTreeMap::new(),
+    notes: BTreeMap::new(),
+});
 
 fn store() -> MutexGuard<'static, Store> {
     // A panic while holding the lock cannot leave a note half-written (every update is one
     // insert), so a poisoned lock is still consistent.
-    STORE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    STORE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn user(ctx: &CallContext) -> String {
@@ -128,15 +140,28 @@ pub fn create_note(
         *next += 1;
         id
     };
-    let note = Note { id, title: title.to_owned(), body: body.to_owned(), tags: tags.unwrap_or_default(), author };
+    let note = Note {
+        id,
+        title: title.to_owned(),
+        body: body.to_owned(),
+        tags: tags.unwrap_or_default(),
+        author,
+    };
     store.notes.insert((user, id), note.clone());
     Ok(note)
 }
 
 /// Read one note.
 #[tool(read_only, idempotent)]
-pub fn get_note(#[charter(desc = "The note's id.")] id: u64, ctx: &CallContext) -> Result<Note, NotesError> {
-    store().notes.get(&(user(ctx), id)).cloned().ok_or(NotesError::NotFound(id))
+pub fn get_note(
+    #[charter(desc = "The note's id.")] id: u64,
+    ctx: &CallContext,
+) -> Result<Note, NotesError> {
+    store()
+        .notes
+        .get(&(user(ctx), id))
+        .cloned()
+        .ok_or(NotesError::NotFound(id))
 }
 
 /// Change a note's title, body or tags; what is not given stays as it is.
@@ -158,7 +183,10 @@ pub fn update_note(
         return Err(NotesError::EmptyTitle);
     }
     let mut store = store();
-    let note = store.notes.get_mut(&(user(ctx), id)).ok_or(NotesError::NotFound(id))?;
+    let note = store
+        .notes
+        .get_mut(&(user(ctx), id))
+        .ok_or(NotesError::NotFound(id))?;
     if let Some(title) = title {
         note.title = title.to_owned();
     }
@@ -196,7 +224,9 @@ pub fn list_notes(
     filter: Option<NoteFilter>,
     order: Option<Order>,
     limit: Option<u32>,
-    #[charter(mode = "pro", desc = "Include each note's text (pro tier).")] include_body: Option<bool>,
+    #[charter(mode = "pro", desc = "Include each note's text (pro tier).")] include_body: Option<
+        bool,
+    >,
     ctx: &CallContext,
 ) -> Vec<NoteSummary> {
     let user = user(ctx);
@@ -208,7 +238,11 @@ pub fn list_notes(
         .range((user.clone(), 0)..=(user, u64::MAX))
         .map(|(_, n)| n)
         .filter(|n| filter.tag.as_ref().is_none_or(|t| n.tags.contains(t)))
-        .filter(|n| needle.as_ref().is_none_or(|t| n.title.to_lowercase().contains(t)))
+        .filter(|n| {
+            needle
+                .as_ref()
+                .is_none_or(|t| n.title.to_lowercase().contains(t))
+        })
         .collect();
     if matches!(order.unwrap_or_default(), Order::Newest) {
         notes.reverse();
@@ -268,7 +302,12 @@ pub fn describe(tables: &[&'static Table]) -> String {
             let tokens = def.views[0].tokens;
             total += tokens;
             count += 1;
-            out.push_str(&format!("  {:<24} {:>5} tokens  {}\n", def.name, tokens, flags.join(" ")));
+            out.push_str(&format!(
+                "  {:<24} {:>5} tokens  {}\n",
+                def.name,
+                tokens,
+                flags.join(" ")
+            ));
         }
     }
     out.push_str(&format!("{count} tools, {total} schema tokens\n"));

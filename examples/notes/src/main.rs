@@ -12,7 +12,12 @@ use charter_example_notes::{TOOLS, describe};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         [] | ["tools"] => {
             print!("{}", describe(&[&TOOLS]));
             ExitCode::SUCCESS
