@@ -150,10 +150,13 @@ macro_rules! __const_text {
 macro_rules! __const_paths {
     ($schema:expr) => {{
         const __S: &str = $schema;
-        const __N: usize = $crate::schema::path_count(__S);
-        const __TL: usize = $crate::schema::path_text_len(__S);
-        const __T: [u8; __TL] = $crate::schema::path_text::<__TL>(__S);
-        const __PS: [$crate::table::PathCost; __N] = $crate::schema::paths::<__N>(__S, &__T);
+        const __NL: (usize, usize) = $crate::schema::path_sizes(__S);
+        const __N: usize = __NL.0;
+        const __TL: usize = __NL.1;
+        const __W: $crate::schema::PathWalk<__N, __TL> =
+            $crate::schema::path_walk::<__N, __TL>(__S);
+        const __T: [u8; __TL] = __W.text;
+        const __PS: [$crate::table::PathCost; __N] = $crate::schema::paths::<__N>(&__W.raw, &__T);
         &__PS
     }};
 }
@@ -423,18 +426,6 @@ const fn bytes_eq(s: &[u8], from: usize, to: usize, other: &[u8]) -> bool {
     true
 }
 
-/// The member named `key` of the object starting at `obj`.
-const fn find_member(s: &[u8], obj: usize, key: &[u8]) -> Option<Member> {
-    let mut at = obj;
-    while let Some(m) = member_at(s, at) {
-        if bytes_eq(s, m.key + 1, m.key_end - 1, key) {
-            return Some(m);
-        }
-        at = m.end;
-    }
-    None
-}
-
 const fn count_chars(s: &[u8], from: usize, to: usize) -> usize {
     let mut n = 0;
     let mut i = from;
@@ -453,31 +444,49 @@ const fn sub(s: &'static [u8], from: usize, to: usize) -> &'static str {
     utf8(mid)
 }
 
-/// Byte range of the `index`-th of `count` items (members or array entries) with one adjacent
-/// comma: the one after it, or before it for the last; none when it is the only one.
+/// Byte range of an item (an object member or an array entry) with one adjacent comma: the one
+/// after it, or before it for the last; none when it is the only one.
 const fn with_comma(
-    index: usize,
-    count: usize,
-    start: usize,
-    end: usize,
+    first: bool,
+    last: bool,
+    (start, end): (usize, usize),
     prev_end: usize,
-    next_start: usize,
 ) -> (usize, usize) {
-    if count == 1 {
+    if first && last {
         (start, end)
-    } else if index + 1 < count {
-        (start, next_start)
+    } else if !last {
+        (start, end + 1)
     } else {
         (prev_end, end)
     }
 }
 
-/// Where property `name` sits in the object schema at `obj`: its member range and its `required`
-/// entry range, each with one adjacent comma (the whole `,"required":[..]` member when it is the
-/// only entry).
-struct PropRanges {
-    property: (usize, usize),
-    required: Option<(usize, usize)>,
+/// The members of an object schema the scanners read, found in one pass over its members.
+#[derive(Clone, Copy)]
+struct Keys {
+    properties: Option<Member>,
+    required: Option<Member>,
+    items: Option<Member>,
+}
+
+const fn keys(s: &[u8], obj: usize) -> Keys {
+    let mut k = Keys {
+        properties: None,
+        required: None,
+        items: None,
+    };
+    let mut at = obj;
+    while let Some(m) = member_at(s, at) {
+        if bytes_eq(s, m.key + 1, m.key_end - 1, b"properties") {
+            k.properties = Some(m);
+        } else if bytes_eq(s, m.key + 1, m.key_end - 1, b"required") {
+            k.required = Some(m);
+        } else if bytes_eq(s, m.key + 1, m.key_end - 1, b"items") {
+            k.items = Some(m);
+        }
+        at = m.end;
+    }
+    k
 }
 
 const fn count_members(s: &[u8], obj: usize) -> usize {
@@ -490,58 +499,31 @@ const fn count_members(s: &[u8], obj: usize) -> usize {
     n
 }
 
-const fn prop_ranges(s: &[u8], obj: usize, props: usize, index: usize, count: usize) -> PropRanges {
-    // The index-th member of the properties object.
-    let mut at = props;
-    let mut prev_end = props + 1;
-    let mut i = 0;
-    let m = loop {
-        let m = match member_at(s, at) {
-            Some(m) => m,
-            None => panic!("property index out of range"),
-        };
-        if i == index {
-            break m;
+/// The `required` entry for the property whose key is `s[key..key_end]`, with one adjacent
+/// comma; the whole `,"required":[..]` member when it is the only entry.
+const fn required_range(
+    s: &[u8],
+    req: Member,
+    key: usize,
+    key_end: usize,
+) -> Option<(usize, usize)> {
+    let mut p = req.value + 1;
+    let mut prev = p;
+    while s[p] == b'"' {
+        let e = skip_string(s, p);
+        let (first, last) = (p == req.value + 1, s[e] == b']');
+        if bytes_eq(s, p, e, sub_bytes(s, key, key_end)) {
+            return Some(if first && last {
+                // `required` always follows `"type"`, so a comma precedes it.
+                (req.key - 1, req.end)
+            } else {
+                with_comma(first, last, (p, e), prev)
+            });
         }
-        prev_end = m.end;
-        at = m.end;
-        i += 1;
-    };
-    let next_start = m.end + 1;
-    let property = with_comma(index, count, m.key, m.end, prev_end, next_start);
-
-    let mut required = None;
-    if let Some(req) = find_member(s, obj, b"required") {
-        // Entries of the array at req.value.
-        let mut entries = 0;
-        let mut p = req.value + 1;
-        while s[p] == b'"' {
-            entries += 1;
-            p = skip_string(s, p);
-            if s[p] == b',' {
-                p += 1;
-            }
-        }
-        let mut p = req.value + 1;
-        let mut k = 0;
-        let mut prev = req.value + 1;
-        while s[p] == b'"' {
-            let e = skip_string(s, p);
-            if bytes_eq(s, p + 1, e - 1, sub_bytes(s, m.key + 1, m.key_end - 1)) {
-                required = Some(if entries == 1 {
-                    // `,"required":[..]`: the member always follows `"type"`, so a comma precedes it.
-                    (req.key - 1, req.end)
-                } else {
-                    with_comma(k, entries, p, e, prev, e + 1)
-                });
-                break;
-            }
-            prev = e;
-            k += 1;
-            p = if s[e] == b',' { e + 1 } else { e };
-        }
+        prev = e;
+        p = if last { e } else { e + 1 };
     }
-    PropRanges { property, required }
+    None
 }
 
 const fn sub_bytes(s: &[u8], from: usize, to: usize) -> &[u8] {
@@ -553,7 +535,7 @@ const fn sub_bytes(s: &[u8], from: usize, to: usize) -> &[u8] {
 /// How many top-level properties the object schema `schema` declares.
 pub const fn prop_count(schema: &str) -> usize {
     let s = schema.as_bytes();
-    match find_member(s, 0, b"properties") {
+    match keys(s, 0).properties {
         Some(p) => count_members(s, p.value),
         None => 0,
     }
@@ -567,30 +549,39 @@ pub const fn spans<const N: usize>(schema: &'static str) -> [PropSpan; N] {
         property: (0, 0),
         required: None,
     }; N];
-    let props = match find_member(s, 0, b"properties") {
+    let k = keys(s, 0);
+    let props = match k.properties {
         Some(p) => p.value,
         None => return out,
     };
     let mut at = props;
+    let mut prev_end = props + 1;
     let mut i = 0;
     while let Some(m) = member_at(s, at) {
-        let r = prop_ranges(s, 0, props, i, N);
+        let property = with_comma(i == 0, s[m.end] == b'}', (m.key, m.end), prev_end);
+        let required = match k.required {
+            Some(req) => required_range(s, req, m.key, m.key_end),
+            None => None,
+        };
         out[i] = PropSpan {
             name: sub(s, m.key + 1, m.key_end - 1),
-            property: (r.property.0 as u32, r.property.1 as u32),
-            required: match r.required {
+            property: (property.0 as u32, property.1 as u32),
+            required: match required {
                 Some((a, b)) => Some((a as u32, b as u32)),
                 None => None,
             },
         };
+        prev_end = m.end;
         at = m.end;
         i += 1;
     }
     out
 }
 
-#[derive(Clone, Copy)]
-struct RawCost {
+/// One path found by the walk, its name a range of the path text (generated code).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct RawCost {
     start: usize,
     len: usize,
     depth: u8,
@@ -599,25 +590,30 @@ struct RawCost {
 
 struct Walk<'a> {
     total_chars: usize,
+    ascii: bool,
     count: usize,
     text_len: usize,
     text: &'a mut [u8],
     raw: &'a mut [RawCost],
 }
 
-const fn walk_object(s: &[u8], obj: usize, parent: (usize, usize), depth: u8, w: &mut Walk<'_>) {
-    let props = match find_member(s, obj, b"properties") {
+/// Every property of the object schema whose members are `k`, then into each property's schema.
+/// One pass per object: the whole walk is linear in the text times the nesting depth.
+const fn walk_object(s: &[u8], k: Keys, parent: (usize, usize), depth: u8, w: &mut Walk<'_>) {
+    let props = match k.properties {
         Some(p) => p.value,
         None => return,
     };
-    let count = count_members(s, props);
     let mut at = props;
-    let mut i = 0;
+    let mut prev_end = props + 1;
+    let mut first = true;
     while let Some(m) = member_at(s, at) {
-        let r = prop_ranges(s, obj, props, i, count);
-        let mut removed = count_chars(s, r.property.0, r.property.1);
-        if let Some((a, b)) = r.required {
-            removed += count_chars(s, a, b);
+        let property = with_comma(first, s[m.end] == b'}', (m.key, m.end), prev_end);
+        let mut removed = chars(s, property, w.ascii);
+        if let Some(req) = k.required
+            && let Some(r) = required_range(s, req, m.key, m.key_end)
+        {
+            removed += chars(s, r, w.ascii);
         }
         let saves = (w.total_chars / 4 - (w.total_chars - removed) / 4) as u32;
 
@@ -630,19 +626,19 @@ const fn walk_object(s: &[u8], obj: usize, parent: (usize, usize), depth: u8, w:
             parent.1 + 1 + name_len
         };
         if !w.text.is_empty() {
-            let mut k = 0;
-            if depth > 1 {
-                while k < parent.1 {
-                    w.text[start + k] = w.text[parent.0 + k];
-                    k += 1;
-                }
-                w.text[start + k] = b'.';
-                k += 1;
-            }
             let mut j = 0;
-            while j < name_len {
-                w.text[start + k + j] = s[m.key + 1 + j];
+            if depth > 1 {
+                while j < parent.1 {
+                    w.text[start + j] = w.text[parent.0 + j];
+                    j += 1;
+                }
+                w.text[start + j] = b'.';
                 j += 1;
+            }
+            let mut c = 0;
+            while c < name_len {
+                w.text[start + j + c] = s[m.key + 1 + c];
+                c += 1;
             }
         }
         if !w.raw.is_empty() {
@@ -657,8 +653,17 @@ const fn walk_object(s: &[u8], obj: usize, parent: (usize, usize), depth: u8, w:
         w.text_len += len;
 
         descend(s, m.value, (start, len), depth + 1, w);
+        prev_end = m.end;
         at = m.end;
-        i += 1;
+        first = false;
+    }
+}
+
+const fn chars(s: &[u8], (from, to): (usize, usize), ascii: bool) -> usize {
+    if ascii {
+        to - from
+    } else {
+        count_chars(s, from, to)
     }
 }
 
@@ -668,43 +673,61 @@ const fn descend(s: &[u8], value: usize, path: (usize, usize), depth: u8, w: &mu
     if s[value] != b'{' {
         return;
     }
-    if find_member(s, value, b"properties").is_some() {
-        walk_object(s, value, path, depth, w);
-    } else if let Some(items) = find_member(s, value, b"items") {
+    let k = keys(s, value);
+    if k.properties.is_some() {
+        walk_object(s, k, path, depth, w);
+    } else if let Some(items) = k.items {
         descend(s, items.value, path, depth, w);
     }
 }
 
 const fn run_walk(schema: &str, text: &mut [u8], raw: &mut [RawCost]) -> (usize, usize) {
     let s = schema.as_bytes();
+    let total_chars = count_chars(s, 0, s.len());
+    let ascii = total_chars == s.len();
     let mut w = Walk {
-        total_chars: count_chars(s, 0, s.len()),
+        total_chars,
+        ascii,
         count: 0,
         text_len: 0,
         text,
         raw,
     };
-    walk_object(s, 0, (0, 0), 1, &mut w);
+    walk_object(s, keys(s, 0), (0, 0), 1, &mut w);
     (w.count, w.text_len)
 }
 
-/// How many selectable argument paths `schema` has, at every depth.
-pub const fn path_count(schema: &str) -> usize {
-    run_walk(schema, &mut [], &mut []).0
+/// How many selectable argument paths `schema` has (at every depth), and the total length of
+/// their dotted names.
+pub const fn path_sizes(schema: &str) -> (usize, usize) {
+    run_walk(schema, &mut [], &mut [])
 }
 
-/// The total length of every dotted path of `schema`.
-pub const fn path_text_len(schema: &str) -> usize {
-    run_walk(schema, &mut [], &mut []).1
+/// The paths of `schema` found by one walk: their dotted names concatenated, and where each
+/// one's name sits in that text (generated code).
+#[doc(hidden)]
+pub struct PathWalk<const N: usize, const L: usize> {
+    /// Every dotted path, concatenated.
+    pub text: [u8; L],
+    /// The paths, in walk order.
+    pub raw: [RawCost; N],
 }
 
-/// Every dotted path of `schema`, concatenated; `L` must be [`path_text_len`] of it.
-pub const fn path_text<const L: usize>(schema: &str) -> [u8; L] {
-    let mut text = [0u8; L];
-    if L > 0 {
-        run_walk(schema, &mut text, &mut []);
+/// Walks `schema` once; `(N, L)` must be [`path_sizes`] of it.
+pub const fn path_walk<const N: usize, const L: usize>(schema: &str) -> PathWalk<N, L> {
+    let mut w = PathWalk {
+        text: [0u8; L],
+        raw: [RawCost {
+            start: 0,
+            len: 0,
+            depth: 0,
+            saves: 0,
+        }; N],
+    };
+    if N > 0 {
+        run_walk(schema, &mut w.text, &mut w.raw);
     }
-    text
+    w
 }
 
 const fn str_lt(a: &str, b: &str) -> bool {
@@ -719,18 +742,9 @@ const fn str_lt(a: &str, b: &str) -> bool {
     a.len() < b.len()
 }
 
-/// The selectable paths of `schema` with what dropping each saves, most expensive first (ties
-/// by path); `N` must be [`path_count`] and `text` [`path_text`] of it.
-pub const fn paths<const N: usize>(schema: &str, text: &'static [u8]) -> [PathCost; N] {
-    let mut raw = [RawCost {
-        start: 0,
-        len: 0,
-        depth: 0,
-        saves: 0,
-    }; N];
-    if N > 0 {
-        run_walk(schema, &mut [], &mut raw);
-    }
+/// The selectable paths with what dropping each saves, most expensive first (ties by path),
+/// from one [`path_walk`]: `raw` its paths and `text` its path text.
+pub const fn paths<const N: usize>(raw: &[RawCost; N], text: &'static [u8]) -> [PathCost; N] {
     let mut out = [PathCost {
         path: "",
         depth: 0,
@@ -1058,10 +1072,11 @@ mod tests {
 
     #[test]
     fn paths_are_exact() {
-        const N: usize = path_count(TOOL);
-        const L: usize = path_text_len(TOOL);
-        const T: [u8; L] = path_text::<L>(TOOL);
-        const P: [PathCost; N] = paths::<N>(TOOL, &T);
+        const N: usize = path_sizes(TOOL).0;
+        const L: usize = path_sizes(TOOL).1;
+        const W: PathWalk<N, L> = path_walk::<N, L>(TOOL);
+        const T: [u8; L] = W.text;
+        const P: [PathCost; N] = paths::<N>(&W.raw, &T);
         let mut names: Vec<_> = P.iter().map(|p| (p.path, p.depth)).collect();
         names.sort();
         assert_eq!(
