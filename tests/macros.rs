@@ -134,6 +134,22 @@ fn purge() -> BTreeMap<String, bool> {
     BTreeMap::from([("purged".to_owned(), true)])
 }
 
+mod calc {
+    /// Multiply two integers.
+    #[charter::tool(read_only, idempotent)]
+    pub(crate) fn mul(
+        #[charter(desc = "The first factor.")] a: i64,
+        #[charter(desc = "The second factor.")] b: i64,
+    ) -> i64 {
+        a * b
+    }
+}
+
+charter::pack!(
+    /// Tools reached by path, in a second pack.
+    pub(crate) static CALC = "calc", "Arithmetic.", [calc::mul, add]
+);
+
 charter::pack!(
     /// Tools of this test.
     pub static TOOLS = "test-pack", "Tools exercising the macros.", [add, divide, search, create_item, purge]
@@ -451,6 +467,28 @@ fn drop_path(schema: &mut Value, path: &str) {
     }
 }
 
+/// Every property path of a schema, parents before their fields, in declaration order.
+fn preorder(schema: &Value, prefix: &str) -> Vec<String> {
+    let mut node = schema;
+    while node.get("properties").is_none() {
+        match node.get("items") {
+            Some(items) => node = items,
+            None => return Vec::new(),
+        }
+    }
+    let mut out = Vec::new();
+    for (name, prop) in node["properties"].as_object().unwrap() {
+        let path = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}.{name}")
+        };
+        out.push(path.clone());
+        out.extend(preorder(prop, &path));
+    }
+    out
+}
+
 #[test]
 fn paths_are_exact_and_sorted() {
     let s = tool("test-pack_search");
@@ -486,9 +524,17 @@ fn paths_are_exact_and_sorted() {
                     p.path
                 );
             }
+            // Most expensive first; ties in declaration order (pre-order over the schema).
+            let order = preorder(&full, "");
+            assert_eq!(order.len(), view.paths.len());
+            let pos = |p: &str| order.iter().position(|o| o == p).unwrap();
             for w in view.paths.windows(2) {
                 assert!(
-                    w[0].saves > w[1].saves || (w[0].saves == w[1].saves && w[0].path < w[1].path)
+                    w[0].saves > w[1].saves
+                        || (w[0].saves == w[1].saves && pos(w[0].path) < pos(w[1].path)),
+                    "{} {:?}",
+                    def.name,
+                    view.paths
                 );
             }
         }
@@ -643,6 +689,28 @@ async fn bad_arguments_are_validation_errors_with_paths() {
         .await
         .unwrap_err();
     assert!(err.is_validation());
+}
+
+#[tokio::test]
+async fn tools_by_path_and_in_several_packs() {
+    let names: Vec<_> = CALC.tools.iter().map(|t| t.name).collect();
+    assert_eq!(names, ["calc_mul", "calc_add"]);
+    let out = call(
+        &CALC.tools[0],
+        json!({"a": 6, "b": -7}),
+        &CallContext::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.text, "-42");
+    // The same function in two packs: one definition, two qualified names.
+    assert_eq!(
+        CALC.tools[1].views[0].schema,
+        tool("test-pack_add").views[0].schema
+    );
+    // And it stays an ordinary function.
+    assert_eq!(calc::mul(2, 3), 6);
+    assert_eq!(add(1.0, 2.0), 3.0);
 }
 
 #[test]

@@ -9,6 +9,8 @@
 //! ([`expand`]). Schemas are emitted as piece trees that `charter_runtime::schema` flattens in
 //! `const` context: no schema is built at start-up or on the first call.
 
+#![warn(missing_docs)]
+
 mod ast;
 mod expand;
 mod text;

@@ -730,19 +730,8 @@ pub const fn path_walk<const N: usize, const L: usize>(schema: &str) -> PathWalk
     w
 }
 
-const fn str_lt(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut i = 0;
-    while i < a.len() && i < b.len() {
-        if a[i] != b[i] {
-            return a[i] < b[i];
-        }
-        i += 1;
-    }
-    a.len() < b.len()
-}
-
-/// The selectable paths with what dropping each saves, most expensive first (ties by path),
+/// The selectable paths with what dropping each saves, most expensive first (ties in
+/// declaration order),
 /// from one [`path_walk`]: `raw` its paths and `text` its path text.
 pub const fn paths<const N: usize>(raw: &[RawCost; N], text: &'static [u8]) -> [PathCost; N] {
     let mut out = [PathCost {
@@ -760,14 +749,14 @@ pub const fn paths<const N: usize>(raw: &[RawCost; N], text: &'static [u8]) -> [
         };
         i += 1;
     }
-    // Insertion sort: saves descending, then path ascending.
+    // Stable insertion sort, saves descending: ties keep declaration order (parents before their
+    // fields), as the pack compiler orders them.
     let mut i = 1;
     while i < N {
         let mut j = i;
         while j > 0 {
             let (a, b) = (out[j - 1], out[j]);
-            let before = b.saves > a.saves || (b.saves == a.saves && str_lt(b.path, a.path));
-            if !before {
+            if b.saves <= a.saves {
                 break;
             }
             out[j - 1] = b;
