@@ -42,7 +42,10 @@ pub struct DocLine {
 pub fn doc_lines(attrs: &[Attribute]) -> Result<Vec<DocLine>, syn::Error> {
     let mut lines = Vec::new();
     for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
-        let nv = attr.meta.require_name_value()?;
+        // `#[doc(hidden)]` and friends carry no text.
+        let syn::Meta::NameValue(nv) = &attr.meta else {
+            continue;
+        };
         match &nv.value {
             Expr::Lit(ExprLit {
                 lit: Lit::Str(s), ..
@@ -173,6 +176,19 @@ mod tests {
     #[test]
     fn escapes_like_serde_json() {
         assert_eq!(json_str("a\"b\\c\nd\u{1}é"), "\"a\\\"b\\\\c\\nd\\u0001é\"");
+    }
+
+    #[test]
+    fn doc_lines_skip_doc_lists_and_refuse_computed_text() {
+        let attrs: Vec<Attribute> = vec![
+            syn::parse_quote!(#[doc = " First line."]),
+            syn::parse_quote!(#[doc(hidden)]),
+            syn::parse_quote!(#[doc = "  indented"]),
+        ];
+        let lines = doc_lines(&attrs).unwrap();
+        assert_eq!(description(&lines), "First line.\n indented");
+        let computed: Vec<Attribute> = vec![syn::parse_quote!(#[doc = concat!("a", "b")])];
+        assert!(doc_lines(&computed).is_err());
     }
 
     #[test]
