@@ -64,6 +64,7 @@ fn compiles_a_directory_and_writes_only_when_changed() {
         std::fs::metadata(&out).unwrap().modified().unwrap(),
         modified
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -84,6 +85,7 @@ fn only_enabled_packs_are_compiled() {
     let code = std::fs::read_to_string(&out).unwrap();
     assert!(!code.contains("mod alpha"));
     assert!(code.contains("&[&beta_two::TOOLS]"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -99,6 +101,7 @@ fn a_missing_directory_holds_no_packs() {
     assert!(done.packs.is_empty());
     let code = std::fs::read_to_string(&out).unwrap();
     assert!(code.contains("pub static ALL: &[&::charter::table::Table] = &[];"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -142,6 +145,7 @@ fn mistakes_fail_the_build_and_leave_the_output_alone() {
         "// previous output\n"
     );
     assert!(err.to_string().starts_with("2 mistake(s) in the packs:\n"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -172,6 +176,7 @@ fn check_file_summarises_a_good_pack() {
         "{}",
         missing[0]
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -276,4 +281,5 @@ fn main() {
         ),
         "{stderr}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
