@@ -732,3 +732,41 @@ fn a_toolkit_name_clash_is_refused() {
     .unwrap_err();
     assert!(err.message.contains("billing_charges_list"), "{err}");
 }
+
+#[test]
+fn names_sort_bytewise_across_packs_that_prefix_each_other() {
+    use charter_runtime::testing::table;
+    let packs = ["a", "a-b", "ab", "a0", "b"];
+    let tables: Vec<&'static charter_runtime::Table> = packs
+        .iter()
+        .map(|p| {
+            table(json!({"pack": p, "tools": [{"name": "z"}, {"name": "x_y"}, {"name": "b"}]}))
+        })
+        .collect();
+    let s = session(&tables, options(true, 0, None));
+    let mut expected: Vec<String> = packs
+        .iter()
+        .flat_map(|p| ["z", "x_y", "b"].map(|t| format!("{p}_{t}")))
+        .collect();
+    expected.sort();
+    assert_eq!(s.deferred(), expected);
+    for name in &expected {
+        assert!(s.tool_def(name).is_some(), "{name} is found by lookup");
+    }
+    // Toolkit-free mixed sources take the same order.
+    let mixed = ToolSession::with_options(
+        vec![
+            Source::Tools(tables[1].tools),
+            Source::Table(tables[0]),
+            Source::Table(tables[4]),
+        ],
+        options(true, 0, None),
+    )
+    .unwrap();
+    let mut want: Vec<&str> = [tables[1], tables[0], tables[4]]
+        .iter()
+        .flat_map(|t| t.tools.iter().map(|d| d.name))
+        .collect();
+    want.sort();
+    assert_eq!(mixed.deferred(), want);
+}
