@@ -291,7 +291,7 @@ pub struct ToolSession {
     catalogue: Vec<u32>,
     /// The ToolSearch description, when the session offers it (written once, never changed).
     search_description: Option<String>,
-    /// Bigram signatures of the catalogue, built by the first keyword query.
+    /// The catalogue's text laid end to end for keyword search, built by the first keyword query.
     search_index: OnceLock<SearchIndex>,
     mode: Option<String>,
     ranking: Ranking,

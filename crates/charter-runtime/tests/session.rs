@@ -322,6 +322,30 @@ fn keywords_rank_name_over_description_ties_alphabetical_top_five() {
 }
 
 #[test]
+fn a_name_match_outweighs_a_description_match() {
+    let t = charter_runtime::testing::table(json!({"pack": "meet", "tools": [
+        {"name": "agenda", "description": "Today's meeting list."},
+        {"name": "zoom_meeting", "description": "Start a video call."},
+        {"name": "notes", "description": "Meeting notes and the meeting agenda."}
+    ]}));
+    let s = session(&[t], options(true, 0, None));
+    // zoom_meeting: 2 (name); agenda, notes: 1 each (description, counted once), alphabetical.
+    let answer = search(&s, json!({"query": "meeting"}));
+    assert_eq!(
+        loaded(&answer),
+        ["meet_zoom_meeting", "meet_agenda", "meet_notes"]
+    );
+    s.reset();
+    // Terms add up: agenda 2 (name) + 1 (meeting, description) = 3; notes (1+1) and
+    // zoom_meeting (2) tie, alphabetical.
+    let answer = search(&s, json!({"query": "agenda meeting"}));
+    assert_eq!(
+        loaded(&answer),
+        ["meet_agenda", "meet_notes", "meet_zoom_meeting"]
+    );
+}
+
+#[test]
 fn keywords_use_the_default_of_five_and_drop_score_zero() {
     let s = session(&[tracker(), billing(), calendar()], options(true, 0, None));
     let answer = search(&s, json!({"query": "list"}));
