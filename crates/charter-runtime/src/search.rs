@@ -20,8 +20,8 @@ pub const TOOL_SEARCH_SCHEMA: &str = concat!(
 
 /// The usage text that opens the ToolSearch description; the sorted list of deferred tool names
 /// follows it.
-pub const TOOL_SEARCH_USAGE: &str = "Load tools before calling them. The tools listed below exist but are not loaded: \
-call this first, then call what it loaded. Query forms: `select:name_a,name_b` loads exactly \
+pub const TOOL_SEARCH_USAGE: &str = "Loads tools so they can be called. Every tool listed below \
+can be loaded; a tool is callable, with its full schema, only once loaded. Query forms: `select:name_a,name_b` loads exactly \
 those tools; keywords (`calendar event`) load the best matches by name and description, up to \
 max_results (default 5); `+term` keeps only tools whose name contains term and ranks them by the \
 other keywords (`+stripe refund`). The pack is part of every name, so `+pack` lists a pack's tools.";
