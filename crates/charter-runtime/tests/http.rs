@@ -253,6 +253,13 @@ static GQL_ROUTE: Route = Route {
     ..route(&GQL, Method::Post, "/graphql")
 };
 static GQL_TOOL: ToolDef = tool("gql_user", &GQL_FIELDS, &GQL_ROUTE);
+// A GraphQL route in a pack that declares no envelope: `errors` is still the failure channel.
+static GQL_BARE: HttpPack = pack("gqlbare", Auth::None);
+static GQL_BARE_ROUTE: Route = Route {
+    graphql: Some("query($login: String!) { user(login: $login) { name } }"),
+    ..route(&GQL_BARE, Method::Post, "")
+};
+static GQL_BARE_TOOL: ToolDef = tool("gqlbare_user", &GQL_FIELDS, &GQL_BARE_ROUTE);
 static SLACK_FIELDS: ObjectShape = ObjectShape {
     fields: &[
         field("channel", &STRING, Location::Body),
@@ -1032,6 +1039,43 @@ async fn envelope_failures_inside_a_200_are_api_errors() {
     .await
     .unwrap();
     assert_eq!(out.structured, Some(json!({"ok": true, "ts": "1.2"})));
+}
+
+#[tokio::test]
+async fn a_graphql_route_checks_errors_without_a_declared_envelope() {
+    let server = TestServer::start(|r| {
+        if r.body_text().contains("\"ghost\"") {
+            Reply::json(json!({
+                "data": null,
+                "errors": [
+                    {"message": "Entity not found", "path": ["user"], "extensions": {"code": "NOT_FOUND"}},
+                    {"message": "Second problem", "path": ["user", "name", 0]},
+                    {"extensions": {"code": "NO_MESSAGE"}}
+                ]
+            }))
+        } else {
+            Reply::json(json!({"data": {"user": {"name": "Ghost"}}}))
+        }
+    })
+    .await;
+    let exec = executor_with(&server, &["gqlbare"], StaticCredentials::new());
+
+    let out = call(&exec, &GQL_BARE_TOOL, json!({"login": "someone"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        out.structured,
+        Some(json!({"data": {"user": {"name": "Ghost"}}}))
+    );
+    // The empty path posts to the base URL itself.
+    assert_eq!(server.only().path, "/");
+
+    let err = api_error(call(&exec, &GQL_BARE_TOOL, json!({"login": "ghost"})).await);
+    assert_eq!((err.status, err.method), (200, "POST"));
+    assert_eq!(
+        err.body,
+        r#"GraphQL errors: Entity not found (at user); Second problem (at user.name.0); {"extensions":{"code":"NO_MESSAGE"}}"#
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
