@@ -913,10 +913,7 @@ impl Cx<'_> {
     /// The spec a `ref` names (the spec itself otherwise).
     fn resolved<'s>(&'s self, spec: &'s Spec) -> &'s Spec {
         match &spec.reference {
-            Some(r) => self
-                .types
-                .get(r.value.as_str())
-                .map_or(spec, |t| &t.spec),
+            Some(r) => self.types.get(r.value.as_str()).map_or(spec, |t| &t.spec),
             None => spec,
         }
     }

@@ -266,7 +266,9 @@ impl<'a> Reader<'_, 'a> {
         loop {
             let Some(t) = self.peek().cloned() else {
                 let open = stack.last().map_or('{', |c| *c as char);
-                return Err(format!("unbalanced `{open}`: the document ends before it closes"));
+                return Err(format!(
+                    "unbalanced `{open}`: the document ends before it closes"
+                ));
             };
             self.at += 1;
             match t {
@@ -492,7 +494,11 @@ mod tests {
         assert!(!scan("mutation query { a }").unwrap().only_queries);
         // A field called `mutation` inside a query.
         assert!(scan("query Q { mutation { id } }").unwrap().only_queries);
-        assert!(!scan("subscription S { events { id } }").unwrap().only_queries);
+        assert!(
+            !scan("subscription S { events { id } }")
+                .unwrap()
+                .only_queries
+        );
     }
 
     #[test]
@@ -506,10 +512,26 @@ mod tests {
         assert_eq!(
             defs,
             vec![
-                VarDef { name: "first".into(), ty: named("Int"), has_default: true },
-                VarDef { name: "filter".into(), ty: named("IssueFilter"), has_default: false },
-                VarDef { name: "ids".into(), ty: non_null(list(non_null(named("ID")))), has_default: false },
-                VarDef { name: "x".into(), ty: non_null(named("String")), has_default: false },
+                VarDef {
+                    name: "first".into(),
+                    ty: named("Int"),
+                    has_default: true
+                },
+                VarDef {
+                    name: "filter".into(),
+                    ty: named("IssueFilter"),
+                    has_default: false
+                },
+                VarDef {
+                    name: "ids".into(),
+                    ty: non_null(list(non_null(named("ID")))),
+                    has_default: false
+                },
+                VarDef {
+                    name: "x".into(),
+                    ty: non_null(named("String")),
+                    has_default: false
+                },
             ]
         );
         assert_eq!(defs[2].ty.to_string(), "[ID!]!");

@@ -694,13 +694,19 @@ mod tests {
             open_world: true,
         };
         let post = |doc| default_annotations(HttpMethod::Post, Some(doc));
-        assert_eq!(post("query Q($id: String!) { issue(id: $id) { id } }"), read);
+        assert_eq!(
+            post("query Q($id: String!) { issue(id: $id) { id } }"),
+            read
+        );
         assert_eq!(post("{ viewer { id } }"), read);
         assert_eq!(
             post("fragment F on User { id } query Q { viewer { ...F } }"),
             read
         );
-        assert_eq!(post("mutation M { issueArchive(id: \"x\") { success } }"), write);
+        assert_eq!(
+            post("mutation M { issueArchive(id: \"x\") { success } }"),
+            write
+        );
         assert_eq!(post("query A { a } mutation B { b }"), write);
         // A malformed document is never taken for a query (the check reports it).
         assert_eq!(post("query { a "), write);

@@ -303,6 +303,17 @@ static CUSTOMERS_ROUTE: Route = Route {
     ..route(&OPEN, Method::Get, "/v1/customers")
 };
 static CUSTOMERS: ToolDef = tool("open_customers", &CURSOR_FIELDS, &CUSTOMERS_ROUTE);
+// A GraphQL connection: Relay `pageInfo` keeps its `endCursor` on the last page.
+static RELAY_ROUTE: Route = Route {
+    graphql: Some(
+        "query($after: String) { issues(after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }",
+    ),
+    pagination: Some(Pagination::Cursor {
+        next: "data.issues.pageInfo.endCursor",
+        param: "after",
+    }),
+    ..route(&GQL, Method::Post, "/graphql")
+};
 
 // Redirects, timeouts, bodies.
 static REDIRECT_ROUTE: Route = Route {
@@ -1162,6 +1173,37 @@ async fn projection_keeps_declared_fields_and_the_event_reports_bytes_before_and
     assert_eq!(short, None, "a short page is the last");
     assert_eq!(next_page(&ISSUES_ROUTE, &json!({}), &json!([])), None);
     assert_eq!(server.requests().len(), 1, "never looped silently");
+}
+
+#[test]
+fn a_relay_page_info_ends_the_walk_when_there_is_no_next_page() {
+    let page = |more: bool, cursor: Value| json!({"data": {"issues": {"nodes": [{"id": "a"}], "pageInfo": {"hasNextPage": more, "endCursor": cursor}}}});
+    assert_eq!(
+        next_page(&RELAY_ROUTE, &json!({"first": 1}), &page(true, json!("c1"))),
+        Some(json!({"first": 1, "after": "c1"}))
+    );
+    // The last page still carries a cursor: `hasNextPage: false` wins.
+    assert_eq!(
+        next_page(
+            &RELAY_ROUTE,
+            &json!({"first": 1, "after": "c1"}),
+            &page(false, json!("c2"))
+        ),
+        None
+    );
+    assert_eq!(
+        next_page(&RELAY_ROUTE, &json!({}), &page(true, Value::Null)),
+        None
+    );
+    // A cursor with no `hasNextPage` beside it is followed as before.
+    assert_eq!(
+        next_page(
+            &RELAY_ROUTE,
+            &json!({}),
+            &json!({"data": {"issues": {"pageInfo": {"endCursor": "c3"}}}})
+        ),
+        Some(json!({"after": "c3"}))
+    );
 }
 
 #[tokio::test]
