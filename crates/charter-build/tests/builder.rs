@@ -9,7 +9,7 @@ use charter_build::{BuildError, Builder};
 const PACK_A: &str = "pack: alpha\ndescription: A.\nbase_url: https://a.example\ntools:\n  items_list:\n    description: List items.\n    method: GET\n    path: /items\n    params:\n      limit: { in: query, type: integer, description: How many. }\n";
 const PACK_B: &str = "pack: beta-two\ndescription: B.\nbase_url: https://b.example\nauth: { scheme: header, header: X-Api-Key, prefix: 'Key ', env: BETA_KEY }\ntools:\n  things_get:\n    description: Get a thing.\n    method: GET\n    path: /things/{id}\n    params:\n      id: { in: path, type: string, required: true, description: The id. }\n";
 
-const PACK_C: &str = "pack: gamma\ndescription: C.\nbase_url: https://c.example/api\nauth: { scheme: basic, env: GAMMA_KEY }\ncasing: camel\nenvelope: { kind: graphql }\ntools:\n  viewer_get:\n    description: Who am I.\n    graphql: 'query Viewer($orgName: String) { viewer { login } }'\n    params:\n      org_name: { type: string, description: The organisation. }\n";
+const PACK_C: &str = "pack: gamma\ndescription: C.\nbase_url: https://c.example/api\nauth: { scheme: basic, env: GAMMA_KEY }\ncasing: camel\nenvelope: { kind: graphql }\ntools:\n  viewer_get:\n    description: Who am I.\n    graphql: 'query Viewer($orgName: String) { viewer { login } organization(login: $orgName) { name } }'\n    params:\n      org_name: { type: string, description: The organisation. }\n";
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
