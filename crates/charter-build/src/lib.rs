@@ -1,1 +1,3 @@
 //! The charter pack compiler (work in progress).
+
+pub mod openapi;
