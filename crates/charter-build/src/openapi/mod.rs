@@ -225,6 +225,8 @@ pub enum NoteKind {
     ConstraintDropped,
     /// The operation declares its own server, which a pack cannot.
     Server,
+    /// The tool's parameter schema is very large (every referenced type inlined): curate it.
+    LargeSchema,
 }
 
 impl fmt::Display for NoteKind {
@@ -239,6 +241,7 @@ impl fmt::Display for NoteKind {
             NoteKind::OneOfAsAny => "one-of-as-any",
             NoteKind::ConstraintDropped => "constraint-dropped",
             NoteKind::Server => "server",
+            NoteKind::LargeSchema => "large-schema",
         })
     }
 }

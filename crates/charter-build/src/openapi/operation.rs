@@ -411,9 +411,12 @@ pub(crate) fn build(
         match chosen {
             None if types.is_empty() => {}
             None => {
+                let mut listed = types.iter().take(3).map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ");
+                if types.len() > 3 {
+                    listed.push_str(&format!(" and {} more", types.len() - 3));
+                }
                 return Ok(Err(format!(
-                    "the request body is `{}`, which a pack cannot send (JSON and form bodies only)",
-                    types.join("`, `")
+                    "the request body is {listed}, which a pack cannot send (JSON and form bodies only)"
                 )));
             }
             Some(_) if matches!(method, "GET" | "HEAD") => {
@@ -493,11 +496,12 @@ pub(crate) fn build(
                                 "the request body is {what}, which a pack cannot declare field by field"
                             )));
                         }
-                        note(
-                            &mut issues,
-                            NoteKind::BodyDropped,
-                            format!("the request body ({what}) declares no fields; no body is sent"),
-                        );
+                        let message = if empty_object {
+                            "the request body is an object without declared fields; no body is sent".to_owned()
+                        } else {
+                            format!("the optional request body ({what}) cannot be declared field by field; no body is sent")
+                        };
+                        note(&mut issues, NoteKind::BodyDropped, message);
                     }
                 }
             }

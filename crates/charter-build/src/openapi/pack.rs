@@ -88,7 +88,7 @@ pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, I
     let base_url = base_url(&root, options)?;
     let (auth, auth_param) = auth(&root, label, &mut pack_notes)?;
     let ops = operation::collect(&root)?;
-    let names = tool_names(&ops, max_tool, options.strip_common_prefix);
+    let names = tool_names(&ops, max_tool, options.strip_common_prefix, label);
 
     // Selection.
     let mut wanted: HashSet<&str> = options.ops.iter().map(String::as_str).collect();
@@ -187,18 +187,7 @@ pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, I
     let version = info.and_then(|i| i.get("version")).and_then(Value::as_str).unwrap_or_default();
     let description = match &options.description {
         Some(d) => d.clone(),
-        None => {
-            let first = info
-                .and_then(|i| i.get("description"))
-                .and_then(Value::as_str)
-                .map(text::clean)
-                .map(|d| text::shorten(&d, 160))
-                .filter(|d| !d.is_empty() && !d.ends_with('…'));
-            match first {
-                Some(d) if !d.eq_ignore_ascii_case(&title) => format!("{title}: {d}"),
-                _ => format!("{title}."),
-            }
-        }
+        None => pack_description(&title, info.and_then(|i| i.get("description")).and_then(Value::as_str)),
     };
     // Slack-style APIs answer 200 with `ok: false`: declare the envelope when (nearly) every
     // selected operation's response carries a boolean `ok`.
@@ -239,9 +228,34 @@ pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, I
     })
 }
 
+/// The pack's description: the first sentence of `info.description` when it says what the
+/// API is (at least four words, naming the title's words), else the title.
+fn pack_description(title: &str, description: Option<&str>) -> String {
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .map(|w| w.trim_end_matches("'s").trim_matches('\'').to_lowercase())
+            .collect()
+    };
+    let cleaned = description.map(text::clean).unwrap_or_default();
+    let first = cleaned
+        .char_indices()
+        .find(|&(i, c)| matches!(c, '.' | '!' | '?') && cleaned[i + 1..].starts_with(' '))
+        .map_or(cleaned.as_str(), |(i, _)| &cleaned[..=i]);
+    let sentence_words = words(first);
+    let names_title = words(title).iter().all(|w| sentence_words.contains(w));
+    if sentence_words.len() >= 4 && first.chars().count() <= 200 && names_title {
+        first.to_owned()
+    } else if title.ends_with('.') {
+        title.to_owned()
+    } else {
+        format!("{title}.")
+    }
+}
+
 /// Tool names for every operation of the document (not only the selected ones, so a name
 /// never depends on the selection), with the notes shortening and collisions caused.
-fn tool_names(ops: &[OpRef<'_>], max: usize, strip: bool) -> Vec<(String, Vec<Issue>)> {
+fn tool_names(ops: &[OpRef<'_>], max: usize, strip: bool, label: &str) -> Vec<(String, Vec<Issue>)> {
     let raw: Vec<String> = ops
         .iter()
         .map(|op| match op.operation_id {
@@ -257,12 +271,15 @@ fn tool_names(ops: &[OpRef<'_>], max: usize, strip: bool) -> Vec<(String, Vec<Is
     } else {
         None
     };
+    let snakes: Vec<String> = raw
+        .iter()
+        .map(|r| names::snake(prefix.as_deref().map_or(r.as_str(), |p| &r[p.len()..])))
+        .collect();
+    let namer = names::Namer::new(label, &snakes);
     let mut taken: HashSet<String> = HashSet::new();
     let mut out = Vec::with_capacity(ops.len());
-    for (op, r) in ops.iter().zip(&raw) {
-        let stripped = prefix.as_deref().map_or(r.as_str(), |p| &r[p.len()..]);
-        let snake = names::snake(stripped);
-        let (mut name, shortened) = names::fit_tool_name(&snake, max);
+    for (op, snake) in ops.iter().zip(&snakes) {
+        let (mut name, shortened) = namer.fit(snake, max);
         let mut issues = Vec::new();
         if shortened {
             issues.push(Issue {
@@ -271,7 +288,7 @@ fn tool_names(ops: &[OpRef<'_>], max: usize, strip: bool) -> Vec<(String, Vec<Is
             });
         }
         if taken.contains(&name) {
-            let unique = names::disambiguate(&name, &taken, max);
+            let unique = namer.disambiguate(&name, &taken, max);
             issues.push(Issue {
                 kind: NoteKind::NameCollision,
                 message: format!("`{name}` is already the name of an earlier operation; named `{unique}`"),
@@ -551,6 +568,65 @@ fn finish(types: &mut Vec<TypeDef>, tools: &mut [Tool], conv: &mut Conv<'_>) {
         }
     }
     conv.stats.generated_descriptions += generated;
+
+    // 5. Tools whose schema (types inlined) is huge: worth a curator's attention.
+    let shapes: HashMap<&str, &Shape> = types.iter().filter_map(|t| Some((t.name.as_str(), t.shape.as_ref()?))).collect();
+    let mut memo: HashMap<String, usize> = HashMap::new();
+    for tool in tools.iter_mut() {
+        let chars: usize = tool
+            .params
+            .iter()
+            .map(|p| p.name.len() + 6 + estimate(&p.shape, &shapes, &recursive, &mut memo, 0))
+            .sum();
+        let tokens = chars / 4;
+        if tokens > LARGE_SCHEMA_TOKENS {
+            tool.issues.push(Issue {
+                kind: NoteKind::LargeSchema,
+                message: format!(
+                    "the parameter schema is about {tokens} tokens with every type inlined; keep only the fields an agent needs"
+                ),
+            });
+        }
+    }
+}
+
+/// Above this many estimated schema tokens a tool gets a [`NoteKind::LargeSchema`] note.
+const LARGE_SCHEMA_TOKENS: usize = 20_000;
+
+/// The approximate length of a shape's JSON schema text, references to non-recursive types
+/// inlined as the pack compiler does.
+fn estimate(
+    s: &Shape,
+    types: &HashMap<&str, &Shape>,
+    recursive: &HashSet<String>,
+    memo: &mut HashMap<String, usize>,
+    depth: usize,
+) -> usize {
+    let mut n = 20 + s.description.as_ref().map_or(0, |d| d.len() + 16);
+    n += s.enum_values.iter().map(|v| v.to_string().len() + 1).sum::<usize>();
+    if depth > 64 {
+        return n;
+    }
+    n += match &s.kind {
+        Kind::Object(props) => props
+            .iter()
+            .map(|p| p.name.len() + 4 + estimate(&p.shape, types, recursive, memo, depth + 1))
+            .sum::<usize>(),
+        Kind::Array(items) => estimate(items, types, recursive, memo, depth + 1),
+        Kind::Map(Some(values)) => estimate(values, types, recursive, memo, depth + 1),
+        Kind::OneOf(alts) => alts.iter().map(|a| estimate(a, types, recursive, memo, depth + 1)).sum(),
+        Kind::Ref(name) if !recursive.contains(name) => {
+            if let Some(&m) = memo.get(name) {
+                m
+            } else {
+                let m = types.get(name.as_str()).map_or(0, |t| estimate(t, types, recursive, memo, depth + 1));
+                memo.insert(name.clone(), m);
+                m
+            }
+        }
+        _ => 0,
+    };
+    n
 }
 
 fn describe_props(s: &mut Shape, f: &mut impl FnMut(&str, &mut Shape)) {

@@ -403,6 +403,13 @@ impl<'d> Conv<'d> {
         {
             shape.description = self.describe(d);
         }
+        // Vendors often describe the first alternative rather than the field.
+        if shape.description.is_none()
+            && let Kind::OneOf(alts) = &mut shape.kind
+            && let Some(a) = alts.iter_mut().find(|a| a.description.is_some())
+        {
+            shape.description = a.description.take();
+        }
         if obj.get("deprecated") == Some(&Value::Bool(true)) {
             let d = shape.description.take().unwrap_or_default();
             shape.description = Some(format!("Deprecated. {d}").trim_end().to_owned());

@@ -59,7 +59,7 @@ fn flush(current: &mut String, paragraphs: &mut Vec<String>) {
 }
 
 fn ends_sentence(s: &str) -> bool {
-    s.trim_end().ends_with(['.', '!', '?', ':', ';'])
+    s.trim_end().trim_end_matches(['"', '\'', ')', '»', '”', '’']).ends_with(['.', '!', '?', ':', ';'])
 }
 
 fn collapse_spaces(s: &str) -> String {
@@ -275,7 +275,40 @@ fn markdown_inline(line: &str) -> String {
         }
     }
     out.push_str(rest);
-    out.replace("**", "")
+    strip_emphasis(&out.replace("**", ""))
+}
+
+/// `_text_` and `*text*` → text, in pairs; `snake_case`, `repo:*` and `a * b` stay.
+fn strip_emphasis(line: &str) -> String {
+    if !line.contains(['_', '*']) {
+        return line.to_owned();
+    }
+    let chars: Vec<char> = line.chars().collect();
+    let space = |x: Option<char>| x.is_none_or(|x| x.is_whitespace() || matches!(x, '(' | '"'));
+    let ends = |x: Option<char>| {
+        x.is_none_or(|x| x.is_whitespace() || matches!(x, ')' | '"' | ',' | '.' | ':' | ';' | '!' | '?'))
+    };
+    let mut drop = vec![false; chars.len()];
+    // The pending opening `_` and `*`.
+    let mut open: [Option<usize>; 2] = [None, None];
+    for (i, &c) in chars.iter().enumerate() {
+        if c != '_' && c != '*' {
+            continue;
+        }
+        let before = i.checked_sub(1).map(|j| chars[j]);
+        let after = chars.get(i + 1).copied();
+        let slot = &mut open[usize::from(c == '*')];
+        match *slot {
+            Some(j) if !space(before) && ends(after) => {
+                drop[j] = true;
+                drop[i] = true;
+                *slot = None;
+            }
+            None if space(before) && !space(after) && !ends(after) => *slot = Some(i),
+            _ => {}
+        }
+    }
+    chars.iter().zip(drop).filter(|(_, d)| !d).map(|(c, _)| *c).collect()
 }
 
 /// `text` cut to at most `max` characters: at the last sentence end that keeps at least a
@@ -365,6 +398,9 @@ mod tests {
         assert_eq!(clean("a < b and c > d"), "a < b and c > d");
         assert_eq!(clean("{% note %}\nHidden tags.\n{% endnote %}"), "Hidden tags.");
         assert_eq!(clean("- one\n- two"), "one two");
+        assert_eq!(clean("_NOTE: only *some* users._ Use `per_page`."), "NOTE: only some users. Use `per_page`.");
+        assert_eq!(clean("Search repo:* and a * b, not_this."), "Search repo:* and a * b, not_this.");
+        assert_eq!(clean("See \"[Docs](x).\"\n\nNext"), "See \"Docs.\" Next");
     }
 
     #[test]
