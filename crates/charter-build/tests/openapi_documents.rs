@@ -29,6 +29,12 @@ fn dir() -> PathBuf {
     std::env::var_os("CHARTER_OPENAPI_DIR").map_or_else(|| PathBuf::from("/work/shared/openapi"), PathBuf::from)
 }
 
+fn parse_yaml(text: &str) -> serde_json::Value {
+    let mut options = serde_saphyr::Options::default();
+    options.budget = None;
+    serde_saphyr::from_str_with_options(text, options).unwrap_or_else(|e| panic!("the pack is not YAML: {e}"))
+}
+
 #[test]
 fn every_operation_becomes_a_tool_or_is_reported() {
     let dir = dir();
@@ -62,19 +68,22 @@ fn every_operation_becomes_a_tool_or_is_reported() {
         assert!(progress.iter().any(|p| p.stage == Stage::Written && p.done == out.tools), "{file}");
 
         // The text parses as YAML and declares exactly the reported tools.
-        let pack: serde_json::Value = serde_saphyr::from_str_with_options(&out.yaml, {
-            let mut o = serde_saphyr::Options::default();
-            o.budget = None;
-            o
-        })
-        .unwrap_or_else(|e| panic!("{file}: the pack is not YAML: {e}"));
+        let pack = parse_yaml(&out.yaml);
         assert_eq!(pack["pack"], label);
         assert_eq!(pack["tools"].as_object().map(|t| t.len()), Some(out.tools), "{file}");
         for (name, _) in pack["tools"].as_object().unwrap() {
             assert!(format!("{label}_{name}").len() <= 50, "{file}: {name} is too long");
         }
 
-        println!("== {file}\n{}", out.report());
+        // The real pack checker: parse, every check, resolution.
+        let t = std::time::Instant::now();
+        let model = charter_build::load_str(&format!("{label}.yaml"), &out.yaml).unwrap_or_else(|diags| {
+            let first: Vec<String> = diags.iter().take(20).map(ToString::to_string).collect();
+            panic!("{file}: the imported pack fails the checks ({} mistakes):\n{}", diags.len(), first.join("\n"))
+        });
+        let checked = t.elapsed();
+        assert_eq!(model.tools.len(), out.tools, "{file}");
+        println!("== {file}: checked in {checked:?}\n{}", out.report());
         if let Some(dump) = std::env::var_os("CHARTER_OPENAPI_OUT") {
             let dump = PathBuf::from(dump);
             std::fs::create_dir_all(&dump).expect("dump dir");
@@ -97,4 +106,38 @@ fn every_operation_becomes_a_tool_or_is_reported() {
     println!("{table}");
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);
     let _ = std::fs::write(target.join("openapi-import-counts.md"), &table);
+}
+
+/// Code generation for every imported pack whose schemas are of a size an agent would be
+/// given (the Google Docs/Sheets batch updates inline hundreds of thousands of tokens; their
+/// `large-schema` notes say so), one thread per document.
+#[test]
+fn imported_packs_generate_code() {
+    let dir = dir();
+    std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        for &(file, label, _) in DOCUMENTS {
+            let dir = dir.clone();
+            handles.push(scope.spawn(move || {
+                let text = std::fs::read_to_string(dir.join(file)).expect("readable document");
+                let out = import(&text, &ImportOptions::new(label)).unwrap_or_else(|e| panic!("{file}: {e}"));
+                if out.notes.iter().any(|n| n.kind == charter_build::openapi::NoteKind::LargeSchema) {
+                    println!("{file}: code generation skipped (large schemas)");
+                    return;
+                }
+                let code = charter_build::compile_str(&format!("{label}.yaml"), &out.yaml, "::charter")
+                    .unwrap_or_else(|e| panic!("{file}: code generation failed: {e}"));
+                let pack = parse_yaml(&out.yaml);
+                for (tool, _) in pack["tools"].as_object().expect("tools") {
+                    assert!(code.contains(&format!("\"{label}_{tool}\"")), "{file}: {tool} missing from the generated code");
+                }
+                println!("{file}: {} KB of code", code.len() / 1024);
+            }));
+        }
+        for h in handles {
+            if let Err(e) = h.join() {
+                std::panic::resume_unwind(e);
+            }
+        }
+    });
 }

@@ -90,18 +90,27 @@ pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, I
     let ops = operation::collect(&root)?;
     let names = tool_names(&ops, max_tool, options.strip_common_prefix, label);
 
-    // Selection.
-    let mut wanted: HashSet<&str> = options.ops.iter().map(String::as_str).collect();
+    // Selection: an entry of `ops` is an operation id, else a tool name.
+    let mut by_id: HashSet<usize> = HashSet::new();
+    let mut unknown: Vec<&str> = Vec::new();
+    for wanted in &options.ops {
+        let ids: Vec<usize> = (0..ops.len()).filter(|&i| ops[i].operation_id == Some(wanted.as_str())).collect();
+        let found = if ids.is_empty() { (0..ops.len()).filter(|&i| names[i].0 == *wanted).collect() } else { ids };
+        if found.is_empty() {
+            unknown.push(wanted);
+        }
+        by_id.extend(found);
+    }
+    if !unknown.is_empty() {
+        return Err(ImportError::Options(format!(
+            "no operation has the id (or tool name) {}",
+            unknown.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    let no_filter = options.ops.is_empty() && options.tags.is_empty() && options.paths.is_empty();
     let selected: Vec<usize> = (0..ops.len())
         .filter(|&i| {
             let op = &ops[i];
-            let by_id = !options.ops.is_empty()
-                && (op.operation_id.is_some_and(|id| options.ops.iter().any(|o| o == id))
-                    || options.ops.iter().any(|o| *o == names[i].0));
-            if by_id {
-                wanted.remove(op.operation_id.unwrap_or_default());
-                wanted.remove(names[i].0.as_str());
-            }
             let tags: Vec<&str> = op
                 .op
                 .get("tags")
@@ -110,18 +119,9 @@ pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, I
                 .unwrap_or_default();
             let by_tag = options.tags.iter().any(|t| tags.iter().any(|g| g.eq_ignore_ascii_case(t)));
             let by_path = options.paths.iter().any(|g| names::glob(g, op.path));
-            let no_filter = options.ops.is_empty() && options.tags.is_empty() && options.paths.is_empty();
-            no_filter || by_id || by_tag || by_path
+            no_filter || by_id.contains(&i) || by_tag || by_path
         })
         .collect();
-    if !wanted.is_empty() {
-        let mut unknown: Vec<&str> = wanted.into_iter().collect();
-        unknown.sort_unstable();
-        return Err(ImportError::Options(format!(
-            "no operation has the id (or tool name) {}",
-            unknown.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", ")
-        )));
-    }
     if selected.is_empty() {
         return Err(ImportError::Options(if ops.is_empty() {
             "the document declares no operations".into()
@@ -140,6 +140,7 @@ pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, I
     };
     let mut tools = Vec::new();
     let mut skipped = Vec::new();
+    let mut with_ok = 0;
     let total = selected.len();
     progress(options, Stage::Operations, 0, total);
     for (n, &i) in selected.iter().enumerate() {
@@ -147,6 +148,12 @@ pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, I
         let (name, naming) = &names[i];
         match operation::build(&mut conv, &cx, op, name)? {
             Ok(mut tool) => {
+                with_ok += usize::from(
+                    operation::response_properties(&root, op)
+                        .and_then(|p| p.get("ok"))
+                        .and_then(|v| doc::deref(&root, v, "").ok())
+                        .is_some_and(|(v, _)| v.get("type").and_then(Value::as_str) == Some("boolean")),
+                );
                 let mut issues = naming.clone();
                 issues.append(&mut tool.issues);
                 tool.issues = issues;
@@ -191,16 +198,7 @@ pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, I
     };
     // Slack-style APIs answer 200 with `ok: false`: declare the envelope when (nearly) every
     // selected operation's response carries a boolean `ok`.
-    let with_ok = selected
-        .iter()
-        .filter(|&&i| {
-            operation::response_properties(&root, &ops[i])
-                .and_then(|p| p.get("ok"))
-                .and_then(|v| doc::deref(&root, v, "").ok())
-                .is_some_and(|(v, _)| v.get("type").and_then(Value::as_str) == Some("boolean"))
-        })
-        .count();
-    let envelope = (with_ok * 10 >= selected.len() * 9).then(|| "ok".to_owned());
+    let envelope = (with_ok * 10 >= tools.len() * 9).then(|| "ok".to_owned());
     if envelope.is_some() {
         pack_notes.push("every response carries a boolean `ok`: declared `envelope: {kind: ok_flag}`".into());
     }
@@ -469,30 +467,7 @@ fn finish(types: &mut Vec<TypeDef>, tools: &mut [Tool], conv: &mut Conv<'_>) {
     let recursive = recursive_types(types);
     let bodies: HashMap<String, Shape> =
         types.iter().filter(|t| recursive.contains(&t.name)).filter_map(|t| Some((t.name.clone(), t.shape.clone()?))).collect();
-    let inline_alts = |s: &mut Shape, issues: &mut Vec<Issue>| {
-        walk_mut(s, &mut |s| {
-            if let Kind::OneOf(alts) = &mut s.kind {
-                for a in alts.iter_mut() {
-                    let Kind::Ref(name) = &a.kind else { continue };
-                    let Some(body) = bodies.get(name) else { continue };
-                    if matches!(body.kind, Kind::OneOf(_)) {
-                        issues.push(Issue {
-                            kind: NoteKind::Unrepresentable,
-                            message: format!("an alternative is the recursive choice `{name}`; accepted as any value"),
-                        });
-                        *a = Shape { description: a.description.take(), ..Shape::any() };
-                    } else {
-                        let mut b = body.clone();
-                        if a.description.is_some() {
-                            b.description = a.description.take();
-                        }
-                        b.nullable |= a.nullable;
-                        *a = b;
-                    }
-                }
-            }
-        });
-    };
+    let inline_alts = |s: &mut Shape, issues: &mut Vec<Issue>| fix_alternatives(s, &bodies, issues, 0);
     for t in types.iter_mut() {
         let mut issues = std::mem::take(&mut t.issues);
         if let Some(s) = t.shape.as_mut() {
@@ -627,6 +602,46 @@ fn estimate(
         _ => 0,
     };
     n
+}
+
+/// Replaces `one_of` alternatives that are recursive types: at the first level by a copy of
+/// the type's shape, inside such a copy (where the same alternative would come back) by any
+/// value, with a note.
+fn fix_alternatives(s: &mut Shape, bodies: &HashMap<String, Shape>, issues: &mut Vec<Issue>, depth: usize) {
+    match &mut s.kind {
+        Kind::OneOf(alts) => {
+            for a in alts.iter_mut() {
+                let body = match &a.kind {
+                    Kind::Ref(name) => bodies.get(name).map(|b| (name.clone(), b)),
+                    _ => None,
+                };
+                match body {
+                    Some((name, body)) if depth == 0 && !matches!(body.kind, Kind::OneOf(_)) => {
+                        let mut b = body.clone();
+                        if a.description.is_some() {
+                            b.description = a.description.take();
+                        }
+                        b.nullable |= a.nullable;
+                        *a = b;
+                        let _ = name;
+                        fix_alternatives(a, bodies, issues, depth + 1);
+                    }
+                    Some((name, _)) => {
+                        let message = format!("an alternative is the recursive type `{name}` again; accepted as any value there");
+                        if !issues.iter().any(|i| i.message == message) {
+                            issues.push(Issue { kind: NoteKind::Unrepresentable, message });
+                        }
+                        *a = Shape { description: a.description.take(), nullable: a.nullable, ..Shape::any() };
+                    }
+                    None => fix_alternatives(a, bodies, issues, depth),
+                }
+            }
+        }
+        Kind::Object(props) => props.iter_mut().for_each(|p| fix_alternatives(&mut p.shape, bodies, issues, depth)),
+        Kind::Array(items) => fix_alternatives(items, bodies, issues, depth),
+        Kind::Map(Some(values)) => fix_alternatives(values, bodies, issues, depth),
+        _ => {}
+    }
 }
 
 fn describe_props(s: &mut Shape, f: &mut impl FnMut(&str, &mut Shape)) {

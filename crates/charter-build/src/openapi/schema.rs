@@ -168,7 +168,7 @@ impl<'d> Conv<'d> {
 
     /// A description cleaned and cut to the field limit.
     pub(crate) fn describe(&mut self, raw: &str) -> Option<String> {
-        let cleaned = text::clean(raw);
+        let cleaned = text::full_stop(text::clean(raw));
         if cleaned.is_empty() {
             return None;
         }

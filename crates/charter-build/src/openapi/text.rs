@@ -372,7 +372,15 @@ pub(crate) fn tool_description(summary: &str, description: &str, max: usize) -> 
         j.push_str(&d);
         j
     };
-    shorten(&joined, max)
+    shorten(&full_stop(joined), max)
+}
+
+/// A text that ends like a sentence (`Get a pet` → `Get a pet.`).
+pub(crate) fn full_stop(mut s: String) -> String {
+    if s.ends_with(|c: char| c.is_alphanumeric() || c == '`' || c == ')') {
+        s.push('.');
+    }
+    s
 }
 
 fn starts_with_ci(text: &str, prefix: &str) -> bool {
