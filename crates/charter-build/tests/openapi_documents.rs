@@ -26,20 +26,25 @@ const DOCUMENTS: &[(&str, &str, usize)] = &[
 ];
 
 fn dir() -> PathBuf {
-    std::env::var_os("CHARTER_OPENAPI_DIR").map_or_else(|| PathBuf::from("/work/shared/openapi"), PathBuf::from)
+    std::env::var_os("CHARTER_OPENAPI_DIR")
+        .map_or_else(|| PathBuf::from("/work/shared/openapi"), PathBuf::from)
 }
 
 fn parse_yaml(text: &str) -> serde_json::Value {
     let mut options = serde_saphyr::Options::default();
     options.budget = None;
-    serde_saphyr::from_str_with_options(text, options).unwrap_or_else(|e| panic!("the pack is not YAML: {e}"))
+    serde_saphyr::from_str_with_options(text, options)
+        .unwrap_or_else(|e| panic!("the pack is not YAML: {e}"))
 }
 
 #[test]
 fn every_operation_becomes_a_tool_or_is_reported() {
     let dir = dir();
     if !dir.join("github.json").exists() {
-        panic!("the shared OpenAPI documents are not at {} (set CHARTER_OPENAPI_DIR)", dir.display());
+        panic!(
+            "the shared OpenAPI documents are not at {} (set CHARTER_OPENAPI_DIR)",
+            dir.display()
+        );
     }
     let mut table = String::from(
         "| document | pack | operations | tools | skipped | notes | generated descriptions | pack YAML |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n",
@@ -54,33 +59,71 @@ fn every_operation_becomes_a_tool_or_is_reported() {
         let out = import(&text, &options).unwrap_or_else(|e| panic!("{file}: {e}"));
 
         assert_eq!(out.operations, expected_ops, "{file}: operations selected");
-        assert_eq!(out.tools + out.skipped.len(), expected_ops, "{file}: every operation is a tool or skipped");
+        assert_eq!(
+            out.tools + out.skipped.len(),
+            expected_ops,
+            "{file}: every operation is a tool or skipped"
+        );
         for s in &out.skipped {
-            assert!(!s.reason.trim().is_empty(), "{file}: {} skipped without a reason", s.operation);
+            assert!(
+                !s.reason.trim().is_empty(),
+                "{file}: {} skipped without a reason",
+                s.operation
+            );
         }
         for n in &out.notes {
-            assert!(!n.message.trim().is_empty(), "{file}: note without a message");
+            assert!(
+                !n.message.trim().is_empty(),
+                "{file}: note without a message"
+            );
         }
         let progress = seen.lock().unwrap();
-        assert!(progress.iter().any(|p| p.stage == Stage::Parsed), "{file}: parse progress");
-        let last_ops = progress.iter().rfind(|p| p.stage == Stage::Operations).expect("operation progress");
-        assert_eq!((last_ops.done, last_ops.total), (expected_ops, expected_ops), "{file}");
-        assert!(progress.iter().any(|p| p.stage == Stage::Written && p.done == out.tools), "{file}");
+        assert!(
+            progress.iter().any(|p| p.stage == Stage::Parsed),
+            "{file}: parse progress"
+        );
+        let last_ops = progress
+            .iter()
+            .rfind(|p| p.stage == Stage::Operations)
+            .expect("operation progress");
+        assert_eq!(
+            (last_ops.done, last_ops.total),
+            (expected_ops, expected_ops),
+            "{file}"
+        );
+        assert!(
+            progress
+                .iter()
+                .any(|p| p.stage == Stage::Written && p.done == out.tools),
+            "{file}"
+        );
 
         // The text parses as YAML and declares exactly the reported tools.
         let pack = parse_yaml(&out.yaml);
         assert_eq!(pack["pack"], label);
-        assert_eq!(pack["tools"].as_object().map(|t| t.len()), Some(out.tools), "{file}");
+        assert_eq!(
+            pack["tools"].as_object().map(|t| t.len()),
+            Some(out.tools),
+            "{file}"
+        );
         for (name, _) in pack["tools"].as_object().unwrap() {
-            assert!(format!("{label}_{name}").len() <= 50, "{file}: {name} is too long");
+            assert!(
+                format!("{label}_{name}").len() <= 50,
+                "{file}: {name} is too long"
+            );
         }
 
         // The real pack checker: parse, every check, resolution.
         let t = std::time::Instant::now();
-        let model = charter_build::load_str(&format!("{label}.yaml"), &out.yaml).unwrap_or_else(|diags| {
-            let first: Vec<String> = diags.iter().take(20).map(ToString::to_string).collect();
-            panic!("{file}: the imported pack fails the checks ({} mistakes):\n{}", diags.len(), first.join("\n"))
-        });
+        let model =
+            charter_build::load_str(&format!("{label}.yaml"), &out.yaml).unwrap_or_else(|diags| {
+                let first: Vec<String> = diags.iter().take(20).map(ToString::to_string).collect();
+                panic!(
+                    "{file}: the imported pack fails the checks ({} mistakes):\n{}",
+                    diags.len(),
+                    first.join("\n")
+                )
+            });
         let checked = t.elapsed();
         assert_eq!(model.tools.len(), out.tools, "{file}");
         println!("== {file}: checked in {checked:?}\n{}", out.report());
@@ -88,7 +131,8 @@ fn every_operation_becomes_a_tool_or_is_reported() {
             let dump = PathBuf::from(dump);
             std::fs::create_dir_all(&dump).expect("dump dir");
             std::fs::write(dump.join(format!("{label}.yaml")), &out.yaml).expect("write pack");
-            std::fs::write(dump.join(format!("{label}.report.txt")), out.report()).expect("write report");
+            std::fs::write(dump.join(format!("{label}.report.txt")), out.report())
+                .expect("write report");
         }
         let _ = writeln!(
             table,
@@ -102,9 +146,14 @@ fn every_operation_becomes_a_tool_or_is_reported() {
         );
         total_tools += out.tools;
     }
-    let _ = writeln!(table, "| **all** | | {} | {total_tools} | | | | |", DOCUMENTS.iter().map(|d| d.2).sum::<usize>());
+    let _ = writeln!(
+        table,
+        "| **all** | | {} | {total_tools} | | | | |",
+        DOCUMENTS.iter().map(|d| d.2).sum::<usize>()
+    );
     println!("{table}");
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);
     let _ = std::fs::write(target.join("openapi-import-counts.md"), &table);
 }
 
@@ -120,16 +169,25 @@ fn imported_packs_generate_code() {
             let dir = dir.clone();
             handles.push(scope.spawn(move || {
                 let text = std::fs::read_to_string(dir.join(file)).expect("readable document");
-                let out = import(&text, &ImportOptions::new(label)).unwrap_or_else(|e| panic!("{file}: {e}"));
-                if out.notes.iter().any(|n| n.kind == charter_build::openapi::NoteKind::LargeSchema) {
+                let out = import(&text, &ImportOptions::new(label))
+                    .unwrap_or_else(|e| panic!("{file}: {e}"));
+                if out
+                    .notes
+                    .iter()
+                    .any(|n| n.kind == charter_build::openapi::NoteKind::LargeSchema)
+                {
                     println!("{file}: code generation skipped (large schemas)");
                     return;
                 }
-                let code = charter_build::compile_str(&format!("{label}.yaml"), &out.yaml, "::charter")
-                    .unwrap_or_else(|e| panic!("{file}: code generation failed: {e}"));
+                let code =
+                    charter_build::compile_str(&format!("{label}.yaml"), &out.yaml, "::charter")
+                        .unwrap_or_else(|e| panic!("{file}: code generation failed: {e}"));
                 let pack = parse_yaml(&out.yaml);
                 for (tool, _) in pack["tools"].as_object().expect("tools") {
-                    assert!(code.contains(&format!("\"{label}_{tool}\"")), "{file}: {tool} missing from the generated code");
+                    assert!(
+                        code.contains(&format!("\"{label}_{tool}\"")),
+                        "{file}: {tool} missing from the generated code"
+                    );
                 }
                 println!("{file}: {} KB of code", code.len() / 1024);
             }));

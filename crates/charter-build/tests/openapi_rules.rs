@@ -3,7 +3,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use charter_build::openapi::{Import, ImportError, ImportOptions, NoteKind, Progress, Stage, import};
+use charter_build::openapi::{
+    Import, ImportError, ImportOptions, NoteKind, Progress, Stage, import,
+};
 use serde_json::{Value, json};
 
 /// A document with the given paths (and optional components/security).
@@ -31,14 +33,22 @@ fn run_with(d: &Value, options: &ImportOptions) -> (Import, Value) {
     let out = import(&d.to_string(), options).unwrap_or_else(|e| panic!("import failed: {e}"));
     if let Err(diags) = charter_build::load_str("pets.yaml", &out.yaml) {
         let all: Vec<String> = diags.iter().map(ToString::to_string).collect();
-        panic!("the pack fails the checks:\n{}\n---\n{}", all.join("\n"), out.yaml);
+        panic!(
+            "the pack fails the checks:\n{}\n---\n{}",
+            all.join("\n"),
+            out.yaml
+        );
     }
     let pack: Value = serde_saphyr::from_str(&out.yaml).expect("the pack is YAML");
     (out, pack)
 }
 
 fn notes(out: &Import, kind: NoteKind) -> Vec<String> {
-    out.notes.iter().filter(|n| n.kind == kind).map(|n| n.message.clone()).collect()
+    out.notes
+        .iter()
+        .filter(|n| n.kind == kind)
+        .map(|n| n.message.clone())
+        .collect()
 }
 
 fn err(d: &Value) -> ImportError {
@@ -68,20 +78,35 @@ fn operation_to_tool_basics() {
     }));
     let (out, pack) = run(&d);
     assert_eq!((out.tools, out.operations, out.skipped.len()), (2, 2, 0));
-    assert_eq!(pack["base_url"], "https://api.pets.example/v1", "servers[0] without the trailing slash");
+    assert_eq!(
+        pack["base_url"], "https://api.pets.example/v1",
+        "servers[0] without the trailing slash"
+    );
     assert_eq!(pack["description"], "The pets API manages pets.");
     let t = &pack["tools"]["get_pet_by_id"];
     assert_eq!(t["method"], "GET");
     assert_eq!(t["path"], "/pets/{petId}");
-    assert_eq!(t["description"], "Get a pet. Returns one pet. See the docs.");
-    assert_eq!(t["params"]["petId"], json!({"in": "path", "type": "integer", "description": "The pet.", "required": true, "minimum": 1}));
+    assert_eq!(
+        t["description"],
+        "Get a pet. Returns one pet. See the docs."
+    );
+    assert_eq!(
+        t["params"]["petId"],
+        json!({"in": "path", "type": "integer", "description": "The pet.", "required": true, "minimum": 1})
+    );
     // A default outside the enum is dropped (documentation only).
-    assert_eq!(t["params"]["fields"], json!({"in": "query", "type": "string", "description": "The `fields`.", "enum": ["a", "b"]}));
+    assert_eq!(
+        t["params"]["fields"],
+        json!({"in": "query", "type": "string", "description": "The `fields`.", "enum": ["a", "b"]})
+    );
     assert_eq!(out.stats.dropped_defaults, 1);
     assert_eq!(t["params"]["X-Trace"]["format"], "uuid");
     let del = &pack["tools"]["pets_delete_pet"];
     assert_eq!(del["description"], "Deprecated. Delete a pet.");
-    assert_eq!(del["params"]["petId"]["required"], true, "path-level parameters apply to every method");
+    assert_eq!(
+        del["params"]["petId"]["required"], true,
+        "path-level parameters apply to every method"
+    );
     // Annotations come from the method: nothing written.
     assert!(del.get("annotations").is_none());
     // Generated descriptions are counted: `fields`, `X-Trace` (twice: no, once), none for petId.
@@ -116,15 +141,24 @@ fn refs_to_parameters_schemas_and_request_bodies() {
     let (out, pack) = run(&d);
     let t = &pack["tools"]["create_pet"];
     // A scalar component is inlined (its constraints stay on the field).
-    assert_eq!(t["params"]["tenant"], json!({"in": "query", "type": "string", "description": "A tenant id.", "required": true, "pattern": "^t_[a-z]+$"}));
+    assert_eq!(
+        t["params"]["tenant"],
+        json!({"in": "query", "type": "string", "description": "A tenant id.", "required": true, "pattern": "^t_[a-z]+$"})
+    );
     // The body's top-level properties become body parameters; readOnly ones are left out.
-    assert_eq!(t["params"]["name"], json!({"in": "body", "type": "string", "description": "The name.", "required": true}));
+    assert_eq!(
+        t["params"]["name"],
+        json!({"in": "body", "type": "string", "description": "The name.", "required": true})
+    );
     assert!(t["params"].get("id").is_none());
     assert_eq!(out.stats.read_only_dropped, 1);
     // An object component becomes a named type.
     assert_eq!(t["params"]["owner"], json!({"in": "body", "ref": "Owner"}));
     assert_eq!(pack["types"]["Owner"]["description"], "Who owns the pet.");
-    assert_eq!(pack["types"]["Owner"]["properties"]["name"]["type"], "string");
+    assert_eq!(
+        pack["types"]["Owner"]["properties"]["name"]["type"],
+        "string"
+    );
 }
 
 #[test]
@@ -149,11 +183,19 @@ fn recursive_schemas_become_named_types() {
     let t = &pack["tools"]["create_node"];
     assert_eq!(t["params"]["children"]["items"], json!({"ref": "Node"}));
     let node = &pack["types"]["Node"];
-    assert_eq!(node["properties"]["children"]["items"], json!({"ref": "Node"}));
+    assert_eq!(
+        node["properties"]["children"]["items"],
+        json!({"ref": "Node"})
+    );
     // A recursive type cannot be a `one_of` alternative: its shape is inlined one level.
-    let alts = node["properties"]["link"]["one_of"].as_array().expect("one_of");
+    let alts = node["properties"]["link"]["one_of"]
+        .as_array()
+        .expect("one_of");
     assert_eq!(alts[0]["type"], "object");
-    assert_eq!(alts[0]["properties"]["children"]["items"], json!({"ref": "Node"}));
+    assert_eq!(
+        alts[0]["properties"]["children"]["items"],
+        json!({"ref": "Node"})
+    );
     assert_eq!(alts[1]["type"], "string");
 }
 
@@ -185,9 +227,18 @@ fn all_of_is_merged() {
     assert_eq!(p["kind"]["required"], true, "required from the second part");
     assert_eq!(p["kind"]["enum"], json!(["cat", "dog"]));
     let odd = &pack["tools"]["odd"]["params"];
-    assert_eq!(odd["described"], json!({"in": "body", "ref": "Base", "description": "The base, described here."}));
+    assert_eq!(
+        odd["described"],
+        json!({"in": "body", "ref": "Base", "description": "The base, described here."})
+    );
     assert_eq!(odd["conflict"]["type"], "any");
-    assert!(notes(&out, NoteKind::Unrepresentable).iter().any(|m| m.contains("allOf")), "{:?}", out.notes);
+    assert!(
+        notes(&out, NoteKind::Unrepresentable)
+            .iter()
+            .any(|m| m.contains("allOf")),
+        "{:?}",
+        out.notes
+    );
 }
 
 #[test]
@@ -210,11 +261,26 @@ fn nullable_in_every_spelling() {
     );
     let (_, pack) = run(&d);
     let p = &pack["tools"]["create_pet"]["params"];
-    assert_eq!(p["a"], json!({"in": "body", "type": "string", "description": "3.0 style.", "nullable": true}));
-    assert_eq!(p["b"], json!({"in": "body", "type": "integer", "description": "3.1 style.", "nullable": true}));
-    assert_eq!(p["c"], json!({"in": "body", "type": "string", "description": "A null alternative.", "nullable": true}));
-    assert_eq!(p["d"], json!({"in": "body", "type": "string", "description": "Null in the enum.", "enum": ["x"], "nullable": true}));
-    assert_eq!(p["e"]["one_of"], json!([{"type": "string"}, {"type": "integer"}]));
+    assert_eq!(
+        p["a"],
+        json!({"in": "body", "type": "string", "description": "3.0 style.", "nullable": true})
+    );
+    assert_eq!(
+        p["b"],
+        json!({"in": "body", "type": "integer", "description": "3.1 style.", "nullable": true})
+    );
+    assert_eq!(
+        p["c"],
+        json!({"in": "body", "type": "string", "description": "A null alternative.", "nullable": true})
+    );
+    assert_eq!(
+        p["d"],
+        json!({"in": "body", "type": "string", "description": "Null in the enum.", "enum": ["x"], "nullable": true})
+    );
+    assert_eq!(
+        p["e"]["one_of"],
+        json!([{"type": "string"}, {"type": "integer"}])
+    );
 }
 
 #[test]
@@ -247,14 +313,31 @@ fn one_of_kept_where_representable() {
     );
     let (out, pack) = run(&d);
     let p = &pack["tools"]["pay"]["params"];
-    assert_eq!(p["card_or_bank"]["one_of"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        p["card_or_bank"]["one_of"].as_array().map(Vec::len),
+        Some(2)
+    );
     assert_eq!(p["by_kind"]["one_of"].as_array().map(Vec::len), Some(2));
     // Overlapping objects merge; a field is required only where every alternative requires it.
     assert_eq!(p["overlapping"]["type"], "object");
-    assert!(p["overlapping"]["properties"]["b"].get("required").is_none());
-    assert!(notes(&out, NoteKind::ConstraintDropped).iter().any(|m| m.contains("overlap")));
-    assert_eq!(p["unset"]["one_of"], json!([{"type": "integer"}, {"type": "string", "enum": [""]}]));
-    assert_eq!(p["strings"], json!({"in": "body", "type": "string", "description": "Two strings merge."}));
+    assert!(
+        p["overlapping"]["properties"]["b"]
+            .get("required")
+            .is_none()
+    );
+    assert!(
+        notes(&out, NoteKind::ConstraintDropped)
+            .iter()
+            .any(|m| m.contains("overlap"))
+    );
+    assert_eq!(
+        p["unset"]["one_of"],
+        json!([{"type": "integer"}, {"type": "string", "enum": [""]}])
+    );
+    assert_eq!(
+        p["strings"],
+        json!({"in": "body", "type": "string", "description": "Two strings merge."})
+    );
     // An alternative that accepts anything makes the rest undecidable: any, with a note.
     assert_eq!(p["free"]["type"], "any");
     assert_eq!(notes(&out, NoteKind::OneOfAsAny).len(), 1);
@@ -286,12 +369,34 @@ fn form_bodies_and_unsupported_bodies() {
     let (out, pack) = run(&d);
     let t = &pack["tools"]["post_customers"];
     assert_eq!(t["body_encoding"], "form");
-    assert_eq!(t["params"]["metadata"], json!({"in": "body", "type": "map", "description": "Key-value pairs.", "values": {"type": "string"}}));
+    assert_eq!(
+        t["params"]["metadata"],
+        json!({"in": "body", "type": "map", "description": "Key-value pairs.", "values": {"type": "string"}})
+    );
     assert_eq!((out.tools, out.skipped.len()), (1, 3));
-    let reasons: Vec<(&str, &str)> = out.skipped.iter().map(|s| (s.operation.as_str(), s.reason.as_str())).collect();
-    assert!(reasons.iter().any(|(o, r)| *o == "PostFiles" && r.contains("multipart/form-data")), "{reasons:?}");
-    assert!(reasons.iter().any(|(o, r)| *o == "PutRaw" && r.contains("application/octet-stream")), "{reasons:?}");
-    assert!(reasons.iter().any(|(o, r)| *o == "PostList" && r.contains("a list")), "{reasons:?}");
+    let reasons: Vec<(&str, &str)> = out
+        .skipped
+        .iter()
+        .map(|s| (s.operation.as_str(), s.reason.as_str()))
+        .collect();
+    assert!(
+        reasons
+            .iter()
+            .any(|(o, r)| *o == "PostFiles" && r.contains("multipart/form-data")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons
+            .iter()
+            .any(|(o, r)| *o == "PutRaw" && r.contains("application/octet-stream")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons
+            .iter()
+            .any(|(o, r)| *o == "PostList" && r.contains("a list")),
+        "{reasons:?}"
+    );
 }
 
 #[test]
@@ -306,14 +411,25 @@ fn query_array_styles() {
     ]))}));
     let (out, pack) = run(&d);
     let p = &pack["tools"]["list_items"]["params"];
-    assert!(p["ids"].get("style").is_none(), "form + explode is the default `repeat`");
+    assert!(
+        p["ids"].get("style").is_none(),
+        "form + explode is the default `repeat`"
+    );
     assert_eq!(p["tags"]["style"], "comma");
     assert_eq!(p["expand"]["style"], "brackets");
     assert_eq!(p["created"]["type"], "object");
     assert_eq!(p["filter_state"]["wire"], "filter[state]");
     assert_eq!(p["piped"]["type"], "string");
-    assert!(notes(&out, NoteKind::Renamed).iter().any(|m| m.contains("filter[state]")));
-    assert!(notes(&out, NoteKind::Unrepresentable).iter().any(|m| m.contains("pipeDelimited")));
+    assert!(
+        notes(&out, NoteKind::Renamed)
+            .iter()
+            .any(|m| m.contains("filter[state]"))
+    );
+    assert!(
+        notes(&out, NoteKind::Unrepresentable)
+            .iter()
+            .any(|m| m.contains("pipeDelimited"))
+    );
 }
 
 #[test]
@@ -330,10 +446,22 @@ fn names_shortened_and_collisions_disambiguated() {
     assert_eq!(names.len(), 4);
     for n in &names {
         assert!(format!("pets_{n}").len() <= 50, "{n}");
-        assert!(!n.contains("__") && n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'));
+        assert!(
+            !n.contains("__")
+                && n.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        );
     }
-    assert_eq!(notes(&out, NoteKind::NameShortened).len(), 1, "{:?}", out.notes);
-    assert!(names.iter().any(|n| n.starts_with("actions_remove_labels")), "{names:?}");
+    assert_eq!(
+        notes(&out, NoteKind::NameShortened).len(),
+        1,
+        "{:?}",
+        out.notes
+    );
+    assert!(
+        names.iter().any(|n| n.starts_with("actions_remove_labels")),
+        "{names:?}"
+    );
     assert!(names.contains(&&"list_pets".to_owned()) && names.contains(&&"list_pets_2".to_owned()));
     assert_eq!(notes(&out, NoteKind::NameCollision).len(), 1);
     assert!(names.contains(&&"get_d_id".to_owned()), "{names:?}");
@@ -362,16 +490,33 @@ fn common_operation_id_prefix_is_stripped() {
 #[test]
 fn auth_from_security_schemes() {
     let cases = [
-        (json!({"b": {"type": "http", "scheme": "bearer"}}), json!({"scheme": "bearer", "env": "PETS_TOKEN"})),
-        (json!({"b": {"type": "http", "scheme": "basic"}}), json!({"scheme": "basic", "env": "PETS_API_KEY"})),
-        (json!({"k": {"type": "apiKey", "in": "header", "name": "X-Api-Key"}}), json!({"scheme": "header", "header": "X-Api-Key", "env": "PETS_API_KEY"})),
-        (json!({"o": {"type": "oauth2", "flows": {}}}), json!({"scheme": "bearer", "env": "PETS_TOKEN"})),
+        (
+            json!({"b": {"type": "http", "scheme": "bearer"}}),
+            json!({"scheme": "bearer", "env": "PETS_TOKEN"}),
+        ),
+        (
+            json!({"b": {"type": "http", "scheme": "basic"}}),
+            json!({"scheme": "basic", "env": "PETS_API_KEY"}),
+        ),
+        (
+            json!({"k": {"type": "apiKey", "in": "header", "name": "X-Api-Key"}}),
+            json!({"scheme": "header", "header": "X-Api-Key", "env": "PETS_API_KEY"}),
+        ),
+        (
+            json!({"o": {"type": "oauth2", "flows": {}}}),
+            json!({"scheme": "bearer", "env": "PETS_TOKEN"}),
+        ),
         // Basic and bearer both allowed: bearer is preferred.
-        (json!({"basic": {"type": "http", "scheme": "basic"}, "bearer": {"type": "http", "scheme": "bearer"}}), json!({"scheme": "bearer", "env": "PETS_TOKEN"})),
+        (
+            json!({"basic": {"type": "http", "scheme": "basic"}, "bearer": {"type": "http", "scheme": "bearer"}}),
+            json!({"scheme": "bearer", "env": "PETS_TOKEN"}),
+        ),
     ];
     for (schemes, want) in cases {
         let d = with(
-            doc(json!({"/a": get_op("a", json!([{"name": "X-Api-Key", "in": "header", "schema": {"type": "string"}}]))})),
+            doc(
+                json!({"/a": get_op("a", json!([{"name": "X-Api-Key", "in": "header", "schema": {"type": "string"}}]))}),
+            ),
             "components",
             json!({"securitySchemes": schemes}),
         );
@@ -379,7 +524,10 @@ fn auth_from_security_schemes() {
         assert_eq!(pack["auth"], want, "{schemes}");
         assert!(!out.pack_notes.is_empty());
         if want["scheme"] == "header" {
-            assert!(pack["tools"]["a"].get("params").is_none(), "the API-key header parameter is the auth's");
+            assert!(
+                pack["tools"]["a"].get("params").is_none(),
+                "the API-key header parameter is the auth's"
+            );
         }
     }
     // An API key in the query cannot be pack auth: reported, no auth.
@@ -390,9 +538,19 @@ fn auth_from_security_schemes() {
     );
     let (out, pack) = run(&d);
     assert!(pack.get("auth").is_none());
-    assert!(out.pack_notes.iter().any(|n| n.contains("cannot be declared")), "{:?}", out.pack_notes);
+    assert!(
+        out.pack_notes
+            .iter()
+            .any(|n| n.contains("cannot be declared")),
+        "{:?}",
+        out.pack_notes
+    );
     // A label with a dash: `my-api` → MY_API_TOKEN.
-    let d = with(doc(json!({"/a": get_op("a", json!([]))})), "components", json!({"securitySchemes": {"b": {"type": "http", "scheme": "bearer"}}}));
+    let d = with(
+        doc(json!({"/a": get_op("a", json!([]))})),
+        "components",
+        json!({"securitySchemes": {"b": {"type": "http", "scheme": "bearer"}}}),
+    );
     let out = import(&d.to_string(), &ImportOptions::new("my-api")).unwrap();
     assert!(out.yaml.contains("env: MY_API_TOKEN"), "{}", out.yaml);
 }
@@ -417,10 +575,23 @@ fn credential_and_cookie_parameters() {
     );
     let (out, pack) = run(&d);
     let t = &pack["tools"]["chat_post_message"];
-    assert_eq!(t["params"].as_object().unwrap().keys().collect::<Vec<_>>(), vec!["text"]);
+    assert_eq!(
+        t["params"].as_object().unwrap().keys().collect::<Vec<_>>(),
+        vec!["text"]
+    );
     let dropped = notes(&out, NoteKind::ParameterDropped);
-    assert!(dropped.iter().any(|m| m.contains("`token`") && m.contains("auth")), "{dropped:?}");
-    assert!(dropped.iter().any(|m| m.contains("cookie parameter `session`")), "{dropped:?}");
+    assert!(
+        dropped
+            .iter()
+            .any(|m| m.contains("`token`") && m.contains("auth")),
+        "{dropped:?}"
+    );
+    assert!(
+        dropped
+            .iter()
+            .any(|m| m.contains("cookie parameter `session`")),
+        "{dropped:?}"
+    );
     assert_eq!(out.skipped.len(), 1);
     assert!(out.skipped[0].reason.contains("cookie"));
     // Every response carries `ok`: the Slack envelope is declared.
@@ -440,8 +611,15 @@ fn body_field_colliding_with_a_parameter_is_renamed() {
     let (out, pack) = run(&d);
     let p = &pack["tools"]["update_repo"]["params"];
     assert_eq!(p["owner"]["in"], "path");
-    assert_eq!(p["owner_body"], json!({"in": "body", "type": "string", "description": "The new owner.", "wire": "owner"}));
-    assert!(notes(&out, NoteKind::Renamed).iter().any(|m| m.contains("owner_body")));
+    assert_eq!(
+        p["owner_body"],
+        json!({"in": "body", "type": "string", "description": "The new owner.", "wire": "owner"})
+    );
+    assert!(
+        notes(&out, NoteKind::Renamed)
+            .iter()
+            .any(|m| m.contains("owner_body"))
+    );
 }
 
 #[test]
@@ -460,12 +638,18 @@ fn path_templates_are_made_consistent() {
     }));
     let (out, pack) = run(&d);
     assert_eq!(pack["tools"]["cancel"]["path"], "/v1/{name}:cancel");
-    assert_eq!(pack["tools"]["cancel"]["params"]["name"]["allow_slash"], true, "{{+name}} keeps slashes");
+    assert_eq!(
+        pack["tools"]["cancel"]["params"]["name"]["allow_slash"], true,
+        "{{+name}} keeps slashes"
+    );
     let f = &pack["tools"]["get_file"];
     assert_eq!(f["path"], "/files/{file-id}/{undeclared}");
     assert_eq!(f["params"]["undeclared"]["required"], true);
     assert!(f["params"].get("ghost").is_none());
-    assert_eq!(pack["tools"]["get_content"]["params"]["path"]["allow_slash"], true);
+    assert_eq!(
+        pack["tools"]["get_content"]["params"]["path"]["allow_slash"],
+        true
+    );
     assert_eq!(out.skipped.len(), 1);
     assert!(out.skipped[0].reason.contains("query"), "{:?}", out.skipped);
 }
@@ -484,29 +668,46 @@ fn formats_bounds_and_enums() {
     let p = &pack["tools"]["x"]["params"];
     assert_eq!(p["when"]["format"], "date-time");
     assert!(p["big"].get("format").is_none());
-    assert_eq!(p["n"], json!({"in": "query", "type": "integer", "description": "The `n`.", "default": 5, "minimum": 1, "maximum": 10}));
+    assert_eq!(
+        p["n"],
+        json!({"in": "query", "type": "integer", "description": "The `n`.", "default": 5, "minimum": 1, "maximum": 10})
+    );
     assert!(p["flag"].get("enum").is_none());
     assert_eq!(p["level"]["enum"], json!([1, 2]));
     assert!(p["bad"].get("pattern").is_none());
-    assert!(notes(&out, NoteKind::ConstraintDropped).iter().any(|m| m.contains("pattern")));
+    assert!(
+        notes(&out, NoteKind::ConstraintDropped)
+            .iter()
+            .any(|m| m.contains("pattern"))
+    );
     assert_eq!(out.stats.dropped_formats, 2);
     assert_eq!(out.stats.dropped_enums, 1);
 }
 
 #[test]
 fn huge_vendor_descriptions_are_shortened() {
-    let long = format!("Creates a pet. {}", "This sentence is filler for the page. ".repeat(40));
-    let d = doc(json!({"/p": {"post": {"operationId": "createPet", "description": long,
+    let long = format!(
+        "Creates a pet. {}",
+        "This sentence is filler for the page. ".repeat(40)
+    );
+    let d = doc(
+        json!({"/p": {"post": {"operationId": "createPet", "description": long,
         "requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {
             "name": {"type": "string", "description": format!("The name. {}", "More detail here. ".repeat(40))}
-        }}}}}}}}));
+        }}}}}}}}),
+    );
     let mut options = ImportOptions::new("pets");
     options.max_description = 120;
     options.max_field_description = 60;
     let (out, pack) = run_with(&d, &options);
     let desc = pack["tools"]["create_pet"]["description"].as_str().unwrap();
-    assert!(desc.len() <= 120 && desc.ends_with('.') && desc.starts_with("Creates a pet."), "{desc}");
-    let field = pack["tools"]["create_pet"]["params"]["name"]["description"].as_str().unwrap();
+    assert!(
+        desc.len() <= 120 && desc.ends_with('.') && desc.starts_with("Creates a pet."),
+        "{desc}"
+    );
+    let field = pack["tools"]["create_pet"]["params"]["name"]["description"]
+        .as_str()
+        .unwrap();
     assert!(field.len() <= 60 && field.ends_with('.'), "{field}");
     assert_eq!(out.stats.shortened_descriptions, 2);
 }
@@ -528,9 +729,15 @@ fn selection_by_id_tag_and_path() {
         names.sort();
         (out.operations, names)
     };
-    assert_eq!(pick(&["listPets", "list_users"], &[], &[]), (2, vec!["list_pets".into(), "list_users".into()]));
+    assert_eq!(
+        pick(&["listPets", "list_users"], &[], &[]),
+        (2, vec!["list_pets".into(), "list_users".into()])
+    );
     assert_eq!(pick(&[], &["PETS"], &[]).0, 2);
-    assert_eq!(pick(&[], &[], &["/stores/*/orders"]), (1, vec!["list_orders".into()]));
+    assert_eq!(
+        pick(&[], &[], &["/stores/*/orders"]),
+        (1, vec!["list_orders".into()])
+    );
     assert_eq!(pick(&[], &[], &["/**"]).0, 4);
     let mut o = ImportOptions::new("pets");
     o.ops = vec!["nope".into()];
@@ -538,7 +745,10 @@ fn selection_by_id_tag_and_path() {
     assert!(e.to_string().contains("`nope`"), "{e}");
     let mut o = ImportOptions::new("pets");
     o.tags = vec!["none".into()];
-    assert!(matches!(import(&d.to_string(), &o), Err(ImportError::Options(_))));
+    assert!(matches!(
+        import(&d.to_string(), &o),
+        Err(ImportError::Options(_))
+    ));
 }
 
 #[test]
@@ -555,11 +765,20 @@ fn servers_variables_and_base_url_override() {
     let (_, pack) = run_with(&d, &o);
     assert_eq!(pack["base_url"], "http://127.0.0.1:9999");
     // Relative or missing servers need the option.
-    let rel = with(doc(json!({"/a": get_op("a", json!([]))})), "servers", json!([{"url": "/api"}]));
-    assert!(matches!(import(&rel.to_string(), &ImportOptions::new("pets")), Err(ImportError::Options(m)) if m.contains("--base-url")));
+    let rel = with(
+        doc(json!({"/a": get_op("a", json!([]))})),
+        "servers",
+        json!([{"url": "/api"}]),
+    );
+    assert!(
+        matches!(import(&rel.to_string(), &ImportOptions::new("pets")), Err(ImportError::Options(m)) if m.contains("--base-url"))
+    );
     let mut none = doc(json!({"/a": get_op("a", json!([]))}));
     none.as_object_mut().unwrap().remove("servers");
-    assert!(matches!(import(&none.to_string(), &ImportOptions::new("pets")), Err(ImportError::Options(_))));
+    assert!(matches!(
+        import(&none.to_string(), &ImportOptions::new("pets")),
+        Err(ImportError::Options(_))
+    ));
 }
 
 #[test]
@@ -575,8 +794,14 @@ fn pagination_is_declared_when_implied() {
         }}
     }));
     let (_, pack) = run(&d);
-    assert_eq!(pack["tools"]["list_repos"]["response"]["pagination"], json!({"style": "page", "param": "page", "size_param": "per_page"}));
-    assert_eq!(pack["tools"]["list_files"]["response"]["pagination"], json!({"style": "cursor", "next": "nextPageToken", "param": "pageToken"}));
+    assert_eq!(
+        pack["tools"]["list_repos"]["response"]["pagination"],
+        json!({"style": "page", "param": "page", "size_param": "per_page"})
+    );
+    assert_eq!(
+        pack["tools"]["list_files"]["response"]["pagination"],
+        json!({"style": "cursor", "next": "nextPageToken", "param": "pageToken"})
+    );
 }
 
 #[test]
@@ -604,7 +829,10 @@ paths:
 fn progress_is_reported() {
     let mut paths = serde_json::Map::new();
     for i in 0..60 {
-        paths.insert(format!("/p{i}"), json!({"get": {"operationId": format!("op{i}"), "summary": "Op."}}));
+        paths.insert(
+            format!("/p{i}"),
+            json!({"get": {"operationId": format!("op{i}"), "summary": "Op."}}),
+        );
     }
     let d = doc(Value::Object(paths));
     let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
@@ -614,51 +842,94 @@ fn progress_is_reported() {
     run_with(&d, &o);
     let seen = seen.lock().unwrap();
     assert_eq!(seen.first().map(|p| p.stage), Some(Stage::Parsed));
-    let ops: Vec<(usize, usize)> = seen.iter().filter(|p| p.stage == Stage::Operations).map(|p| (p.done, p.total)).collect();
+    let ops: Vec<(usize, usize)> = seen
+        .iter()
+        .filter(|p| p.stage == Stage::Operations)
+        .map(|p| (p.done, p.total))
+        .collect();
     assert_eq!(ops, vec![(0, 60), (25, 60), (50, 60), (60, 60)]);
-    assert_eq!(seen.last().map(|p| (p.stage, p.done)), Some((Stage::Written, 60)));
+    assert_eq!(
+        seen.last().map(|p| (p.stage, p.done)),
+        Some((Stage::Written, 60))
+    );
 }
 
 #[test]
 fn invalid_documents_are_errors_that_say_where() {
     // Not JSON.
-    match import("{\"openapi\": \"3.0.0\",\n  \"paths\": {", &ImportOptions::new("pets")) {
-        Err(ImportError::Parse { format: "JSON", line: 2, .. }) => {}
+    match import(
+        "{\"openapi\": \"3.0.0\",\n  \"paths\": {",
+        &ImportOptions::new("pets"),
+    ) {
+        Err(ImportError::Parse {
+            format: "JSON",
+            line: 2,
+            ..
+        }) => {}
         other => panic!("{other:?}"),
     }
     // Not YAML either.
-    assert!(matches!(import("openapi: [3.0\npaths: {", &ImportOptions::new("pets")), Err(ImportError::Parse { format: "YAML", .. })));
+    assert!(matches!(
+        import("openapi: [3.0\npaths: {", &ImportOptions::new("pets")),
+        Err(ImportError::Parse { format: "YAML", .. })
+    ));
     // Not an object.
-    assert!(matches!(import("just text", &ImportOptions::new("pets")), Err(ImportError::Invalid { pointer, .. }) if pointer.is_empty()));
+    assert!(
+        matches!(import("just text", &ImportOptions::new("pets")), Err(ImportError::Invalid { pointer, .. }) if pointer.is_empty())
+    );
     // Missing paths.
     let mut d = doc(json!({}));
     d.as_object_mut().unwrap().remove("paths");
-    assert_eq!(err(&d), ImportError::Invalid { pointer: "/paths".into(), message: "missing `paths`: the document declares no operations".into() });
+    assert_eq!(
+        err(&d),
+        ImportError::Invalid {
+            pointer: "/paths".into(),
+            message: "missing `paths`: the document declares no operations".into()
+        }
+    );
     // Missing `openapi`; Swagger 2.0.
     let mut d = doc(json!({}));
     d.as_object_mut().unwrap().remove("openapi");
     assert!(matches!(err(&d), ImportError::Invalid { pointer, .. } if pointer == "/openapi"));
     let d = with(json!({"paths": {}}), "swagger", json!("2.0"));
-    assert!(matches!(err(&d), ImportError::Unsupported { pointer, message } if pointer == "/swagger" && message.contains("Swagger 2.0")));
+    assert!(
+        matches!(err(&d), ImportError::Unsupported { pointer, message } if pointer == "/swagger" && message.contains("Swagger 2.0"))
+    );
     // A dangling reference names where it is written and what it points to.
-    let d = doc(json!({"/a": {"get": {"operationId": "a", "parameters": [{"$ref": "#/components/parameters/Missing"}]}}}));
+    let d = doc(
+        json!({"/a": {"get": {"operationId": "a", "parameters": [{"$ref": "#/components/parameters/Missing"}]}}}),
+    );
     assert_eq!(
         err(&d),
-        ImportError::DanglingRef { pointer: "/paths/~1a/get/parameters/0/$ref".into(), target: "#/components/parameters/Missing".into() }
+        ImportError::DanglingRef {
+            pointer: "/paths/~1a/get/parameters/0/$ref".into(),
+            target: "#/components/parameters/Missing".into()
+        }
     );
-    assert!(err(&d).to_string().contains("/paths/~1a/get/parameters/0/$ref"));
+    assert!(
+        err(&d)
+            .to_string()
+            .contains("/paths/~1a/get/parameters/0/$ref")
+    );
     // External references are not followed.
-    let d = doc(json!({"/a": {"get": {"operationId": "a", "parameters": [{"$ref": "other.yaml#/P"}]}}}));
+    let d = doc(
+        json!({"/a": {"get": {"operationId": "a", "parameters": [{"$ref": "other.yaml#/P"}]}}}),
+    );
     assert!(matches!(err(&d), ImportError::Unsupported { .. }));
     // A parameter without `in`.
     let d = doc(json!({"/a": {"get": {"operationId": "a", "parameters": [{"name": "x"}]}}}));
-    assert!(matches!(err(&d), ImportError::Invalid { pointer, message } if pointer == "/paths/~1a/get/parameters/0" && message.contains("`in`")));
+    assert!(
+        matches!(err(&d), ImportError::Invalid { pointer, message } if pointer == "/paths/~1a/get/parameters/0" && message.contains("`in`"))
+    );
     // An operation that is not an object.
     let d = doc(json!({"/a": {"get": 7}}));
     assert!(matches!(err(&d), ImportError::Invalid { pointer, .. } if pointer == "/paths/~1a/get"));
     // A bad pack label.
     let d = doc(json!({"/a": get_op("a", json!([]))}));
-    assert!(matches!(import(&d.to_string(), &ImportOptions::new("My_Pack")), Err(ImportError::Options(_))));
+    assert!(matches!(
+        import(&d.to_string(), &ImportOptions::new("My_Pack")),
+        Err(ImportError::Options(_))
+    ));
     // A document with no operations.
     assert!(matches!(err(&doc(json!({}))), ImportError::Options(_)));
 }

@@ -22,7 +22,9 @@ pub(crate) fn parse(text: &str) -> Result<Value, ImportError> {
     // configuration files) would refuse large API descriptions.
     options.budget = None;
     serde_saphyr::from_str_with_options::<Value>(trimmed, options).map_err(|e| {
-        let (line, column) = e.location().map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
+        let (line, column) = e
+            .location()
+            .map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
         ImportError::Parse {
             format: "YAML",
             line,
@@ -37,7 +39,10 @@ pub(crate) fn check_version(root: &Value) -> Result<(), ImportError> {
     let Some(obj) = root.as_object() else {
         return Err(ImportError::Invalid {
             pointer: String::new(),
-            message: format!("the document is {}, not an object with `openapi` and `paths`", kind(root)),
+            message: format!(
+                "the document is {}, not an object with `openapi` and `paths`",
+                kind(root)
+            ),
         });
     };
     if let Some(v) = obj.get("swagger") {
@@ -106,10 +111,13 @@ pub(crate) fn check_refs(root: &Value) -> Result<(), ImportError> {
                     }
                     at.truncate(len);
                 }
-                let in_examples = at.rsplit_once('/').is_some_and(|(parent, _)| parent.ends_with("/examples"));
+                let in_examples = at
+                    .rsplit_once('/')
+                    .is_some_and(|(parent, _)| parent.ends_with("/examples"));
                 for (k, child) in map {
                     // Examples are free-form data: a `$ref` key inside one is not a reference.
-                    let data = k == "example" || (in_examples && k == "value") || k.starts_with("x-");
+                    let data =
+                        k == "example" || (in_examples && k == "value") || k.starts_with("x-");
                     if !data && matches!(child, Value::Object(_) | Value::Array(_)) {
                         let len = at.len();
                         at.push('/');
@@ -157,10 +165,11 @@ pub(crate) fn lookup<'a>(root: &'a Value, r: &str, at: &str) -> Result<&'a Value
         });
     };
     let decoded = percent_decode(pointer);
-    root.pointer(&decoded).ok_or_else(|| ImportError::DanglingRef {
-        pointer: at.to_owned(),
-        target: r.to_owned(),
-    })
+    root.pointer(&decoded)
+        .ok_or_else(|| ImportError::DanglingRef {
+            pointer: at.to_owned(),
+            target: r.to_owned(),
+        })
 }
 
 fn percent_decode(s: &str) -> String {
@@ -186,7 +195,11 @@ fn percent_decode(s: &str) -> String {
 }
 
 /// Follows a chain of `$ref`s from `v` (at pointer `at`): the final value and its pointer.
-pub(crate) fn deref<'a>(root: &'a Value, v: &'a Value, at: &str) -> Result<(&'a Value, String), ImportError> {
+pub(crate) fn deref<'a>(
+    root: &'a Value,
+    v: &'a Value,
+    at: &str,
+) -> Result<(&'a Value, String), ImportError> {
     let mut cur = v;
     let mut ptr = at.to_owned();
     for _ in 0..64 {
@@ -199,7 +212,10 @@ pub(crate) fn deref<'a>(root: &'a Value, v: &'a Value, at: &str) -> Result<(&'a 
             None => return Ok((cur, ptr)),
         }
     }
-    Err(ImportError::Invalid { pointer: ptr, message: "a cycle of `$ref`s that never reaches a value".into() })
+    Err(ImportError::Invalid {
+        pointer: ptr,
+        message: "a cycle of `$ref`s that never reaches a value".into(),
+    })
 }
 
 #[cfg(test)]

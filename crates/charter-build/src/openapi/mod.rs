@@ -157,10 +157,18 @@ impl Import {
             let _ = writeln!(out, "pack: {n}");
         }
         for s in &self.skipped {
-            let _ = writeln!(out, "skipped {} ({} {}): {}", s.operation, s.method, s.path, s.reason);
+            let _ = writeln!(
+                out,
+                "skipped {} ({} {}): {}",
+                s.operation, s.method, s.path, s.reason
+            );
         }
         for n in &self.notes {
-            let _ = writeln!(out, "note {} [{}] {}: {}", n.tool, n.kind, n.operation, n.message);
+            let _ = writeln!(
+                out,
+                "note {} [{}] {}: {}",
+                n.tool, n.kind, n.operation, n.message
+            );
         }
         let s = &self.stats;
         let _ = writeln!(

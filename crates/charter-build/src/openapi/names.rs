@@ -44,10 +44,14 @@ fn tidy(s: &str) -> String {
     out
 }
 
-const STOP_WORDS: &[&str] = &["a", "an", "the", "for", "to", "of", "by", "in", "on", "with", "from", "at", "as"];
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "the", "for", "to", "of", "by", "in", "on", "with", "from", "at", "as",
+];
 
 /// Words that qualify rather than name (`remove_all_custom_labels`).
-const FILLERS: &[&str] = &["all", "custom", "selected", "specific", "existing", "given", "current", "single"];
+const FILLERS: &[&str] = &[
+    "all", "custom", "selected", "specific", "existing", "given", "current", "single",
+];
 
 const ABBREVIATIONS: &[(&str, &str)] = &[
     ("authenticated", "auth"),
@@ -93,11 +97,56 @@ pub(crate) struct Namer {
 
 /// Verbs are what an operation does: never dropped.
 const VERBS: &[&str] = &[
-    "get", "list", "create", "update", "delete", "remove", "add", "set", "post", "put", "patch",
-    "enable", "disable", "approve", "cancel", "start", "stop", "open", "close", "invite", "revoke",
-    "rename", "archive", "unarchive", "send", "search", "upload", "download", "test", "check",
-    "restore", "replace", "merge", "move", "copy", "import", "export", "retrieve", "fail", "return",
-    "reject", "accept", "block", "unblock", "lock", "unlock", "follow", "unfollow", "star", "unstar",
+    "get",
+    "list",
+    "create",
+    "update",
+    "delete",
+    "remove",
+    "add",
+    "set",
+    "post",
+    "put",
+    "patch",
+    "enable",
+    "disable",
+    "approve",
+    "cancel",
+    "start",
+    "stop",
+    "open",
+    "close",
+    "invite",
+    "revoke",
+    "rename",
+    "archive",
+    "unarchive",
+    "send",
+    "search",
+    "upload",
+    "download",
+    "test",
+    "check",
+    "restore",
+    "replace",
+    "merge",
+    "move",
+    "copy",
+    "import",
+    "export",
+    "retrieve",
+    "fail",
+    "return",
+    "reject",
+    "accept",
+    "block",
+    "unblock",
+    "lock",
+    "unlock",
+    "follow",
+    "unfollow",
+    "star",
+    "unstar",
 ];
 
 impl Namer {
@@ -110,7 +159,10 @@ impl Namer {
                 *freq.entry(w.to_owned()).or_default() += 1;
             }
         }
-        Namer { label_word: label.replace('-', "_"), freq }
+        Namer {
+            label_word: label.replace('-', "_"),
+            freq,
+        }
     }
 
     /// A valid tool name for `raw` (snake case) that fits in `max` characters, and whether it
@@ -128,7 +180,12 @@ impl Namer {
         // 1. Stop words (never the first word).
         let first = words[0].clone();
         words = std::iter::once(first)
-            .chain(words[1..].iter().filter(|w| !STOP_WORDS.contains(&w.as_str())).cloned())
+            .chain(
+                words[1..]
+                    .iter()
+                    .filter(|w| !STOP_WORDS.contains(&w.as_str()))
+                    .cloned(),
+            )
             .collect();
         if fits(&words) {
             return (words.join("_"), true);
@@ -168,7 +225,10 @@ impl Namer {
         let mut i = words.len().saturating_sub(2);
         while i >= 1 && !fits(&words) {
             let w = &words[i];
-            if words[..i].iter().any(|e| e == w || plural_of(e, w) || plural_of(w, e)) {
+            if words[..i]
+                .iter()
+                .any(|e| e == w || plural_of(e, w) || plural_of(w, e))
+            {
                 words.remove(i);
             }
             i -= 1;
@@ -205,7 +265,11 @@ impl Namer {
             cut.truncate(i);
         }
         let cut = tidy(&cut);
-        let name = if cut.is_empty() { hash } else { format!("{cut}_{hash}") };
+        let name = if cut.is_empty() {
+            hash
+        } else {
+            format!("{cut}_{hash}")
+        };
         (name, true)
     }
 
@@ -234,7 +298,8 @@ fn collapse_items(words: &mut Vec<String>) {
         for k in (1..=3).rev() {
             for i in 0..n.saturating_sub(2 * k) {
                 let (a, b) = (&words[i..i + k], &words[i + k..i + 2 * k]);
-                let item = a[..k - 1] == b[..k - 1] && (a[k - 1] == b[k - 1] || plural_of(&a[k - 1], &b[k - 1]));
+                let item = a[..k - 1] == b[..k - 1]
+                    && (a[k - 1] == b[k - 1] || plural_of(&a[k - 1], &b[k - 1]));
                 // The item group must not end the name (`..._configurations_configuration`).
                 if item && i + 2 * k < n {
                     words.drain(i + k..i + 2 * k);
@@ -279,7 +344,9 @@ pub(crate) fn fnv(s: &str) -> u64 {
 /// Whether `name` is a valid property/parameter name: `[A-Za-z0-9_.-]{1,64}`.
 pub(crate) fn valid_property(name: &str) -> bool {
     (1..=64).contains(&name.len())
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
 /// A valid property name for an API's spelling (`expand[]` → `expand`, `$.xgafv` → `xgafv`).
@@ -289,7 +356,13 @@ pub(crate) fn property(name: &str) -> String {
     }
     let mapped: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let mut t = tidy(&mapped);
     t = t.trim_matches(['.', '-']).to_owned();
@@ -305,7 +378,7 @@ pub(crate) fn property(name: &str) -> String {
 
 /// `name` made unique among `taken` with a suffix (`id_header`, then `id_header_2`…).
 pub(crate) fn unique(name: &str, suffix: &str, taken: &HashSet<String>) -> String {
-    let first = if name.len() + suffix.len() + 1 <= 64 {
+    let first = if name.len() + suffix.len() < 64 {
         format!("{name}_{suffix}")
     } else {
         format!("{}_{suffix}", &name[..63 - suffix.len()])
@@ -326,7 +399,10 @@ pub(crate) fn unique(name: &str, suffix: &str, taken: &HashSet<String>) -> Strin
 /// `IssueComment`, `google.rpc.Status` → `GoogleRpcStatus`.
 pub(crate) fn type_name(component: &str) -> String {
     let mut out = String::with_capacity(component.len());
-    for part in component.split(|c: char| !c.is_ascii_alphanumeric()).filter(|p| !p.is_empty()) {
+    for part in component
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|p| !p.is_empty())
+    {
         let mut chars = part.chars();
         if let Some(c) = chars.next() {
             out.push(c.to_ascii_uppercase());
@@ -347,7 +423,11 @@ pub(crate) fn pointer_token(s: &str) -> String {
 /// The environment variable prefix for a pack label (`my-api` → `MY_API`).
 pub(crate) fn env_prefix(label: &str) -> String {
     let up = label.to_ascii_uppercase().replace('-', "_");
-    if up.starts_with(|c: char| c.is_ascii_digit()) { format!("_{up}") } else { up }
+    if up.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{up}")
+    } else {
+        up
+    }
 }
 
 /// A simple glob: `*` matches within a path segment, `**` across segments, `?` one character.
@@ -387,7 +467,10 @@ mod tests {
         assert_eq!(snake("issues/list-for-repo"), "issues_list_for_repo");
         assert_eq!(snake("GetCustomers"), "get_customers");
         assert_eq!(snake("chat_postMessage"), "chat_post_message");
-        assert_eq!(snake("gmail.users.messages.list"), "gmail_users_messages_list");
+        assert_eq!(
+            snake("gmail.users.messages.list"),
+            "gmail_users_messages_list"
+        );
         assert_eq!(snake("HTMLParser2Go"), "html_parser2_go");
         assert_eq!(snake("--weird__name--"), "weird_name");
         assert_eq!(snake("GetV1Customers"), "get_v1_customers");
@@ -403,12 +486,27 @@ mod tests {
         let (n, s) = gh.fit("issues_list_for_repo", 43);
         assert_eq!((n.as_str(), s), ("issues_list_for_repo", false));
         let cases = [
-            ("delete_customers_customer_subscriptions_subscription_exposed_id_discount", "delete_customers_subs_exposed_id_discount"),
+            (
+                "delete_customers_customer_subscriptions_subscription_exposed_id_discount",
+                "delete_customers_subs_exposed_id_discount",
+            ),
             // The list and the item stay distinct.
-            ("get_billing_portal_configurations_configuration", "get_billing_portal_configs_configuration"),
-            ("actions_get_github_actions_default_workflow_permissions_organization", "actions_get_default_workflow_perms_org"),
-            ("packages_get_all_package_versions_for_package_owned_by_authenticated_user", "packages_get_versions_owned_auth_user"),
-            ("post_test_helpers_treasury_outbound_transfers_outbound_transfer_fail", "post_test_helpers_treasury_outbound_transfers_fail"),
+            (
+                "get_billing_portal_configurations_configuration",
+                "get_billing_portal_configs_configuration",
+            ),
+            (
+                "actions_get_github_actions_default_workflow_permissions_organization",
+                "actions_get_default_workflow_perms_org",
+            ),
+            (
+                "packages_get_all_package_versions_for_package_owned_by_authenticated_user",
+                "packages_get_versions_owned_auth_user",
+            ),
+            (
+                "post_test_helpers_treasury_outbound_transfers_outbound_transfer_fail",
+                "post_test_helpers_treasury_outbound_transfers_fail",
+            ),
         ];
         for (raw, want) in cases {
             let (n, s) = gh.fit(raw, 50 - "github_".len().min(7));
@@ -419,7 +517,13 @@ mod tests {
             }
         }
         // A frequent middle word goes before a rare one; verbs stay.
-        let slack = Namer::new("slack", &["admin_conversations_restrict_access_add_group".into(), "admin_conversations_list".into()]);
+        let slack = Namer::new(
+            "slack",
+            &[
+                "admin_conversations_restrict_access_add_group".into(),
+                "admin_conversations_list".into(),
+            ],
+        );
         let (n, _) = slack.fit("admin_conversations_restrict_access_remove_group", 44);
         assert_eq!(n, "admin_conversations_restrict_remove_group");
         let long = "x".repeat(20) + "_" + &"y".repeat(40);
@@ -436,7 +540,10 @@ mod tests {
         assert_eq!(n.disambiguate("abc", &taken, 10), "abc_3");
         let taken: HashSet<String> = ["abcdefghij".to_owned()].into();
         let d = n.disambiguate("abcdefghij", &taken, 10);
-        assert!(d.len() <= 10 && d.ends_with("_2") && !taken.contains(&d), "{d}");
+        assert!(
+            d.len() <= 10 && d.ends_with("_2") && !taken.contains(&d),
+            "{d}"
+        );
     }
 
     #[test]

@@ -39,13 +39,21 @@ pub(crate) struct Param {
     pub style: Option<&'static str>,
     pub allow_slash: bool,
     pub shape: Shape,
+    /// Declared on the path item (every method of the path shares it).
+    pub shared: bool,
 }
 
 /// Declared pagination.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Pagination {
-    Page { param: String, size_param: Option<String> },
-    Cursor { next: String, param: String },
+    Page {
+        param: String,
+        size_param: Option<String>,
+    },
+    Cursor {
+        next: String,
+        param: String,
+    },
 }
 
 /// A tool, before it is written.
@@ -89,7 +97,9 @@ const METHODS: &[(&str, &str)] = &[
 /// Every operation, in document order.
 pub(crate) fn collect(root: &Value) -> Result<Vec<OpRef<'_>>, ImportError> {
     let mut out = Vec::new();
-    let Some(paths) = root.get("paths").and_then(Value::as_object) else { return Ok(out) };
+    let Some(paths) = root.get("paths").and_then(Value::as_object) else {
+        return Ok(out);
+    };
     for (path, item) in paths {
         let item_ptr = format!("/paths/{}", pointer_token(path));
         let (item, item_ptr) = doc::deref(root, item, &item_ptr)?;
@@ -100,7 +110,9 @@ pub(crate) fn collect(root: &Value) -> Result<Vec<OpRef<'_>>, ImportError> {
             });
         };
         for (key, op) in item {
-            let Some(&(_, method)) = METHODS.iter().find(|(k, _)| k == key) else { continue };
+            let Some(&(_, method)) = METHODS.iter().find(|(k, _)| k == key) else {
+                continue;
+            };
             let ptr = format!("{item_ptr}/{key}");
             let Some(op) = op.as_object() else {
                 return Err(ImportError::Invalid {
@@ -120,7 +132,16 @@ pub(crate) fn collect(root: &Value) -> Result<Vec<OpRef<'_>>, ImportError> {
                 }
             };
             let id = operation_id.map_or_else(|| format!("{method} {path}"), str::to_owned);
-            out.push(OpRef { path, method, ptr, op, item, item_ptr: item_ptr.clone(), id, operation_id });
+            out.push(OpRef {
+                path,
+                method,
+                ptr,
+                op,
+                item,
+                item_ptr: item_ptr.clone(),
+                id,
+                operation_id,
+            });
         }
     }
     Ok(out)
@@ -141,7 +162,14 @@ pub(crate) struct Cx<'a> {
 const HTTP_HEADERS: &[&str] = &["accept", "content-type", "authorization", "content-length"];
 
 /// Parameter names that carry a credential when described as one.
-const CREDENTIAL_NAMES: &[&str] = &["token", "access_token", "oauth_token", "api_key", "apikey", "key"];
+const CREDENTIAL_NAMES: &[&str] = &[
+    "token",
+    "access_token",
+    "oauth_token",
+    "api_key",
+    "apikey",
+    "key",
+];
 
 /// Builds the tool for `op`, or the reason it cannot be one.
 pub(crate) fn build(
@@ -168,12 +196,16 @@ pub(crate) fn build(
         Err(e) => return Ok(Err(format!("malformed URL template `{path}`: {e}"))),
     };
     let mut issues: Vec<Issue> = Vec::new();
-    let note = |issues: &mut Vec<Issue>, kind: NoteKind, message: String| issues.push(Issue { kind, message });
+    let note = |issues: &mut Vec<Issue>, kind: NoteKind, message: String| {
+        issues.push(Issue { kind, message })
+    };
 
     // Parameters: path-level ones, overridden by the operation's own (same name and `in`).
-    let mut raw: Vec<(String, &Map<String, Value>)> = Vec::new();
-    for (owner, owner_ptr) in [(op.item, &op.item_ptr), (op.op, &op.ptr)] {
-        let Some(list) = owner.get("parameters") else { continue };
+    let mut raw: Vec<(String, &Map<String, Value>, bool)> = Vec::new();
+    for (owner, owner_ptr, shared) in [(op.item, &op.item_ptr, true), (op.op, &op.ptr, false)] {
+        let Some(list) = owner.get("parameters") else {
+            continue;
+        };
         let Some(list) = list.as_array() else {
             return Err(ImportError::Invalid {
                 pointer: format!("{owner_ptr}/parameters"),
@@ -194,7 +226,10 @@ pub(crate) fn build(
                     Some(Value::String(s)) => Ok(s.clone()),
                     Some(v) => Err(ImportError::Invalid {
                         pointer: format!("{pptr}/{k}"),
-                        message: format!("a parameter's `{k}` must be a string, found {}", doc::kind(v)),
+                        message: format!(
+                            "a parameter's `{k}` must be a string, found {}",
+                            doc::kind(v)
+                        ),
                     }),
                     None => Err(ImportError::Invalid {
                         pointer: pptr.clone(),
@@ -206,53 +241,87 @@ pub(crate) fn build(
             if !matches!(pin.as_str(), "path" | "query" | "header" | "cookie") {
                 return Err(ImportError::Invalid {
                     pointer: format!("{pptr}/in"),
-                    message: format!("`in` must be `path`, `query`, `header` or `cookie`, found `{pin}`"),
+                    message: format!(
+                        "`in` must be `path`, `query`, `header` or `cookie`, found `{pin}`"
+                    ),
                 });
             }
-            let same = raw.iter().position(|(_, q)| {
+            let same = raw.iter().position(|(_, q, _)| {
                 q.get("name").and_then(Value::as_str) == Some(pname.as_str())
                     && q.get("in").and_then(Value::as_str) == Some(pin.as_str())
             });
             match same {
-                Some(i) => raw[i] = (pptr, p),
-                None => raw.push((pptr, p)),
+                Some(i) => raw[i] = (pptr, p, shared),
+                None => raw.push((pptr, p, shared)),
             }
         }
     }
 
     let mut params: Vec<Param> = Vec::new();
     let mut taken: HashSet<String> = HashSet::new();
-    for (pptr, p) in &raw {
+    for (pptr, p, shared) in &raw {
         let pname = p.get("name").and_then(Value::as_str).unwrap_or_default();
         let pin = p.get("in").and_then(Value::as_str).unwrap_or_default();
         let required = pin == "path" || p.get("required") == Some(&Value::Bool(true));
-        let raw_description = p.get("description").and_then(Value::as_str).unwrap_or_default();
+        let raw_description = p
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         if pin == "cookie" {
             if required {
-                return Ok(Err(format!("required cookie parameter `{pname}`: a pack cannot send cookies")));
+                return Ok(Err(format!(
+                    "required cookie parameter `{pname}`: a pack cannot send cookies"
+                )));
             }
-            note(&mut issues, NoteKind::ParameterDropped, format!("cookie parameter `{pname}` left out: a pack cannot send cookies"));
+            note(
+                &mut issues,
+                NoteKind::ParameterDropped,
+                format!("cookie parameter `{pname}` left out: a pack cannot send cookies"),
+            );
             continue;
         }
         if pname.trim().is_empty() {
             if required {
-                return Ok(Err(format!("a required {pin} parameter without a name ({pptr})")));
+                return Ok(Err(format!(
+                    "a required {pin} parameter without a name ({pptr})"
+                )));
             }
-            note(&mut issues, NoteKind::ParameterDropped, format!("{pin} parameter without a name left out ({pptr})"));
+            note(
+                &mut issues,
+                NoteKind::ParameterDropped,
+                format!("{pin} parameter without a name left out ({pptr})"),
+            );
             continue;
         }
         let lower = pname.to_ascii_lowercase();
         if pin == "header" && HTTP_HEADERS.contains(&lower.as_str()) {
-            note(&mut issues, NoteKind::ParameterDropped, format!("header parameter `{pname}` left out: the HTTP layer and the pack's auth set it"));
+            note(
+                &mut issues,
+                NoteKind::ParameterDropped,
+                format!(
+                    "header parameter `{pname}` left out: the HTTP layer and the pack's auth set it"
+                ),
+            );
             continue;
         }
         if cx.has_auth && pin != "path" {
             let described = raw_description.to_ascii_lowercase();
-            let credential = cx.auth_param.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(pname))
+            let credential = cx
+                .auth_param
+                .as_deref()
+                .is_some_and(|a| a.eq_ignore_ascii_case(pname))
                 || (CREDENTIAL_NAMES.contains(&lower.as_str())
-                    && ["token", "api key", "credential", "auth"].iter().any(|w| described.contains(w)));
+                    && ["token", "api key", "credential", "auth"]
+                        .iter()
+                        .any(|w| described.contains(w)));
             if credential {
-                note(&mut issues, NoteKind::ParameterDropped, format!("{pin} parameter `{pname}` left out: the credential comes from the pack's auth"));
+                note(
+                    &mut issues,
+                    NoteKind::ParameterDropped,
+                    format!(
+                        "{pin} parameter `{pname}` left out: the credential comes from the pack's auth"
+                    ),
+                );
                 continue;
             }
         }
@@ -285,14 +354,23 @@ pub(crate) fn build(
                     note(
                         &mut issues,
                         NoteKind::Unrepresentable,
-                        format!("{pin} parameter `{pname}` is {}; declared as a string", kind_name(&shape.kind)),
+                        format!(
+                            "{pin} parameter `{pname}` is {}; declared as a string",
+                            kind_name(&shape.kind)
+                        ),
                     );
-                    shape = Shape { description: shape.description.take(), ..Shape::new(Kind::String) };
+                    shape = Shape {
+                        description: shape.description.take(),
+                        ..Shape::new(Kind::String)
+                    };
                 }
             }
             In::Query => {
                 let st = p.get("style").and_then(Value::as_str).unwrap_or("form");
-                let explode = p.get("explode").and_then(Value::as_bool).unwrap_or(st == "form");
+                let explode = p
+                    .get("explode")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(st == "form");
                 match (&shape.kind, st) {
                     (Kind::Array(_), "deepObject") => style = Some("brackets"),
                     (Kind::Array(_), "form") if !explode => style = Some("comma"),
@@ -302,20 +380,28 @@ pub(crate) fn build(
                         note(
                             &mut issues,
                             NoteKind::Unrepresentable,
-                            format!("query parameter `{pname}` uses style `{other}`; declared as a string the model joins itself"),
+                            format!(
+                                "query parameter `{pname}` uses style `{other}`; declared as a string the model joins itself"
+                            ),
                         );
                         let d = shape.description.take();
                         shape = Shape::new(Kind::String);
-                        shape.description = Some(format!(
-                            "{} Values joined by `{}`.",
-                            d.unwrap_or_default(),
-                            if other == "pipeDelimited" { "|" } else { " " }
-                        ).trim().to_owned());
+                        shape.description = Some(
+                            format!(
+                                "{} Values joined by `{}`.",
+                                d.unwrap_or_default(),
+                                if other == "pipeDelimited" { "|" } else { " " }
+                            )
+                            .trim()
+                            .to_owned(),
+                        );
                     }
                     (Kind::Object(_) | Kind::Map(_), s) if s != "deepObject" => note(
                         &mut issues,
                         NoteKind::Unrepresentable,
-                        format!("object query parameter `{pname}` (style `{s}`) is sent in bracket notation (`{pname}[key]=value`)"),
+                        format!(
+                            "object query parameter `{pname}` (style `{s}`) is sent in bracket notation (`{pname}[key]=value`)"
+                        ),
                     ),
                     _ => {}
                 }
@@ -329,12 +415,19 @@ pub(crate) fn build(
             pretty = names::unique(&pretty, location.as_str(), &taken);
         }
         if pretty != pname && location != In::Path {
-            note(&mut issues, NoteKind::Renamed, format!("{pin} parameter `{pname}` is named `{pretty}` (wire name kept)"));
+            note(
+                &mut issues,
+                NoteKind::Renamed,
+                format!("{pin} parameter `{pname}` is named `{pretty}` (wire name kept)"),
+            );
         }
         taken.insert(pretty.clone());
         let allow_slash = location == In::Path
             && shape.kind == Kind::String
-            && (pretty == "path" || pretty.ends_with("_path") || pretty == "ref" || path.contains(&format!("{{+{pname}}}")));
+            && (pretty == "path"
+                || pretty.ends_with("_path")
+                || pretty == "ref"
+                || path.contains(&format!("{{+{pname}}}")));
         params.push(Param {
             wire: (pretty != pname).then(|| pname.to_owned()),
             name: pretty,
@@ -343,6 +436,7 @@ pub(crate) fn build(
             style,
             allow_slash,
             shape,
+            shared: *shared,
         });
     }
 
@@ -350,18 +444,25 @@ pub(crate) fn build(
     for raw_name in &holders {
         let bare = raw_name.trim_start_matches('+');
         let found = params.iter().position(|p| {
-            p.location == In::Path && (p.wire.as_deref().unwrap_or(&p.name) == bare || p.name == bare)
+            p.location == In::Path
+                && (p.wire.as_deref().unwrap_or(&p.name) == bare || p.name == bare)
         });
         if found.is_none() {
             let pretty = {
                 let n = names::property(bare);
-                if taken.contains(&n) { names::unique(&n, "path", &taken) } else { n }
+                if taken.contains(&n) {
+                    names::unique(&n, "path", &taken)
+                } else {
+                    n
+                }
             };
             taken.insert(pretty.clone());
             note(
                 &mut issues,
                 NoteKind::Unrepresentable,
-                format!("placeholder `{{{raw_name}}}` has no declared parameter; declared as a required string"),
+                format!(
+                    "placeholder `{{{raw_name}}}` has no declared parameter; declared as a required string"
+                ),
             );
             params.push(Param {
                 wire: (pretty != bare).then(|| bare.to_owned()),
@@ -371,6 +472,7 @@ pub(crate) fn build(
                 style: None,
                 allow_slash: raw_name.starts_with('+'),
                 shape: Shape::new(Kind::String),
+                shared: false,
             });
         }
     }
@@ -378,12 +480,17 @@ pub(crate) fn build(
     for mut p in params {
         if p.location == In::Path {
             let wire = p.wire.take().unwrap_or_else(|| p.name.clone());
-            let holder = holders.iter().find(|h| h.trim_start_matches('+') == wire || **h == wire);
+            let holder = holders
+                .iter()
+                .find(|h| h.trim_start_matches('+') == wire || **h == wire);
             let Some(holder) = holder else {
                 note(
                     &mut issues,
                     NoteKind::ParameterDropped,
-                    format!("path parameter `{wire}` has no `{{{wire}}}` placeholder in `{}`; left out", op.path),
+                    format!(
+                        "path parameter `{wire}` has no `{{{wire}}}` placeholder in `{}`; left out",
+                        op.path
+                    ),
                 );
                 continue;
             };
@@ -401,17 +508,28 @@ pub(crate) fn build(
         let (body, bptr) = doc::deref(cx.root, body, &at)?;
         let required = body.get("required") == Some(&Value::Bool(true));
         let content = body.get("content").and_then(Value::as_object);
-        let types: Vec<&str> = content.map(|c| c.keys().map(String::as_str).collect()).unwrap_or_default();
+        let types: Vec<&str> = content
+            .map(|c| c.keys().map(String::as_str).collect())
+            .unwrap_or_default();
         let json = types.iter().find(|t| {
             let base = t.split(';').next().unwrap_or_default().trim();
             base == "application/json" || base.ends_with("+json")
         });
-        let form_type = types.iter().find(|t| t.starts_with("application/x-www-form-urlencoded"));
-        let chosen = json.map(|t| (*t, false)).or_else(|| form_type.map(|t| (*t, true)));
+        let form_type = types
+            .iter()
+            .find(|t| t.starts_with("application/x-www-form-urlencoded"));
+        let chosen = json
+            .map(|t| (*t, false))
+            .or_else(|| form_type.map(|t| (*t, true)));
         match chosen {
             None if types.is_empty() => {}
             None => {
-                let mut listed = types.iter().take(3).map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ");
+                let mut listed = types
+                    .iter()
+                    .take(3)
+                    .map(|t| format!("`{t}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 if types.len() > 3 {
                     listed.push_str(&format!(" and {} more", types.len() - 3));
                 }
@@ -421,12 +539,20 @@ pub(crate) fn build(
             }
             Some(_) if matches!(method, "GET" | "HEAD") => {
                 if required {
-                    return Ok(Err(format!("a {method} operation with a required request body, which a pack cannot send")));
+                    return Ok(Err(format!(
+                        "a {method} operation with a required request body, which a pack cannot send"
+                    )));
                 }
-                note(&mut issues, NoteKind::BodyDropped, format!("the optional request body of a {method} operation is left out"));
+                note(
+                    &mut issues,
+                    NoteKind::BodyDropped,
+                    format!("the optional request body of a {method} operation is left out"),
+                );
             }
             Some((ctype, is_form)) => {
-                let schema = content.and_then(|c| c.get(ctype)).and_then(|m| m.get("schema"));
+                let schema = content
+                    .and_then(|c| c.get(ctype))
+                    .and_then(|m| m.get("schema"));
                 let sptr = format!("{bptr}/content/{}/schema", pointer_token(ctype));
                 let shape = match schema {
                     Some(s) => conv.shape(s, &sptr),
@@ -471,12 +597,18 @@ pub(crate) fn build(
                                 note(
                                     &mut issues,
                                     NoteKind::Renamed,
-                                    format!("body field `{pname}` is named `{renamed}`: a path, query or header parameter has its name (wire name kept)"),
+                                    format!(
+                                        "body field `{pname}` is named `{renamed}`: a path, query or header parameter has its name (wire name kept)"
+                                    ),
                                 );
                                 wire = Some(wire.unwrap_or_else(|| pname.clone()));
                                 pname = renamed;
                             } else if let Some(w) = &wire {
-                                note(&mut issues, NoteKind::Renamed, format!("body field `{w}` is named `{pname}` (wire name kept)"));
+                                note(
+                                    &mut issues,
+                                    NoteKind::Renamed,
+                                    format!("body field `{w}` is named `{pname}` (wire name kept)"),
+                                );
                             }
                             taken.insert(pname.clone());
                             params.push(Param {
@@ -487,6 +619,7 @@ pub(crate) fn build(
                                 style: None,
                                 allow_slash: false,
                                 shape: prop.shape,
+                                shared: false,
                             });
                         }
                     }
@@ -497,9 +630,12 @@ pub(crate) fn build(
                             )));
                         }
                         let message = if empty_object {
-                            "the request body is an object without declared fields; no body is sent".to_owned()
+                            "the request body is an object without declared fields; no body is sent"
+                                .to_owned()
                         } else {
-                            format!("the optional request body ({what}) cannot be declared field by field; no body is sent")
+                            format!(
+                                "the optional request body ({what}) cannot be declared field by field; no body is sent"
+                            )
                         };
                         note(&mut issues, NoteKind::BodyDropped, message);
                     }
@@ -508,20 +644,42 @@ pub(crate) fn build(
         }
     }
 
+    // Path parameters, the operation's own, the body's fields, then the shared ones.
+    params.sort_by_key(|p| match (p.location, p.shared) {
+        (In::Path, _) => 0,
+        (In::Body, _) => 2,
+        (_, false) => 1,
+        (_, true) => 3,
+    });
+
     // Operations served elsewhere.
     if let Some(Value::Array(servers)) = op.op.get("servers")
-        && let Some(url) = servers.first().and_then(|s| s.get("url")).and_then(Value::as_str)
+        && let Some(url) = servers
+            .first()
+            .and_then(|s| s.get("url"))
+            .and_then(Value::as_str)
         && url.trim_end_matches('/') != cx.base_url
     {
         note(
             &mut issues,
             NoteKind::Server,
-            format!("the operation is served from `{url}`; the pack's base URL `{}` is used", cx.base_url),
+            format!(
+                "the operation is served from `{url}`; the pack's base URL `{}` is used",
+                cx.base_url
+            ),
         );
     }
 
-    let summary = op.op.get("summary").and_then(Value::as_str).unwrap_or_default();
-    let long = op.op.get("description").and_then(Value::as_str).unwrap_or_default();
+    let summary = op
+        .op
+        .get("summary")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let long = op
+        .op
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let full = text::tool_description(summary, long, usize::MAX);
     let mut description = text::shorten(&full, cx.max_description);
     if description.len() < full.len() {
@@ -553,7 +711,9 @@ fn merge_bodies(objects: Vec<Shape>) -> Shape {
     let mut merged: Vec<super::schema::Prop> = Vec::new();
     let mut counts: HashMap<String, usize> = HashMap::new();
     for o in objects {
-        let Kind::Object(props) = o.kind else { continue };
+        let Kind::Object(props) = o.kind else {
+            continue;
+        };
         for p in props {
             if p.required {
                 *counts.entry(p.name.clone()).or_default() += 1;
@@ -588,7 +748,10 @@ pub(crate) fn kind_name(k: &Kind) -> &'static str {
 /// parameter whose next value the response carries.
 fn pagination(root: &Value, op: &OpRef<'_>, params: &[Param]) -> Option<Pagination> {
     let int_param = |n: &str| {
-        params.iter().find(|p| p.name == n && p.location != In::Path && p.shape.kind == Kind::Integer).map(|p| p.name.clone())
+        params
+            .iter()
+            .find(|p| p.name == n && p.location != In::Path && p.shape.kind == Kind::Integer)
+            .map(|p| p.name.clone())
     };
     let has = |n: &str| params.iter().any(|p| p.name == n && p.location != In::Path);
     let props = response_properties(root, op);
@@ -598,35 +761,65 @@ fn pagination(root: &Value, op: &OpRef<'_>, params: &[Param]) -> Option<Paginati
             .as_ref()
             .and_then(|m| m.get(outer))
             .and_then(|v| doc::deref(root, v, "").ok())
-            .and_then(|(v, _)| v.get("properties").and_then(Value::as_object).map(|p| p.contains_key(inner)))
+            .and_then(|(v, _)| {
+                v.get("properties")
+                    .and_then(Value::as_object)
+                    .map(|p| p.contains_key(inner))
+            })
             .unwrap_or(false)
     };
     if has("pageToken") && prop("nextPageToken") {
-        return Some(Pagination::Cursor { next: "nextPageToken".into(), param: "pageToken".into() });
+        return Some(Pagination::Cursor {
+            next: "nextPageToken".into(),
+            param: "pageToken".into(),
+        });
     }
     if has("cursor") && nested("response_metadata", "next_cursor") {
-        return Some(Pagination::Cursor { next: "response_metadata.next_cursor".into(), param: "cursor".into() });
+        return Some(Pagination::Cursor {
+            next: "response_metadata.next_cursor".into(),
+            param: "cursor".into(),
+        });
     }
     if has("start_cursor") && prop("next_cursor") {
-        return Some(Pagination::Cursor { next: "next_cursor".into(), param: "start_cursor".into() });
+        return Some(Pagination::Cursor {
+            next: "next_cursor".into(),
+            param: "start_cursor".into(),
+        });
     }
     if has("starting_after") && prop("has_more") && prop("data") {
-        return Some(Pagination::Cursor { next: "data.-1.id".into(), param: "starting_after".into() });
+        return Some(Pagination::Cursor {
+            next: "data.-1.id".into(),
+            param: "starting_after".into(),
+        });
     }
     if let Some(page) = int_param("page") {
-        let size = ["per_page", "page_size", "pageSize", "limit"].iter().find_map(|n| int_param(n));
-        return Some(Pagination::Page { param: page, size_param: size });
+        let size = ["per_page", "page_size", "pageSize", "limit"]
+            .iter()
+            .find_map(|n| int_param(n));
+        return Some(Pagination::Page {
+            param: page,
+            size_param: size,
+        });
     }
     None
 }
 
 /// The top-level properties of the first 2xx JSON response, references followed.
-pub(crate) fn response_properties<'d>(root: &'d Value, op: &OpRef<'d>) -> Option<&'d Map<String, Value>> {
+pub(crate) fn response_properties<'d>(
+    root: &'d Value,
+    op: &OpRef<'d>,
+) -> Option<&'d Map<String, Value>> {
     let responses = op.op.get("responses")?.as_object()?;
-    let ok = responses.iter().find(|(code, _)| code.starts_with('2')).map(|(_, r)| r)?;
+    let ok = responses
+        .iter()
+        .find(|(code, _)| code.starts_with('2'))
+        .map(|(_, r)| r)?;
     let (ok, _) = doc::deref(root, ok, "").ok()?;
     let content = ok.get("content")?.as_object()?;
-    let media = content.iter().find(|(t, _)| t.starts_with("application/json")).map(|(_, m)| m)?;
+    let media = content
+        .iter()
+        .find(|(t, _)| t.starts_with("application/json"))
+        .map(|(_, m)| m)?;
     let (schema, _) = doc::deref(root, media.get("schema")?, "").ok()?;
     if let Some(props) = schema.get("properties").and_then(Value::as_object) {
         return Some(props);

@@ -7,7 +7,10 @@ use serde_json::Value;
 
 use super::operation::{self, Cx, OpRef, Tool};
 use super::schema::{Conv, Issue, Kind, Shape, TypeDef};
-use super::{Import, ImportError, ImportOptions, Note, NoteKind, Progress, Skipped, Stage, doc, names, text, yaml};
+use super::{
+    Import, ImportError, ImportOptions, Note, NoteKind, Progress, Skipped, Stage, doc, names, text,
+    yaml,
+};
 
 /// The pack's authentication.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +46,9 @@ pub(crate) fn placeholders(path: &str) -> Result<Vec<String>, String> {
             return Err("unmatched `}`".into());
         }
         let after = &rest[open + 1..];
-        let Some(close) = after.find(['{', '}']) else { return Err("unclosed `{`".into()) };
+        let Some(close) = after.find(['{', '}']) else {
+            return Err("unclosed `{`".into());
+        };
         if after.as_bytes()[close] == b'{' {
             return Err("nested `{`".into());
         }
@@ -68,7 +73,11 @@ fn progress(options: &ImportOptions, stage: Stage, done: usize, total: usize) {
 
 pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, ImportError> {
     let label = options.pack.as_str();
-    if label.is_empty() || !label.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+    if label.is_empty()
+        || !label
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
         return Err(ImportError::Options(format!(
             "invalid pack label `{label}`: use lowercase letters, digits and `-` only"
         )));
@@ -94,8 +103,14 @@ pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, I
     let mut by_id: HashSet<usize> = HashSet::new();
     let mut unknown: Vec<&str> = Vec::new();
     for wanted in &options.ops {
-        let ids: Vec<usize> = (0..ops.len()).filter(|&i| ops[i].operation_id == Some(wanted.as_str())).collect();
-        let found = if ids.is_empty() { (0..ops.len()).filter(|&i| names[i].0 == *wanted).collect() } else { ids };
+        let ids: Vec<usize> = (0..ops.len())
+            .filter(|&i| ops[i].operation_id == Some(wanted.as_str()))
+            .collect();
+        let found = if ids.is_empty() {
+            (0..ops.len()).filter(|&i| names[i].0 == *wanted).collect()
+        } else {
+            ids
+        };
         if found.is_empty() {
             unknown.push(wanted);
         }
@@ -104,7 +119,11 @@ pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, I
     if !unknown.is_empty() {
         return Err(ImportError::Options(format!(
             "no operation has the id (or tool name) {}",
-            unknown.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", ")
+            unknown
+                .iter()
+                .map(|u| format!("`{u}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     let no_filter = options.ops.is_empty() && options.tags.is_empty() && options.paths.is_empty();
@@ -117,7 +136,10 @@ pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, I
                 .and_then(Value::as_array)
                 .map(|t| t.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
-            let by_tag = options.tags.iter().any(|t| tags.iter().any(|g| g.eq_ignore_ascii_case(t)));
+            let by_tag = options
+                .tags
+                .iter()
+                .any(|t| tags.iter().any(|g| g.eq_ignore_ascii_case(t)));
             let by_path = options.paths.iter().any(|g| names::glob(g, op.path));
             no_filter || by_id.contains(&i) || by_tag || by_path
         })
@@ -152,7 +174,9 @@ pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, I
                     operation::response_properties(&root, op)
                         .and_then(|p| p.get("ok"))
                         .and_then(|v| doc::deref(&root, v, "").ok())
-                        .is_some_and(|(v, _)| v.get("type").and_then(Value::as_str) == Some("boolean")),
+                        .is_some_and(|(v, _)| {
+                            v.get("type").and_then(Value::as_str) == Some("boolean")
+                        }),
                 );
                 let mut issues = naming.clone();
                 issues.append(&mut tool.issues);
@@ -175,7 +199,10 @@ pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, I
         return Err(ImportError::Options(format!(
             "none of the {} selected operations can be a tool: {}",
             skipped.len(),
-            skipped.first().map_or(String::new(), |s| format!("{} {}: {}", s.method, s.path, s.reason))
+            skipped.first().map_or(String::new(), |s| format!(
+                "{} {}: {}",
+                s.method, s.path, s.reason
+            ))
         )));
     }
 
@@ -185,22 +212,41 @@ pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, I
     let mut notes = Vec::new();
     for t in &tools {
         for issue in &t.issues {
-            notes.push(Note { operation: t.operation.clone(), tool: t.name.clone(), kind: issue.kind, message: issue.message.clone() });
+            notes.push(Note {
+                operation: t.operation.clone(),
+                tool: t.name.clone(),
+                kind: issue.kind,
+                message: issue.message.clone(),
+            });
         }
     }
 
     let info = root.get("info");
-    let title = info.and_then(|i| i.get("title")).and_then(Value::as_str).unwrap_or("API").trim().to_owned();
-    let version = info.and_then(|i| i.get("version")).and_then(Value::as_str).unwrap_or_default();
+    let title = info
+        .and_then(|i| i.get("title"))
+        .and_then(Value::as_str)
+        .unwrap_or("API")
+        .trim()
+        .to_owned();
+    let version = info
+        .and_then(|i| i.get("version"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let description = match &options.description {
         Some(d) => d.clone(),
-        None => pack_description(&title, info.and_then(|i| i.get("description")).and_then(Value::as_str)),
+        None => pack_description(
+            &title,
+            info.and_then(|i| i.get("description"))
+                .and_then(Value::as_str),
+        ),
     };
     // Slack-style APIs answer 200 with `ok: false`: declare the envelope when (nearly) every
     // selected operation's response carries a boolean `ok`.
     let envelope = (with_ok * 10 >= tools.len() * 9).then(|| "ok".to_owned());
     if envelope.is_some() {
-        pack_notes.push("every response carries a boolean `ok`: declared `envelope: {kind: ok_flag}`".into());
+        pack_notes.push(
+            "every response carries a boolean `ok`: declared `envelope: {kind: ok_flag}`".into(),
+        );
     }
     let out = PackOut {
         label,
@@ -253,19 +299,31 @@ fn pack_description(title: &str, description: Option<&str>) -> String {
 
 /// Tool names for every operation of the document (not only the selected ones, so a name
 /// never depends on the selection), with the notes shortening and collisions caused.
-fn tool_names(ops: &[OpRef<'_>], max: usize, strip: bool, label: &str) -> Vec<(String, Vec<Issue>)> {
+fn tool_names(
+    ops: &[OpRef<'_>],
+    max: usize,
+    strip: bool,
+    label: &str,
+) -> Vec<(String, Vec<Issue>)> {
     let raw: Vec<String> = ops
         .iter()
         .map(|op| match op.operation_id {
             Some(id) => id.to_owned(),
-            None => format!("{}_{}", op.method.to_ascii_lowercase(), op.path.replace(['{', '}'], "")),
+            None => format!(
+                "{}_{}",
+                op.method.to_ascii_lowercase(),
+                op.path.replace(['{', '}'], "")
+            ),
         })
         .collect();
     // A first segment every operation id shares (`gmail.` of `gmail.users.messages.list`).
     let prefix = if strip && ops.len() > 1 && ops.iter().all(|o| o.operation_id.is_some()) {
         let first = |s: &str| s.find(['.', '/']).map(|i| s[..=i].to_owned());
         let p = first(&raw[0]);
-        p.filter(|p| raw.iter().all(|r| r.starts_with(p.as_str()) && r.len() > p.len()))
+        p.filter(|p| {
+            raw.iter()
+                .all(|r| r.starts_with(p.as_str()) && r.len() > p.len())
+        })
     } else {
         None
     };
@@ -282,14 +340,18 @@ fn tool_names(ops: &[OpRef<'_>], max: usize, strip: bool, label: &str) -> Vec<(S
         if shortened {
             issues.push(Issue {
                 kind: NoteKind::NameShortened,
-                message: format!("`{snake}` is over the 50-character rule with the pack label; named `{name}`"),
+                message: format!(
+                    "`{snake}` is over the 50-character rule with the pack label; named `{name}`"
+                ),
             });
         }
         if taken.contains(&name) {
             let unique = namer.disambiguate(&name, &taken, max);
             issues.push(Issue {
                 kind: NoteKind::NameCollision,
-                message: format!("`{name}` is already the name of an earlier operation; named `{unique}`"),
+                message: format!(
+                    "`{name}` is already the name of an earlier operation; named `{unique}`"
+                ),
             });
             name = unique;
         }
@@ -305,21 +367,29 @@ fn base_url(root: &Value, options: &ImportOptions) -> Result<String, ImportError
     let url = match &options.base_url {
         Some(u) => u.clone(),
         None => {
-            let server = root.get("servers").and_then(Value::as_array).and_then(|s| s.first());
+            let server = root
+                .get("servers")
+                .and_then(Value::as_array)
+                .and_then(|s| s.first());
             let Some(server) = server else {
                 return Err(ImportError::Options(
                     "the document declares no `servers`: give the base URL (`--base-url`)".into(),
                 ));
             };
             let Some(mut url) = server.get("url").and_then(Value::as_str).map(str::to_owned) else {
-                return Err(ImportError::Invalid { pointer: "/servers/0/url".into(), message: "a server needs a `url`".into() });
+                return Err(ImportError::Invalid {
+                    pointer: "/servers/0/url".into(),
+                    message: "a server needs a `url`".into(),
+                });
             };
             if let Some(vars) = server.get("variables").and_then(Value::as_object) {
                 for (name, var) in vars {
-                    let value = var
-                        .get("default")
-                        .and_then(Value::as_str)
-                        .or_else(|| var.get("enum").and_then(Value::as_array).and_then(|e| e.first()).and_then(Value::as_str));
+                    let value = var.get("default").and_then(Value::as_str).or_else(|| {
+                        var.get("enum")
+                            .and_then(Value::as_array)
+                            .and_then(|e| e.first())
+                            .and_then(Value::as_str)
+                    });
                     if let Some(v) = value {
                         url = url.replace(&format!("{{{name}}}"), v);
                     }
@@ -328,16 +398,26 @@ fn base_url(root: &Value, options: &ImportOptions) -> Result<String, ImportError
             if url.contains(['{', '}']) {
                 return Err(ImportError::Invalid {
                     pointer: "/servers/0/url".into(),
-                    message: format!("the server URL `{url}` has a variable without a default: give the base URL (`--base-url`)"),
+                    message: format!(
+                        "the server URL `{url}` has a variable without a default: give the base URL (`--base-url`)"
+                    ),
                 });
             }
             url
         }
     };
     let trimmed = url.trim().trim_end_matches('/').to_owned();
-    let rest = trimmed.strip_prefix("https://").or_else(|| trimmed.strip_prefix("http://"));
+    let rest = trimmed
+        .strip_prefix("https://")
+        .or_else(|| trimmed.strip_prefix("http://"));
     match rest {
-        Some(r) if !r.is_empty() && !r.starts_with('/') && !trimmed.contains(['?', '#', ' ', '{', '}']) => Ok(trimmed),
+        Some(r)
+            if !r.is_empty()
+                && !r.starts_with('/')
+                && !trimmed.contains(['?', '#', ' ', '{', '}']) =>
+        {
+            Ok(trimmed)
+        }
         _ => Err(ImportError::Options(format!(
             "the base URL `{url}` is not an absolute http(s) URL without query or fragment: give the base URL (`--base-url`)"
         ))),
@@ -345,8 +425,15 @@ fn base_url(root: &Value, options: &ImportOptions) -> Result<String, ImportError
 }
 
 /// The pack's auth from `securitySchemes`, preferring the schemes the document requires.
-fn auth(root: &Value, label: &str, notes: &mut Vec<String>) -> Result<(Option<Auth>, Option<String>), ImportError> {
-    let Some(schemes) = root.pointer("/components/securitySchemes").and_then(Value::as_object) else {
+fn auth(
+    root: &Value,
+    label: &str,
+    notes: &mut Vec<String>,
+) -> Result<(Option<Auth>, Option<String>), ImportError> {
+    let Some(schemes) = root
+        .pointer("/components/securitySchemes")
+        .and_then(Value::as_object)
+    else {
         notes.push("the document declares no security scheme: `auth` is left out (add it by hand if the API needs a credential)".into());
         return Ok((None, None));
     };
@@ -354,50 +441,98 @@ fn auth(root: &Value, label: &str, notes: &mut Vec<String>) -> Result<(Option<Au
     let required: Vec<&str> = root
         .get("security")
         .and_then(Value::as_array)
-        .map(|reqs| reqs.iter().filter_map(Value::as_object).flat_map(|o| o.keys().map(String::as_str)).collect())
+        .map(|reqs| {
+            reqs.iter()
+                .filter_map(Value::as_object)
+                .flat_map(|o| o.keys().map(String::as_str))
+                .collect()
+        })
         .unwrap_or_default();
     let mut candidates: Vec<(u8, Auth, Option<String>, String)> = Vec::new();
     for (name, scheme) in schemes {
-        let (scheme, _) = doc::deref(root, scheme, &format!("/components/securitySchemes/{}", names::pointer_token(name)))?;
-        let kind = scheme.get("type").and_then(Value::as_str).unwrap_or_default();
-        let http = scheme.get("scheme").and_then(Value::as_str).unwrap_or_default().to_ascii_lowercase();
+        let (scheme, _) = doc::deref(
+            root,
+            scheme,
+            &format!("/components/securitySchemes/{}", names::pointer_token(name)),
+        )?;
+        let kind = scheme
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let http = scheme
+            .get("scheme")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_ascii_lowercase();
         let location = scheme.get("in").and_then(Value::as_str).unwrap_or_default();
-        let param = scheme.get("name").and_then(Value::as_str).unwrap_or_default();
+        let param = scheme
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let preferred = u8::from(!required.is_empty() && !required.contains(&name.as_str()));
         match (kind, http.as_str(), location) {
             ("http", "bearer", _) => candidates.push((
                 preferred * 10,
-                Auth { scheme: "bearer", env: format!("{env}_TOKEN"), header: None },
+                Auth {
+                    scheme: "bearer",
+                    env: format!("{env}_TOKEN"),
+                    header: None,
+                },
                 None,
                 format!("`{name}` (HTTP bearer)"),
             )),
-            ("apiKey", _, "header") if param.eq_ignore_ascii_case("authorization") => candidates.push((
-                preferred * 10 + 1,
-                Auth { scheme: "bearer", env: format!("{env}_TOKEN"), header: None },
-                Some(param.to_owned()),
-                format!("`{name}` (API key in the Authorization header, sent as a bearer token)"),
-            )),
+            ("apiKey", _, "header") if param.eq_ignore_ascii_case("authorization") => candidates
+                .push((
+                    preferred * 10 + 1,
+                    Auth {
+                        scheme: "bearer",
+                        env: format!("{env}_TOKEN"),
+                        header: None,
+                    },
+                    Some(param.to_owned()),
+                    format!(
+                        "`{name}` (API key in the Authorization header, sent as a bearer token)"
+                    ),
+                )),
             ("apiKey", _, "header") => candidates.push((
                 preferred * 10 + 1,
-                Auth { scheme: "header", env: format!("{env}_API_KEY"), header: Some(param.to_owned()) },
+                Auth {
+                    scheme: "header",
+                    env: format!("{env}_API_KEY"),
+                    header: Some(param.to_owned()),
+                },
                 Some(param.to_owned()),
                 format!("`{name}` (API key in header `{param}`)"),
             )),
             ("http", "basic", _) => candidates.push((
                 preferred * 10 + 2,
-                Auth { scheme: "basic", env: format!("{env}_API_KEY"), header: None },
+                Auth {
+                    scheme: "basic",
+                    env: format!("{env}_API_KEY"),
+                    header: None,
+                },
                 None,
                 format!("`{name}` (HTTP basic)"),
             )),
             ("oauth2" | "openIdConnect", _, _) => candidates.push((
                 preferred * 10 + 3,
-                Auth { scheme: "bearer", env: format!("{env}_TOKEN"), header: None },
+                Auth {
+                    scheme: "bearer",
+                    env: format!("{env}_TOKEN"),
+                    header: None,
+                },
                 None,
-                format!("`{name}` ({kind}: the variable holds an access token obtained outside charter)"),
+                format!(
+                    "`{name}` ({kind}: the variable holds an access token obtained outside charter)"
+                ),
             )),
             _ => notes.push(format!(
                 "security scheme `{name}` ({kind}{}) cannot be declared as pack auth",
-                if location.is_empty() { String::new() } else { format!(" in {location}") }
+                if location.is_empty() {
+                    String::new()
+                } else {
+                    format!(" in {location}")
+                }
             )),
         }
     }
@@ -406,7 +541,10 @@ fn auth(root: &Value, label: &str, notes: &mut Vec<String>) -> Result<(Option<Au
         notes.push("no security scheme maps to pack auth: `auth` is left out".into());
         return Ok((None, None));
     };
-    notes.push(format!("auth from {what}: `{}` in `{}`", auth.scheme, auth.env));
+    notes.push(format!(
+        "auth from {what}: `{}` in `{}`",
+        auth.scheme, auth.env
+    ));
     Ok((Some(auth), param))
 }
 
@@ -416,7 +554,11 @@ fn finish(types: &mut Vec<TypeDef>, tools: &mut [Tool], conv: &mut Conv<'_>) {
     // 1. A type whose shape is a plain reference is an alias of the other type.
     let mut alias: HashMap<String, String> = HashMap::new();
     for t in types.iter() {
-        if let Some(Shape { kind: Kind::Ref(other), .. }) = &t.shape {
+        if let Some(Shape {
+            kind: Kind::Ref(other),
+            ..
+        }) = &t.shape
+        {
             alias.insert(t.name.clone(), other.clone());
         }
     }
@@ -441,7 +583,9 @@ fn finish(types: &mut Vec<TypeDef>, tools: &mut [Tool], conv: &mut Conv<'_>) {
                 } else {
                     issues.push(Issue {
                         kind: NoteKind::Unrepresentable,
-                        message: format!("type `{name}` has no finite shape; accepted as any value"),
+                        message: format!(
+                            "type `{name}` has no finite shape; accepted as any value"
+                        ),
                     });
                     s.kind = Kind::Any;
                 }
@@ -465,9 +609,13 @@ fn finish(types: &mut Vec<TypeDef>, tools: &mut [Tool], conv: &mut Conv<'_>) {
 
     // 2. A `one_of` alternative may not be a recursive type: inline its shape one level.
     let recursive = recursive_types(types);
-    let bodies: HashMap<String, Shape> =
-        types.iter().filter(|t| recursive.contains(&t.name)).filter_map(|t| Some((t.name.clone(), t.shape.clone()?))).collect();
-    let inline_alts = |s: &mut Shape, issues: &mut Vec<Issue>| fix_alternatives(s, &bodies, issues, 0);
+    let bodies: HashMap<String, Shape> = types
+        .iter()
+        .filter(|t| recursive.contains(&t.name))
+        .filter_map(|t| Some((t.name.clone(), t.shape.clone()?)))
+        .collect();
+    let inline_alts =
+        |s: &mut Shape, issues: &mut Vec<Issue>| fix_alternatives(s, &bodies, issues, 0);
     for t in types.iter_mut() {
         let mut issues = std::mem::take(&mut t.issues);
         if let Some(s) = t.shape.as_mut() {
@@ -484,7 +632,11 @@ fn finish(types: &mut Vec<TypeDef>, tools: &mut [Tool], conv: &mut Conv<'_>) {
     }
 
     // 3. Types reached from the tools (in declaration order), with their notes.
-    let index: HashMap<String, usize> = types.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
+    let index: HashMap<String, usize> = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.clone(), i))
+        .collect();
     let mut used: BTreeSet<usize> = BTreeSet::new();
     for tool in tools.iter_mut() {
         let mut reach: Vec<usize> = Vec::new();
@@ -509,7 +661,10 @@ fn finish(types: &mut Vec<TypeDef>, tools: &mut [Tool], conv: &mut Conv<'_>) {
             for issue in &types[i].issues {
                 let message = format!("in type `{}`: {}", types[i].name, issue.message);
                 if !tool.issues.iter().any(|x| x.message == message) {
-                    tool.issues.push(Issue { kind: issue.kind, message });
+                    tool.issues.push(Issue {
+                        kind: issue.kind,
+                        message,
+                    });
                 }
             }
         }
@@ -522,8 +677,11 @@ fn finish(types: &mut Vec<TypeDef>, tools: &mut [Tool], conv: &mut Conv<'_>) {
     });
 
     // 4. Every parameter and property described.
-    let described: HashSet<String> =
-        types.iter().filter(|t| t.shape.as_ref().is_some_and(|s| s.description.is_some())).map(|t| t.name.clone()).collect();
+    let described: HashSet<String> = types
+        .iter()
+        .filter(|t| t.shape.as_ref().is_some_and(|s| s.description.is_some()))
+        .map(|t| t.name.clone())
+        .collect();
     let mut generated = 0;
     let mut describe = |name: &str, s: &mut Shape| {
         if s.description.is_none() && !matches!(&s.kind, Kind::Ref(t) if described.contains(t)) {
@@ -545,7 +703,10 @@ fn finish(types: &mut Vec<TypeDef>, tools: &mut [Tool], conv: &mut Conv<'_>) {
     conv.stats.generated_descriptions += generated;
 
     // 5. Tools whose schema (types inlined) is huge: worth a curator's attention.
-    let shapes: HashMap<&str, &Shape> = types.iter().filter_map(|t| Some((t.name.as_str(), t.shape.as_ref()?))).collect();
+    let shapes: HashMap<&str, &Shape> = types
+        .iter()
+        .filter_map(|t| Some((t.name.as_str(), t.shape.as_ref()?)))
+        .collect();
     let mut memo: HashMap<String, usize> = HashMap::new();
     for tool in tools.iter_mut() {
         let chars: usize = tool
@@ -578,7 +739,11 @@ fn estimate(
     depth: usize,
 ) -> usize {
     let mut n = 20 + s.description.as_ref().map_or(0, |d| d.len() + 16);
-    n += s.enum_values.iter().map(|v| v.to_string().len() + 1).sum::<usize>();
+    n += s
+        .enum_values
+        .iter()
+        .map(|v| v.to_string().len() + 1)
+        .sum::<usize>();
     if depth > 64 {
         return n;
     }
@@ -589,12 +754,17 @@ fn estimate(
             .sum::<usize>(),
         Kind::Array(items) => estimate(items, types, recursive, memo, depth + 1),
         Kind::Map(Some(values)) => estimate(values, types, recursive, memo, depth + 1),
-        Kind::OneOf(alts) => alts.iter().map(|a| estimate(a, types, recursive, memo, depth + 1)).sum(),
+        Kind::OneOf(alts) => alts
+            .iter()
+            .map(|a| estimate(a, types, recursive, memo, depth + 1))
+            .sum(),
         Kind::Ref(name) if !recursive.contains(name) => {
             if let Some(&m) = memo.get(name) {
                 m
             } else {
-                let m = types.get(name.as_str()).map_or(0, |t| estimate(t, types, recursive, memo, depth + 1));
+                let m = types
+                    .get(name.as_str())
+                    .map_or(0, |t| estimate(t, types, recursive, memo, depth + 1));
                 memo.insert(name.clone(), m);
                 m
             }
@@ -607,7 +777,12 @@ fn estimate(
 /// Replaces `one_of` alternatives that are recursive types: at the first level by a copy of
 /// the type's shape, inside such a copy (where the same alternative would come back) by any
 /// value, with a note.
-fn fix_alternatives(s: &mut Shape, bodies: &HashMap<String, Shape>, issues: &mut Vec<Issue>, depth: usize) {
+fn fix_alternatives(
+    s: &mut Shape,
+    bodies: &HashMap<String, Shape>,
+    issues: &mut Vec<Issue>,
+    depth: usize,
+) {
     match &mut s.kind {
         Kind::OneOf(alts) => {
             for a in alts.iter_mut() {
@@ -627,17 +802,28 @@ fn fix_alternatives(s: &mut Shape, bodies: &HashMap<String, Shape>, issues: &mut
                         fix_alternatives(a, bodies, issues, depth + 1);
                     }
                     Some((name, _)) => {
-                        let message = format!("an alternative is the recursive type `{name}` again; accepted as any value there");
+                        let message = format!(
+                            "an alternative is the recursive type `{name}` again; accepted as any value there"
+                        );
                         if !issues.iter().any(|i| i.message == message) {
-                            issues.push(Issue { kind: NoteKind::Unrepresentable, message });
+                            issues.push(Issue {
+                                kind: NoteKind::Unrepresentable,
+                                message,
+                            });
                         }
-                        *a = Shape { description: a.description.take(), nullable: a.nullable, ..Shape::any() };
+                        *a = Shape {
+                            description: a.description.take(),
+                            nullable: a.nullable,
+                            ..Shape::any()
+                        };
                     }
                     None => fix_alternatives(a, bodies, issues, depth),
                 }
             }
         }
-        Kind::Object(props) => props.iter_mut().for_each(|p| fix_alternatives(&mut p.shape, bodies, issues, depth)),
+        Kind::Object(props) => props
+            .iter_mut()
+            .for_each(|p| fix_alternatives(&mut p.shape, bodies, issues, depth)),
         Kind::Array(items) => fix_alternatives(items, bodies, issues, depth),
         Kind::Map(Some(values)) => fix_alternatives(values, bodies, issues, depth),
         _ => {}

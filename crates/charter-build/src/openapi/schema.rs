@@ -76,7 +76,10 @@ impl Shape {
     }
 
     pub(crate) fn is_scalar(&self) -> bool {
-        matches!(self.kind, Kind::String | Kind::Integer | Kind::Number | Kind::Boolean)
+        matches!(
+            self.kind,
+            Kind::String | Kind::Integer | Kind::Number | Kind::Boolean
+        )
     }
 }
 
@@ -128,8 +131,23 @@ const MAX_DEPTH: usize = 128;
 
 /// Schema keywords that say what a value is (as opposed to annotating it).
 const DEFINING: &[&str] = &[
-    "type", "properties", "items", "additionalProperties", "enum", "const", "$ref", "allOf", "oneOf",
-    "anyOf", "format", "pattern", "minimum", "maximum", "minLength", "maxLength", "minItems",
+    "type",
+    "properties",
+    "items",
+    "additionalProperties",
+    "enum",
+    "const",
+    "$ref",
+    "allOf",
+    "oneOf",
+    "anyOf",
+    "format",
+    "pattern",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "minItems",
     "maxItems",
 ];
 
@@ -163,7 +181,10 @@ impl<'d> Conv<'d> {
     }
 
     fn issue(&mut self, kind: NoteKind, message: impl Into<String>) {
-        self.issues.push(Issue { kind, message: message.into() });
+        self.issues.push(Issue {
+            kind,
+            message: message.into(),
+        });
     }
 
     /// A description cleaned and cut to the field limit.
@@ -187,7 +208,10 @@ impl<'d> Conv<'d> {
             other => {
                 self.issue(
                     NoteKind::Unrepresentable,
-                    format!("the schema at {ptr} is {}; accepted as any value", doc::kind(other)),
+                    format!(
+                        "the schema at {ptr} is {}; accepted as any value",
+                        doc::kind(other)
+                    ),
                 );
                 return Shape::any();
             }
@@ -203,7 +227,10 @@ impl<'d> Conv<'d> {
 
     /// A named type's shape, following aliases; `None` while it is being converted.
     pub(crate) fn type_shape(&self, name: &str) -> Option<&Shape> {
-        self.types.iter().find(|t| t.name == name).and_then(|t| t.shape.as_ref())
+        self.types
+            .iter()
+            .find(|t| t.name == name)
+            .and_then(|t| t.shape.as_ref())
     }
 
     /// `shape` with a reference replaced by the referenced type's shape (for request bodies,
@@ -211,8 +238,12 @@ impl<'d> Conv<'d> {
     pub(crate) fn expand(&self, shape: Shape) -> Shape {
         let mut cur = shape;
         for _ in 0..16 {
-            let Kind::Ref(name) = &cur.kind else { return cur };
-            let Some(t) = self.type_shape(name) else { return cur };
+            let Kind::Ref(name) = &cur.kind else {
+                return cur;
+            };
+            let Some(t) = self.type_shape(name) else {
+                return cur;
+            };
             let mut next = t.clone();
             if cur.description.is_some() {
                 next.description = cur.description.clone();
@@ -224,7 +255,12 @@ impl<'d> Conv<'d> {
     }
 
     fn new_type(&mut self, ptr: &str) -> usize {
-        let last = ptr.rsplit('/').next().unwrap_or("Type").replace("~1", "/").replace("~0", "~");
+        let last = ptr
+            .rsplit('/')
+            .next()
+            .unwrap_or("Type")
+            .replace("~1", "/")
+            .replace("~0", "~");
         let base = names::type_name(&last);
         let mut name = base.clone();
         let mut n = 2;
@@ -233,7 +269,11 @@ impl<'d> Conv<'d> {
             n += 1;
         }
         self.type_names.insert(name.clone());
-        self.types.push(TypeDef { name, shape: None, issues: Vec::new() });
+        self.types.push(TypeDef {
+            name,
+            shape: None,
+            issues: Vec::new(),
+        });
         let i = self.types.len() - 1;
         self.by_ptr.insert(ptr.to_owned(), i);
         i
@@ -243,7 +283,10 @@ impl<'d> Conv<'d> {
         let target = match doc::lookup(self.root, r, &format!("{ptr}/$ref")) {
             Ok(t) => t,
             Err(e) => {
-                self.issue(NoteKind::Unrepresentable, format!("{e}; accepted as any value"));
+                self.issue(
+                    NoteKind::Unrepresentable,
+                    format!("{e}; accepted as any value"),
+                );
                 return Shape::any();
             }
         };
@@ -260,7 +303,9 @@ impl<'d> Conv<'d> {
         } else if self.stack.len() >= MAX_DEPTH {
             self.issue(
                 NoteKind::Unrepresentable,
-                format!("references nest deeper than {MAX_DEPTH} levels at {ptr}; accepted as any value"),
+                format!(
+                    "references nest deeper than {MAX_DEPTH} levels at {ptr}; accepted as any value"
+                ),
             );
             Shape::any()
         } else {
@@ -298,25 +343,33 @@ impl<'d> Conv<'d> {
     }
 
     fn all_of(&mut self, obj: &Map<String, Value>, parts: &[Value], ptr: &str) -> Shape {
-        let defining: Vec<usize> =
-            (0..parts.len()).filter(|&i| parts[i].as_object().is_some_and(|p| defines(p))).collect();
-        let siblings_define = obj.keys().any(|k| k != "allOf" && DEFINING.contains(&k.as_str()));
+        let defining: Vec<usize> = (0..parts.len())
+            .filter(|&i| parts[i].as_object().is_some_and(defines))
+            .collect();
+        let siblings_define = obj
+            .keys()
+            .any(|k| k != "allOf" && DEFINING.contains(&k.as_str()));
         // `allOf: [{$ref: X}]` with a description beside it: a reference to X.
-        if defining.len() == 1
-            && !siblings_define
-            && parts[defining[0]].get("$ref").is_some()
-        {
+        if defining.len() == 1 && !siblings_define && parts[defining[0]].get("$ref").is_some() {
             let i = defining[0];
             let mut shape = self.shape(&parts[i], &format!("{ptr}/allOf/{i}"));
             let described = obj.get("description").or_else(|| {
-                parts.iter().enumerate().find(|(j, _)| *j != i).and_then(|(_, p)| p.get("description"))
+                parts
+                    .iter()
+                    .enumerate()
+                    .find(|(j, _)| *j != i)
+                    .and_then(|(_, p)| p.get("description"))
             });
             if let Some(d) = described.and_then(Value::as_str)
                 && let Some(d) = self.describe(d)
             {
                 shape.description = Some(d);
             }
-            if obj.get("nullable") == Some(&Value::Bool(true)) || parts.iter().any(|p| p.get("nullable") == Some(&Value::Bool(true))) {
+            if obj.get("nullable") == Some(&Value::Bool(true))
+                || parts
+                    .iter()
+                    .any(|p| p.get("nullable") == Some(&Value::Bool(true)))
+            {
                 shape.nullable = true;
             }
             return shape;
@@ -332,7 +385,10 @@ impl<'d> Conv<'d> {
                 format!("the `allOf` at {ptr} combines incompatible schemas ({why}); accepted as any value"),
             );
             let mut s = Shape::any();
-            s.description = merged.get("description").and_then(Value::as_str).and_then(|d| self.describe(d));
+            s.description = merged
+                .get("description")
+                .and_then(Value::as_str)
+                .and_then(|d| self.describe(d));
             return s;
         }
         self.plain(&merged, ptr)
@@ -360,7 +416,9 @@ impl<'d> Conv<'d> {
                 *conflict = Some(format!("{pptr} includes itself"));
                 return;
             }
-            let Some(part) = part.as_object() else { continue };
+            let Some(part) = part.as_object() else {
+                continue;
+            };
             let mut part = part.clone();
             if let Some(Value::Array(nested)) = part.remove("allOf") {
                 self.merge_parts(into, &nested, &pptr, seen, conflict);
@@ -508,7 +566,10 @@ impl<'d> Conv<'d> {
         if let (Some(a), Some(b)) = (lo, hi)
             && a > b
         {
-            self.issue(NoteKind::ConstraintDropped, format!("`minimum` {a} is above `maximum` {b} at {ptr}; both dropped"));
+            self.issue(
+                NoteKind::ConstraintDropped,
+                format!("`minimum` {a} is above `maximum` {b} at {ptr}; both dropped"),
+            );
             lo = None;
             hi = None;
         }
@@ -543,14 +604,22 @@ impl<'d> Conv<'d> {
                 }
                 taken.insert(pname.clone());
                 let wire = (pname != *name).then(|| name.clone());
-                props.push(Prop { name: pname, wire, required: required.contains(name.as_str()), shape });
+                props.push(Prop {
+                    name: pname,
+                    wire,
+                    required: required.contains(name.as_str()),
+                    shape,
+                });
             }
         }
         let additional = obj.get("additionalProperties");
         if props.is_empty() {
             let values = match additional {
                 Some(Value::Object(schema)) if !schema.is_empty() => {
-                    let v = self.shape(&Value::Object(schema.clone()), &format!("{ptr}/additionalProperties"));
+                    let v = self.shape(
+                        &Value::Object(schema.clone()),
+                        &format!("{ptr}/additionalProperties"),
+                    );
                     (v.kind != Kind::Any || v.nullable).then(|| Box::new(v))
                 }
                 _ => None,
@@ -559,7 +628,9 @@ impl<'d> Conv<'d> {
         }
         match additional {
             Some(Value::Bool(true)) => self.stats.additional_properties_dropped += 1,
-            Some(Value::Object(o)) if !o.is_empty() => self.stats.additional_properties_dropped += 1,
+            Some(Value::Object(o)) if !o.is_empty() => {
+                self.stats.additional_properties_dropped += 1
+            }
             _ => {}
         }
         Shape::new(Kind::Object(props))
@@ -571,10 +642,17 @@ impl<'d> Conv<'d> {
             return true;
         }
         s.get("$ref").is_some()
-            && doc::deref(self.root, s, "").is_ok_and(|(t, _)| t.get("readOnly") == Some(&Value::Bool(true)))
+            && doc::deref(self.root, s, "")
+                .is_ok_and(|(t, _)| t.get("readOnly") == Some(&Value::Bool(true)))
     }
 
-    fn alternatives(&mut self, obj: &Map<String, Value>, key: &str, alts: &[Value], ptr: &str) -> Shape {
+    fn alternatives(
+        &mut self,
+        obj: &Map<String, Value>,
+        key: &str,
+        alts: &[Value],
+        ptr: &str,
+    ) -> Shape {
         let mut nullable = false;
         let mut branches: Vec<(usize, &Value)> = Vec::new();
         for (i, a) in alts.iter().enumerate() {
@@ -591,7 +669,11 @@ impl<'d> Conv<'d> {
         base.remove("nullable");
         base.remove("deprecated");
         let base_defines = defines(&base);
-        if base_defines && branches.iter().all(|(_, a)| a.as_object().is_some_and(|a| !defines(a))) {
+        if base_defines
+            && branches
+                .iter()
+                .all(|(_, a)| a.as_object().is_some_and(|a| !defines(a)))
+        {
             // `oneOf: [{required: [a]}, {required: [b]}]`: which fields are required together.
             self.issue(
                 NoteKind::ConstraintDropped,
@@ -608,9 +690,18 @@ impl<'d> Conv<'d> {
                 let mut merged = base.clone();
                 let mut conflict = None;
                 let mut seen = HashSet::new();
-                self.merge_parts(&mut merged, std::slice::from_ref(a), &at, &mut seen, &mut conflict);
+                self.merge_parts(
+                    &mut merged,
+                    std::slice::from_ref(a),
+                    &at,
+                    &mut seen,
+                    &mut conflict,
+                );
                 if let Some(why) = conflict {
-                    self.issue(NoteKind::Unrepresentable, format!("{at}: {why}; accepted as any value"));
+                    self.issue(
+                        NoteKind::Unrepresentable,
+                        format!("{at}: {why}; accepted as any value"),
+                    );
                     Shape::any()
                 } else {
                     self.plain(&merged, &at)
@@ -620,7 +711,11 @@ impl<'d> Conv<'d> {
             };
             shapes.push(s);
         }
-        let mut s = if shapes.is_empty() { Shape::any() } else { self.one_of(shapes, &format!("{ptr}/{key}")) };
+        let mut s = if shapes.is_empty() {
+            Shape::any()
+        } else {
+            self.one_of(shapes, &format!("{ptr}/{key}"))
+        };
         s.nullable |= nullable;
         s
     }
@@ -669,7 +764,11 @@ impl<'d> Conv<'d> {
                         }
                     }
                     b.format = if b.format == a.format { b.format } else { None };
-                    b.pattern = if b.pattern == a.pattern { b.pattern.take() } else { None };
+                    b.pattern = if b.pattern == a.pattern {
+                        b.pattern.take()
+                    } else {
+                        None
+                    };
                     b.min_length = None;
                     b.max_length = None;
                     b.minimum = None;
@@ -680,10 +779,28 @@ impl<'d> Conv<'d> {
             }
         }
         // Objects (and maps) must be told apart by a required field; otherwise merge them.
-        let objectish: Vec<usize> =
-            (0..out.len()).filter(|&i| matches!(self.expand(out[i].clone()).kind, Kind::Object(_) | Kind::Map(_))).collect();
-        if objectish.len() > 1 && !self.discriminated(&objectish.iter().map(|&i| self.expand(out[i].clone())).collect::<Vec<_>>()) {
-            let merged = self.merge_objects(objectish.iter().map(|&i| self.expand(out[i].clone())).collect());
+        let objectish: Vec<usize> = (0..out.len())
+            .filter(|&i| {
+                matches!(
+                    self.expand(out[i].clone()).kind,
+                    Kind::Object(_) | Kind::Map(_)
+                )
+            })
+            .collect();
+        if objectish.len() > 1
+            && !self.discriminated(
+                &objectish
+                    .iter()
+                    .map(|&i| self.expand(out[i].clone()))
+                    .collect::<Vec<_>>(),
+            )
+        {
+            let merged = self.merge_objects(
+                objectish
+                    .iter()
+                    .map(|&i| self.expand(out[i].clone()))
+                    .collect(),
+            );
             self.issue(
                 NoteKind::ConstraintDropped,
                 format!("the object alternatives at {ptr} overlap; merged into one object whose fields are required only where every alternative requires them"),
@@ -700,7 +817,9 @@ impl<'d> Conv<'d> {
             out = kept;
         }
         // Arrays: one array whose items are the alternatives.
-        let arrays: Vec<usize> = (0..out.len()).filter(|&i| matches!(out[i].kind, Kind::Array(_))).collect();
+        let arrays: Vec<usize> = (0..out.len())
+            .filter(|&i| matches!(out[i].kind, Kind::Array(_)))
+            .collect();
         if arrays.len() > 1 {
             let items: Vec<Shape> = arrays
                 .iter()
@@ -721,7 +840,11 @@ impl<'d> Conv<'d> {
             }
             out = kept;
         }
-        let mut s = if out.len() == 1 { out.pop().unwrap_or_else(Shape::any) } else { Shape::new(Kind::OneOf(out)) };
+        let mut s = if out.len() == 1 {
+            out.pop().unwrap_or_else(Shape::any)
+        } else {
+            Shape::new(Kind::OneOf(out))
+        };
         s.nullable |= nullable;
         s
     }
@@ -741,12 +864,17 @@ impl<'d> Conv<'d> {
         }
         (0..all.len()).all(|i| {
             all[i].iter().filter(|p| p.required).any(|p| {
-                (0..all.len()).filter(|&j| j != i).all(|j| match all[j].iter().find(|q| q.name == p.name) {
-                    None => true,
-                    Some(q) => {
-                        !p.shape.enum_values.is_empty()
-                            && !q.shape.enum_values.is_empty()
-                            && p.shape.enum_values.iter().all(|v| !q.shape.enum_values.contains(v))
+                (0..all.len()).filter(|&j| j != i).all(|j| {
+                    match all[j].iter().find(|q| q.name == p.name) {
+                        None => true,
+                        Some(q) => {
+                            !p.shape.enum_values.is_empty()
+                                && !q.shape.enum_values.is_empty()
+                                && p.shape
+                                    .enum_values
+                                    .iter()
+                                    .all(|v| !q.shape.enum_values.contains(v))
+                        }
                     }
                 })
             })
@@ -761,7 +889,9 @@ impl<'d> Conv<'d> {
         let mut merged: Vec<Prop> = Vec::new();
         let mut counts: HashMap<String, usize> = HashMap::new();
         for s in objects {
-            let Kind::Object(props) = s.kind else { continue };
+            let Kind::Object(props) = s.kind else {
+                continue;
+            };
             for p in props {
                 if p.required {
                     *counts.entry(p.name.clone()).or_default() += 1;
@@ -770,7 +900,9 @@ impl<'d> Conv<'d> {
                     Some(q) => {
                         if q.shape.kind == p.shape.kind {
                             for v in p.shape.enum_values {
-                                if !q.shape.enum_values.contains(&v) && !q.shape.enum_values.is_empty() {
+                                if !q.shape.enum_values.contains(&v)
+                                    && !q.shape.enum_values.is_empty()
+                                {
                                     q.shape.enum_values.push(v);
                                 }
                             }
@@ -778,7 +910,10 @@ impl<'d> Conv<'d> {
                                 q.shape.description = p.shape.description;
                             }
                         } else {
-                            q.shape = Shape { description: q.shape.description.take(), ..Shape::any() };
+                            q.shape = Shape {
+                                description: q.shape.description.take(),
+                                ..Shape::any()
+                            };
                         }
                     }
                     None => merged.push(p),
@@ -837,8 +972,14 @@ impl<'d> Conv<'d> {
                 }
                 && (s.enum_values.is_empty() || s.enum_values.iter().any(|v| same(v, &d)))
                 && d.as_f64().is_none_or(|x| {
-                    s.minimum.as_ref().and_then(Number::as_f64).is_none_or(|m| x >= m)
-                        && s.maximum.as_ref().and_then(Number::as_f64).is_none_or(|m| x <= m)
+                    s.minimum
+                        .as_ref()
+                        .and_then(Number::as_f64)
+                        .is_none_or(|m| x >= m)
+                        && s.maximum
+                            .as_ref()
+                            .and_then(Number::as_f64)
+                            .is_none_or(|m| x <= m)
                 });
             if ok {
                 s.default = Some(d);
@@ -851,8 +992,12 @@ impl<'d> Conv<'d> {
 
 /// Whether a converted shape deserves a name of its own in `types`.
 fn nameable(ptr: &str, shape: &Shape) -> bool {
-    let direct = ptr.strip_prefix("/components/schemas/").is_some_and(|rest| !rest.contains('/'));
-    direct && matches!(&shape.kind, Kind::Object(p) if !p.is_empty()) || direct && matches!(shape.kind, Kind::OneOf(_))
+    let direct = ptr
+        .strip_prefix("/components/schemas/")
+        .is_some_and(|rest| !rest.contains('/'));
+    direct
+        && (matches!(&shape.kind, Kind::Object(p) if !p.is_empty())
+            || matches!(shape.kind, Kind::OneOf(_)))
 }
 
 fn defines(obj: &Map<String, Value>) -> bool {
@@ -863,7 +1008,10 @@ fn is_null_schema(v: &Value) -> bool {
     match v.get("type") {
         Some(Value::String(t)) => t == "null",
         Some(Value::Array(ts)) => ts.iter().all(|t| t == "null"),
-        _ => v.get("enum").and_then(Value::as_array).is_some_and(|e| !e.is_empty() && e.iter().all(Value::is_null)),
+        _ => v
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|e| !e.is_empty() && e.iter().all(Value::is_null)),
     }
 }
 
@@ -871,7 +1019,12 @@ fn scalar_overlap(a: &Shape, b: &Shape) -> bool {
     use Kind::*;
     matches!(
         (&a.kind, &b.kind),
-        (String, String) | (Integer, Integer) | (Number, Number) | (Integer, Number) | (Number, Integer) | (Boolean, Boolean)
+        (String, String)
+            | (Integer, Integer)
+            | (Number, Number)
+            | (Integer, Number)
+            | (Number, Integer)
+            | (Boolean, Boolean)
     )
 }
 
@@ -898,7 +1051,10 @@ fn infer(obj: &Map<String, Value>) -> &'static str {
             _ => "any",
         };
     }
-    if ["format", "pattern", "minLength", "maxLength"].iter().any(|k| obj.contains_key(*k)) {
+    if ["format", "pattern", "minLength", "maxLength"]
+        .iter()
+        .any(|k| obj.contains_key(*k))
+    {
         return "string";
     }
     if obj.contains_key("minimum") || obj.contains_key("maximum") {
@@ -907,12 +1063,18 @@ fn infer(obj: &Map<String, Value>) -> &'static str {
     "any"
 }
 
-fn merge_into(into: &mut Map<String, Value>, part: Map<String, Value>, conflict: &mut Option<String>) {
+fn merge_into(
+    into: &mut Map<String, Value>,
+    part: Map<String, Value>,
+    conflict: &mut Option<String>,
+) {
     for (k, v) in part {
         match k.as_str() {
             "properties" => {
                 let Value::Object(props) = v else { continue };
-                let entry = into.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+                let entry = into
+                    .entry("properties")
+                    .or_insert_with(|| Value::Object(Map::new()));
                 if let Value::Object(target) = entry {
                     for (name, schema) in props {
                         target.entry(name).or_insert(schema);
@@ -921,7 +1083,9 @@ fn merge_into(into: &mut Map<String, Value>, part: Map<String, Value>, conflict:
             }
             "required" => {
                 let Value::Array(req) = v else { continue };
-                let entry = into.entry("required").or_insert_with(|| Value::Array(Vec::new()));
+                let entry = into
+                    .entry("required")
+                    .or_insert_with(|| Value::Array(Vec::new()));
                 if let Value::Array(target) = entry {
                     for r in req {
                         if !target.contains(&r) {
@@ -936,7 +1100,10 @@ fn merge_into(into: &mut Map<String, Value>, part: Map<String, Value>, conflict:
                 }
                 Some(t) if *t == v => {}
                 Some(t) => {
-                    let compatible = matches!((t.as_str(), v.as_str()), (Some("integer"), Some("number")) | (Some("number"), Some("integer")));
+                    let compatible = matches!(
+                        (t.as_str(), v.as_str()),
+                        (Some("integer"), Some("number")) | (Some("number"), Some("integer"))
+                    );
                     if compatible {
                         into.insert(k, Value::String("integer".into()));
                     } else if conflict.is_none() {
@@ -987,7 +1154,12 @@ fn coerce(kind: &Kind, v: Value) -> Value {
     let Value::String(s) = &v else { return v };
     match kind {
         Kind::Integer => s.parse::<i64>().map(Value::from).unwrap_or(v),
-        Kind::Number => s.parse::<f64>().ok().and_then(Number::from_f64).map(Value::Number).unwrap_or(v),
+        Kind::Number => s
+            .parse::<f64>()
+            .ok()
+            .and_then(Number::from_f64)
+            .map(Value::Number)
+            .unwrap_or(v),
         Kind::Boolean => match s.as_str() {
             "true" => Value::Bool(true),
             "false" => Value::Bool(false),

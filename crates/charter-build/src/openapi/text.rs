@@ -59,7 +59,9 @@ fn flush(current: &mut String, paragraphs: &mut Vec<String>) {
 }
 
 fn ends_sentence(s: &str) -> bool {
-    s.trim_end().trim_end_matches(['"', '\'', ')', '»', '”', '’']).ends_with(['.', '!', '?', ':', ';'])
+    s.trim_end()
+        .trim_end_matches(['"', '\'', ')', '»', '”', '’'])
+        .ends_with(['.', '!', '?', ':', ';'])
 }
 
 fn collapse_spaces(s: &str) -> String {
@@ -141,11 +143,14 @@ fn strip_tags(text: &str) -> String {
         match (is_tag, close) {
             (true, Some(j)) if !after[..j].contains('<') => {
                 let tag = after[..j].trim_start_matches('/').to_ascii_lowercase();
-                let name: String = tag.chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+                let name: String = tag
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric())
+                    .collect();
                 match name.as_str() {
                     "p" | "br" | "div" | "ul" | "ol" | "table" | "tr" | "h1" | "h2" | "h3"
                     | "h4" | "h5" | "h6" => out.push_str("\n\n"),
-                    "li" => out.push_str("\n"),
+                    "li" => out.push('\n'),
                     _ => {}
                 }
                 rest = &after[j + 1..];
@@ -286,7 +291,9 @@ fn strip_emphasis(line: &str) -> String {
     let chars: Vec<char> = line.chars().collect();
     let space = |x: Option<char>| x.is_none_or(|x| x.is_whitespace() || matches!(x, '(' | '"'));
     let ends = |x: Option<char>| {
-        x.is_none_or(|x| x.is_whitespace() || matches!(x, ')' | '"' | ',' | '.' | ':' | ';' | '!' | '?'))
+        x.is_none_or(|x| {
+            x.is_whitespace() || matches!(x, ')' | '"' | ',' | '.' | ':' | ';' | '!' | '?')
+        })
     };
     let mut drop = vec![false; chars.len()];
     // The pending opening `_` and `*`.
@@ -308,7 +315,12 @@ fn strip_emphasis(line: &str) -> String {
             _ => {}
         }
     }
-    chars.iter().zip(drop).filter(|(_, d)| !d).map(|(c, _)| *c).collect()
+    chars
+        .iter()
+        .zip(drop)
+        .filter(|(_, d)| !d)
+        .map(|(c, _)| *c)
+        .collect()
 }
 
 /// `text` cut to at most `max` characters: at the last sentence end that keeps at least a
@@ -342,17 +354,31 @@ pub(crate) fn shorten(text: &str, max: usize) -> String {
         return window[..end].to_owned();
     }
     // A word boundary, leaving room for the ellipsis.
-    let room = text.char_indices().nth(max - 1).map_or(text.len(), |(i, _)| i);
-    let cut = text[..room].rfind(' ').filter(|&i| i * 2 >= room).unwrap_or(room);
-    let mut out = text[..cut].trim_end_matches([' ', ',', ';', ':', '(']).to_owned();
+    let room = text
+        .char_indices()
+        .nth(max - 1)
+        .map_or(text.len(), |(i, _)| i);
+    let cut = text[..room]
+        .rfind(' ')
+        .filter(|&i| i * 2 >= room)
+        .unwrap_or(room);
+    let mut out = text[..cut]
+        .trim_end_matches([' ', ',', ';', ':', '('])
+        .to_owned();
     out.push('…');
     out
 }
 
 fn abbreviation(before: &str) -> bool {
-    let word = before.rsplit([' ', '(']).next().unwrap_or_default().to_ascii_lowercase();
-    matches!(word.as_str(), "e.g" | "i.e" | "etc" | "vs" | "approx" | "incl" | "no")
-        || (word.len() == 1 && word.chars().all(|c| c.is_ascii_alphabetic()))
+    let word = before
+        .rsplit([' ', '('])
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    matches!(
+        word.as_str(),
+        "e.g" | "i.e" | "etc" | "vs" | "approx" | "incl" | "no"
+    ) || (word.len() == 1 && word.chars().all(|c| c.is_ascii_alphabetic()))
 }
 
 /// A tool's description from an operation's `summary` and `description`.
@@ -396,18 +422,31 @@ mod tests {
     #[test]
     fn strips_html_and_markdown() {
         assert_eq!(
-            clean("<p>Creates a <strong>new</strong> charge.</p><p>See <a href=\"x\">docs</a> &amp; more.</p>"),
+            clean(
+                "<p>Creates a <strong>new</strong> charge.</p><p>See <a href=\"x\">docs</a> &amp; more.</p>"
+            ),
             "Creates a new charge. See docs & more."
         );
         assert_eq!(
-            clean("Lists [issues](https://x.dev/issues) **fast**.\n\n> [!NOTE]\n> Pull requests are issues.\n\n```json\n{\"a\":1}\n```\n\n## Example\nDone"),
+            clean(
+                "Lists [issues](https://x.dev/issues) **fast**.\n\n> [!NOTE]\n> Pull requests are issues.\n\n```json\n{\"a\":1}\n```\n\n## Example\nDone"
+            ),
             "Lists issues fast. Pull requests are issues. Done"
         );
         assert_eq!(clean("a < b and c > d"), "a < b and c > d");
-        assert_eq!(clean("{% note %}\nHidden tags.\n{% endnote %}"), "Hidden tags.");
+        assert_eq!(
+            clean("{% note %}\nHidden tags.\n{% endnote %}"),
+            "Hidden tags."
+        );
         assert_eq!(clean("- one\n- two"), "one two");
-        assert_eq!(clean("_NOTE: only *some* users._ Use `per_page`."), "NOTE: only some users. Use `per_page`.");
-        assert_eq!(clean("Search repo:* and a * b, not_this."), "Search repo:* and a * b, not_this.");
+        assert_eq!(
+            clean("_NOTE: only *some* users._ Use `per_page`."),
+            "NOTE: only some users. Use `per_page`."
+        );
+        assert_eq!(
+            clean("Search repo:* and a * b, not_this."),
+            "Search repo:* and a * b, not_this."
+        );
         assert_eq!(clean("See \"[Docs](x).\"\n\nNext"), "See \"Docs.\" Next");
     }
 
@@ -421,13 +460,25 @@ mod tests {
         let s = shorten(long.trim(), 50);
         assert!(s.ends_with('…') && s.chars().count() <= 50, "{s}");
         // e.g. is not a sentence end.
-        assert_eq!(shorten("Use a name, e.g. octocat and others. More text follows here.", 40), "Use a name, e.g. octocat and others.");
+        assert_eq!(
+            shorten(
+                "Use a name, e.g. octocat and others. More text follows here.",
+                40
+            ),
+            "Use a name, e.g. octocat and others."
+        );
     }
 
     #[test]
     fn joins_summary_and_description() {
-        assert_eq!(tool_description("List issues", "List issues in a repository.", 100), "List issues in a repository.");
-        assert_eq!(tool_description("Get a user", "Returns the user.", 100), "Get a user. Returns the user.");
+        assert_eq!(
+            tool_description("List issues", "List issues in a repository.", 100),
+            "List issues in a repository."
+        );
+        assert_eq!(
+            tool_description("Get a user", "Returns the user.", 100),
+            "Get a user. Returns the user."
+        );
         assert_eq!(tool_description("", "", 100), "");
     }
 }

@@ -33,7 +33,10 @@ pub(crate) fn pack(p: &PackOut<'_>) -> String {
     if let Some(field) = &p.envelope {
         top.push((
             "envelope".into(),
-            Y::M(vec![("kind".into(), Y::S("ok_flag".into())), ("field".into(), Y::S(string(field)))]),
+            Y::M(vec![
+                ("kind".into(), Y::S("ok_flag".into())),
+                ("field".into(), Y::S(string(field))),
+            ]),
         ));
     }
     if !p.types.is_empty() {
@@ -46,7 +49,10 @@ pub(crate) fn pack(p: &PackOut<'_>) -> String {
     }
     let mut tools = Vec::with_capacity(p.tools.len() * 2);
     for t in &p.tools {
-        tools.push((String::new(), Y::Comment(format!("operation {}", t.operation))));
+        tools.push((
+            String::new(),
+            Y::Comment(format!("operation {}", t.operation)),
+        ));
         tools.push((key(&t.name), tool(t)));
     }
     top.push(("tools".into(), Y::M(tools)));
@@ -63,7 +69,9 @@ pub(crate) fn pack(p: &PackOut<'_>) -> String {
 }
 
 fn one_line(s: &str) -> String {
-    s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
 }
 
 fn tool(t: &Tool) -> Y {
@@ -76,12 +84,18 @@ fn tool(t: &Tool) -> Y {
         m.push(("body_encoding".into(), Y::S("form".into())));
     }
     if !t.params.is_empty() {
-        m.push(("params".into(), Y::M(t.params.iter().map(|p| (key(&p.name), param(p))).collect())));
+        m.push((
+            "params".into(),
+            Y::M(t.params.iter().map(|p| (key(&p.name), param(p))).collect()),
+        ));
     }
     if let Some(pg) = &t.pagination {
         let pm = match pg {
             Pagination::Page { param, size_param } => {
-                let mut v = vec![("style".to_owned(), Y::S("page".into())), ("param".into(), Y::S(string(param)))];
+                let mut v = vec![
+                    ("style".to_owned(), Y::S("page".into())),
+                    ("param".into(), Y::S(string(param))),
+                ];
                 if let Some(s) = size_param {
                     v.push(("size_param".into(), Y::S(string(s))));
                 }
@@ -93,7 +107,10 @@ fn tool(t: &Tool) -> Y {
                 ("param".into(), Y::S(string(param))),
             ],
         };
-        m.push(("response".into(), Y::M(vec![("pagination".into(), Y::M(pm))])));
+        m.push((
+            "response".into(),
+            Y::M(vec![("pagination".into(), Y::M(pm))]),
+        ));
     }
     Y::M(m)
 }
@@ -192,7 +209,13 @@ fn shape(s: &Shape, named: Vec<(String, Y)>) -> Vec<(String, Y)> {
         Kind::Array(items) => m.push(("items".into(), Y::M(shape(items, Vec::new())))),
         Kind::Map(Some(values)) => m.push(("values".into(), Y::M(shape(values, Vec::new())))),
         Kind::OneOf(alts) => {
-            m.insert(0, ("one_of".into(), Y::L(alts.iter().map(|a| Y::M(shape(a, Vec::new()))).collect())));
+            m.insert(
+                0,
+                (
+                    "one_of".into(),
+                    Y::L(alts.iter().map(|a| Y::M(shape(a, Vec::new()))).collect()),
+                ),
+            );
         }
         _ => {}
     }
@@ -264,7 +287,11 @@ fn write_value(out: &mut String, v: &Y, indent: usize) {
 const RESERVED: &[&str] = &["true", "false", "null", "yes", "no", "on", "off", "y", "n"];
 
 fn printable(c: char) -> bool {
-    !(c.is_control() || matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}' | '\u{2028}' | '\u{2029}'))
+    !(c.is_control()
+        || matches!(
+            c,
+            '\u{feff}' | '\u{fffe}' | '\u{ffff}' | '\u{2028}' | '\u{2029}'
+        ))
 }
 
 /// A string scalar in block context: plain when that reads back as the same string.
@@ -281,7 +308,8 @@ pub(crate) fn string(s: &str) -> String {
 /// A mapping key: plain for simple names.
 fn key(s: &str) -> String {
     let plain = s.starts_with(|c: char| c.is_ascii_alphabetic())
-        && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
         && !RESERVED.contains(&s.to_ascii_lowercase().as_str());
     if plain { s.to_owned() } else { quoted(s) }
 }
@@ -293,10 +321,16 @@ fn flow(v: &Value) -> String {
         Value::Number(n) => n.to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Null => "null".into(),
-        Value::Array(items) => format!("[{}]", items.iter().map(flow).collect::<Vec<_>>().join(", ")),
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(flow).collect::<Vec<_>>().join(", ")
+        ),
         Value::Object(map) => format!(
             "{{{}}}",
-            map.iter().map(|(k, v)| format!("{}: {}", quoted(k), flow(v))).collect::<Vec<_>>().join(", ")
+            map.iter()
+                .map(|(k, v)| format!("{}: {}", quoted(k), flow(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }
