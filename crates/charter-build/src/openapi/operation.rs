@@ -537,17 +537,29 @@ pub(crate) fn build(
                     "the request body is {listed}, which a pack cannot send (JSON and form bodies only)"
                 )));
             }
-            Some(_) if matches!(method, "GET" | "HEAD") => {
+            Some((ctype, _)) if matches!(method, "GET" | "HEAD") => {
                 if required {
                     return Ok(Err(format!(
                         "a {method} operation with a required request body, which a pack cannot send"
                     )));
                 }
-                note(
-                    &mut issues,
-                    NoteKind::BodyDropped,
-                    format!("the optional request body of a {method} operation is left out"),
-                );
+                // Stripe declares an empty form body on every GET: nothing is lost there.
+                let declares = content
+                    .and_then(|c| c.get(ctype))
+                    .and_then(|m| m.get("schema"))
+                    .and_then(|s| doc::deref(cx.root, s, "").ok())
+                    .is_none_or(|(s, _)| {
+                        s.get("properties")
+                            .and_then(Value::as_object)
+                            .is_none_or(|p| !p.is_empty())
+                    });
+                if declares {
+                    note(
+                        &mut issues,
+                        NoteKind::BodyDropped,
+                        format!("the optional request body of a {method} operation is left out"),
+                    );
+                }
             }
             Some((ctype, is_form)) => {
                 let schema = content
@@ -565,6 +577,7 @@ pub(crate) fn build(
                 let props = match shape.kind {
                     Kind::Object(props) => Some(props),
                     Kind::OneOf(alts) => {
+                        let alts_len = alts.len();
                         let objects: Vec<Shape> = alts
                             .into_iter()
                             .map(|a| conv.expand(a))
@@ -573,11 +586,13 @@ pub(crate) fn build(
                         if objects.is_empty() {
                             None
                         } else {
-                            note(
-                                &mut issues,
-                                NoteKind::ConstraintDropped,
-                                "the body's alternatives are merged: their fields are required only where every alternative requires them".into(),
-                            );
+                            let others = alts_len - objects.len();
+                            let message = match (objects.len(), others) {
+                                (1, n) => format!("the body's {n} alternative(s) that are not objects (a list, a value) are left out; the object one is declared"),
+                                (_, 0) => "the body's object alternatives are merged: a field is required only where every alternative requires it".to_owned(),
+                                (_, n) => format!("the body's object alternatives are merged (a field is required only where every alternative requires it) and its {n} other alternative(s) left out"),
+                            };
+                            note(&mut issues, NoteKind::ConstraintDropped, message);
                             match merge_bodies(objects).kind {
                                 Kind::Object(p) => Some(p),
                                 _ => None,
