@@ -14,7 +14,11 @@ fn dir() -> PathBuf {
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("openapi_import");
     group.sample_size(10);
-    for (file, label) in [("github.json", "github"), ("stripe.json", "stripe"), ("slack.json", "slack")] {
+    for (file, label) in [
+        ("github.json", "github"),
+        ("stripe.json", "stripe"),
+        ("slack.json", "slack"),
+    ] {
         let Ok(text) = std::fs::read_to_string(dir().join(file)) else {
             eprintln!("{file} not found; skipped");
             continue;

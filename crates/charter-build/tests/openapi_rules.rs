@@ -956,3 +956,33 @@ fn garbage_never_panics() {
     assert_eq!(pack["tools"]["weird"]["params"]["id"]["type"], "string");
     assert_eq!(pack["tools"]["weird"]["params"]["h"]["type"], "string");
 }
+
+#[test]
+fn bodies_on_get_and_empty_bodies() {
+    let empty = json!({"content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {}, "additionalProperties": false}}}});
+    let d = doc(json!({
+        "/a": {"get": {"operationId": "getA", "requestBody": empty}},
+        "/b": {"get": {"operationId": "getB", "requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {"q": {"type": "string"}}}}}}}},
+        "/c": {"delete": {"operationId": "deleteC", "requestBody": empty}},
+        "/d": {"post": {"operationId": "postD", "requestBody": {"content": {"application/json": {"schema": {"type": "object", "additionalProperties": true}}}}}},
+        "/e": {"get": {"operationId": "getE", "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object"}}}}}}
+    }));
+    let (out, pack) = run(&d);
+    let dropped: Vec<&str> = out
+        .notes
+        .iter()
+        .filter(|n| n.kind == NoteKind::BodyDropped)
+        .map(|n| n.operation.as_str())
+        .collect();
+    // Stripe's empty GET and DELETE bodies lose nothing: no note. A GET body that declares a
+    // field, and a free-form body, are reported.
+    assert_eq!(dropped, vec!["getB", "postD"]);
+    assert!(pack["tools"]["get_b"].get("params").is_none());
+    assert_eq!(
+        out.skipped
+            .iter()
+            .map(|s| s.operation.as_str())
+            .collect::<Vec<_>>(),
+        vec!["getE"]
+    );
+}

@@ -17,9 +17,10 @@
 //! assert!(out.yaml.contains("get_pet:"));
 //! ```
 //!
-//! The stages are modules: [`doc`](self) parsing and `$ref` checks, `names` (tool names
-//! within the length rule), `text` (descriptions), `schema` (schemas → shapes), `operation`
-//! (operations → tools), `pack` (auth, base URL, the whole pack) and `yaml` (the text).
+//! The stages are private modules: `doc` (parsing, version and `$ref` checks), `names` (tool
+//! names within the length rule), `text` (descriptions), `schema` (schemas → shapes),
+//! `operation` (operations → tools), `pack` (auth, base URL, the post-pass) and `yaml` (the
+//! text). The mapping rules are in `docs/openapi-import.md`.
 
 mod doc;
 mod names;

@@ -639,20 +639,29 @@ pub(crate) fn build(
                         }
                     }
                     None => {
-                        if required && !empty_object {
+                        // An object that declares no field and allows no other (Stripe's
+                        // DELETE bodies, Google's empty requests) loses nothing.
+                        let free = schema
+                            .and_then(|s| doc::deref(cx.root, s, "").ok())
+                            .and_then(|(s, _)| s.get("additionalProperties"))
+                            .is_some_and(|a| {
+                                *a == Value::Bool(true)
+                                    || a.as_object().is_some_and(|o| !o.is_empty())
+                            });
+                        if required && (!empty_object || free) {
                             return Ok(Err(format!(
                                 "the request body is {what}, which a pack cannot declare field by field"
                             )));
                         }
-                        let message = if empty_object {
-                            "the request body is an object without declared fields; no body is sent"
-                                .to_owned()
-                        } else {
-                            format!(
-                                "the optional request body ({what}) cannot be declared field by field; no body is sent"
-                            )
-                        };
-                        note(&mut issues, NoteKind::BodyDropped, message);
+                        if !empty_object || free {
+                            note(
+                                &mut issues,
+                                NoteKind::BodyDropped,
+                                format!(
+                                    "the optional request body ({what}) cannot be declared field by field; no body is sent"
+                                ),
+                            );
+                        }
                     }
                 }
             }
