@@ -270,6 +270,32 @@ async fn modify_drafts_and_mailbox_addresses_on_the_wire() {
 }
 
 #[tokio::test]
+async fn a_host_can_pin_user_id_to_me_on_every_tool() {
+    let stub =
+        Stub::start(|_| Reply::json(200, json!({"messages": [], "resultSizeEstimate": 0}))).await;
+    let mut s = session(GMAIL, &stub.base);
+    // Every Gmail tool takes `user_id`, so one loop removes it from the model's view.
+    for def in GMAIL.tools {
+        s.pin(def.name, "user_id", json!("me")).unwrap();
+    }
+    call(&s, "gmail_messages_list", json!({"q": "is:unread"}))
+        .await
+        .unwrap();
+    let r = stub.only();
+    assert_eq!(r.path, "/gmail/v1/users/me/messages");
+    assert_eq!(r.query.as_deref(), Some("q=is%3Aunread"));
+    // A pinned field is not the model's to set.
+    let err = call(
+        &s,
+        "gmail_messages_list",
+        json!({"user_id": "boss@example.com"}),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, CharterError::Validation(_)), "{err:?}");
+}
+
+#[tokio::test]
 async fn a_rejected_token_is_an_api_error_without_the_token() {
     let stub = Stub::start(|_| Reply::unauthenticated()).await;
     let s = session(GMAIL, &stub.base);
