@@ -202,6 +202,37 @@ async fn events_create_invites_guests_with_a_meet_link() {
     };
     assert!(message.contains("end"), "{message}");
     assert!(message.contains("email"), "{message}");
+
+    // Reschedule: a local time with a named zone is valid (Google needs no offset then); prose
+    // is not.
+    call(
+        &s,
+        "gcalendar_events_patch",
+        json!({"calendar_id": "primary", "event_id": "newev1",
+               "start": {"date_time": "2025-03-21T15:00:00", "time_zone": "Europe/Zurich"},
+               "end": {"date_time": "2025-03-21T16:00:00", "time_zone": "Europe/Zurich"}}),
+    )
+    .await
+    .unwrap();
+    let log = stub.take();
+    let r = log.last().unwrap();
+    assert_eq!(
+        (r.method.as_str(), r.path.as_str(), r.query.as_deref()),
+        ("PATCH", "/calendars/primary/events/newev1", None)
+    );
+    assert_eq!(
+        r.text(),
+        r#"{"start":{"dateTime":"2025-03-21T15:00:00","timeZone":"Europe/Zurich"},"end":{"dateTime":"2025-03-21T16:00:00","timeZone":"Europe/Zurich"}}"#
+    );
+    let err = call(
+        &s,
+        "gcalendar_events_patch",
+        json!({"calendar_id": "primary", "event_id": "newev1", "start": {"date_time": "Friday 3pm"}}),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, CharterError::Validation(_)), "{err:?}");
+    assert!(stub.take().is_empty());
 }
 
 #[tokio::test]
