@@ -21,8 +21,20 @@ const FORM_ID: &str = "1FAIpQLSd-form";
 
 /// Google's standard parameters that no tool exposes (credentials and response shaping).
 const GOOGLE_NOISE: &[&str] = &[
-    "xgafv", "$.xgafv", "access_token", "alt", "callback", "fields", "key", "oauth_token",
-    "prettyPrint", "pretty_print", "quotaUser", "quota_user", "upload_protocol", "uploadType",
+    "xgafv",
+    "$.xgafv",
+    "access_token",
+    "alt",
+    "callback",
+    "fields",
+    "key",
+    "oauth_token",
+    "prettyPrint",
+    "pretty_print",
+    "quotaUser",
+    "quota_user",
+    "upload_protocol",
+    "uploadType",
     "upload_type",
 ];
 
@@ -59,9 +71,16 @@ async fn docs_batch_update_passes_requests_through_and_camel_cases_the_rest() {
     let r = stub.only();
     assert_eq!(
         (r.method.as_str(), r.path.as_str(), r.query.as_deref()),
-        ("POST", format!("/v1/documents/{DOC_ID}:batchUpdate").as_str(), None)
+        (
+            "POST",
+            format!("/v1/documents/{DOC_ID}:batchUpdate").as_str(),
+            None
+        )
     );
-    assert_eq!(r.header("authorization").unwrap(), format!("Bearer {TOKEN}"));
+    assert_eq!(
+        r.header("authorization").unwrap(),
+        format!("Bearer {TOKEN}")
+    );
     assert_eq!(r.header("content-type"), Some("application/json"));
     // The requests are free-form (Google's own camelCase, untouched); the declared
     // `write_control` is renamed to the wire's camelCase at every depth.
@@ -69,14 +88,23 @@ async fn docs_batch_update_passes_requests_through_and_camel_cases_the_rest() {
         r.json(),
         json!({"requests": requests, "writeControl": {"requiredRevisionId": "r1"}})
     );
-    assert!(tool(DOCS, "gdocs_documents_batch_update").annotations.destructive);
+    assert!(
+        tool(DOCS, "gdocs_documents_batch_update")
+            .annotations
+            .destructive
+    );
 
     // At least one request, each an object.
     for bad in [
         json!({"document_id": DOC_ID, "requests": []}),
         json!({"document_id": DOC_ID, "requests": ["insertText"]}),
     ] {
-        assert!(call(&s, "gdocs_documents_batch_update", bad).await.unwrap_err().is_validation());
+        assert!(
+            call(&s, "gdocs_documents_batch_update", bad)
+                .await
+                .unwrap_err()
+                .is_validation()
+        );
     }
     assert_eq!(stub.take().len(), 1);
 }
@@ -125,14 +153,24 @@ async fn docs_get_keeps_text_and_indexes_only() {
     let r = stub.only();
     assert_eq!(
         (r.method.as_str(), r.path.as_str(), r.query.as_deref()),
-        ("GET", format!("/v1/documents/{DOC_ID}").as_str(), Some("suggestionsViewMode=SUGGESTIONS_INLINE"))
+        (
+            "GET",
+            format!("/v1/documents/{DOC_ID}").as_str(),
+            Some("suggestionsViewMode=SUGGESTIONS_INLINE")
+        )
     );
     assert!(r.body.is_empty());
 }
 
 #[tokio::test]
 async fn forms_batch_update_renames_typed_requests_at_every_depth() {
-    let stub = Stub::start(|_| (200, json!({"replies": [{"createItem": {"itemId": "i1", "questionId": ["q1"]}}]}))).await;
+    let stub = Stub::start(|_| {
+        (
+            200,
+            json!({"replies": [{"createItem": {"itemId": "i1", "questionId": ["q1"]}}]}),
+        )
+    })
+    .await;
     let s = google(FORMS, &stub);
     call(
         &s,
@@ -160,7 +198,10 @@ async fn forms_batch_update_renames_typed_requests_at_every_depth() {
         (r.method.as_str(), r.path.as_str()),
         ("POST", format!("/v1/forms/{FORM_ID}:batchUpdate").as_str())
     );
-    assert_eq!(r.header("authorization").unwrap(), format!("Bearer {TOKEN}"));
+    assert_eq!(
+        r.header("authorization").unwrap(),
+        format!("Bearer {TOKEN}")
+    );
     assert_eq!(
         r.text(),
         concat!(
@@ -177,7 +218,9 @@ async fn forms_batch_update_renames_typed_requests_at_every_depth() {
         json!({"form_id": FORM_ID, "requests": [{"create_item": {"item": {"question_item": {"question": {"choice_question": {"type": "SLIDER", "options": [{"value": "a"}]}}}}, "location": {"index": 0}}}]}),
         json!({"form_id": FORM_ID, "requests": [{"delete_item": {}}]}),
     ] {
-        let err = call(&s, "gforms_forms_batch_update", bad).await.unwrap_err();
+        let err = call(&s, "gforms_forms_batch_update", bad)
+            .await
+            .unwrap_err();
         assert!(err.is_validation(), "{err:?}");
     }
     assert_eq!(stub.take().len(), 1);
@@ -198,14 +241,22 @@ async fn forms_responses_walk_next_page_tokens() {
     })
     .await;
     let s = google(FORMS, &stub);
-    let args = json!({"form_id": FORM_ID, "filter": "timestamp >= 2024-05-01T00:00:00Z", "page_size": 1});
-    let first = call(&s, "gforms_forms_responses_list", args.clone()).await.unwrap();
+    let args =
+        json!({"form_id": FORM_ID, "filter": "timestamp >= 2024-05-01T00:00:00Z", "page_size": 1});
+    let first = call(&s, "gforms_forms_responses_list", args.clone())
+        .await
+        .unwrap();
     assert_eq!(first["responses"][0].get("formId"), None, "projected");
-    assert_eq!(first["responses"][0]["answers"]["q1"]["textAnswers"]["answers"][0]["value"], "Red");
+    assert_eq!(
+        first["responses"][0]["answers"]["q1"]["textAnswers"]["answers"][0]["value"],
+        "Red"
+    );
     let responses = route(FORMS, "gforms_forms_responses_list");
     let next = next_page(responses, &args, &first).expect("a second page");
     assert_eq!(next["page_token"], "tok-2");
-    let last = call(&s, "gforms_forms_responses_list", next.clone()).await.unwrap();
+    let last = call(&s, "gforms_forms_responses_list", next.clone())
+        .await
+        .unwrap();
     assert_eq!(next_page(responses, &next, &last), None);
 
     let log = stub.take();
@@ -214,7 +265,13 @@ async fn forms_responses_walk_next_page_tokens() {
         log[0].query.as_deref(),
         Some("filter=timestamp%20%3E%3D%202024-05-01T00%3A00%3A00Z&pageSize=1")
     );
-    assert!(log[1].query.as_deref().unwrap().ends_with("&pageSize=1&pageToken=tok-2"));
+    assert!(
+        log[1]
+            .query
+            .as_deref()
+            .unwrap()
+            .ends_with("&pageSize=1&pageToken=tok-2")
+    );
 }
 
 #[tokio::test]
@@ -244,12 +301,20 @@ async fn forms_watches_and_google_errors() {
     assert!(api.body.contains("PERMISSION_DENIED"), "{}", api.body);
     assert!(!err.to_string().contains(TOKEN));
 
-    call(&s, "gforms_forms_watches_renew", json!({"form_id": FORM_ID, "watch_id": "w1"}))
-        .await
-        .unwrap();
-    call(&s, "gforms_forms_watches_delete", json!({"form_id": FORM_ID, "watch_id": "w1"}))
-        .await
-        .unwrap();
+    call(
+        &s,
+        "gforms_forms_watches_renew",
+        json!({"form_id": FORM_ID, "watch_id": "w1"}),
+    )
+    .await
+    .unwrap();
+    call(
+        &s,
+        "gforms_forms_watches_delete",
+        json!({"form_id": FORM_ID, "watch_id": "w1"}),
+    )
+    .await
+    .unwrap();
     let log = stub.take();
     assert_eq!(
         log[0].json(),
@@ -257,8 +322,16 @@ async fn forms_watches_and_google_errors() {
                "watchId": "new-responses"})
     );
     assert_eq!(
-        (log[1].method.as_str(), log[1].path.as_str(), log[1].body.len()),
-        ("POST", format!("/v1/forms/{FORM_ID}/watches/w1:renew").as_str(), 0)
+        (
+            log[1].method.as_str(),
+            log[1].path.as_str(),
+            log[1].body.len()
+        ),
+        (
+            "POST",
+            format!("/v1/forms/{FORM_ID}/watches/w1:renew").as_str(),
+            0
+        )
     );
     assert_eq!(
         (log[2].method.as_str(), log[2].path.as_str()),
@@ -272,7 +345,13 @@ fn the_packs_are_curated() {
     check_curated(FORMS, 9, 2500, GOOGLE_NOISE);
     for def in DOCS.tools.iter().chain(FORMS.tools) {
         for view in def.views {
-            for noise in ["prettyPrint", "quotaUser", "xgafv", "uploadType", "oauth_token"] {
+            for noise in [
+                "prettyPrint",
+                "quotaUser",
+                "xgafv",
+                "uploadType",
+                "oauth_token",
+            ] {
                 assert!(!view.schema.contains(noise), "{}: {noise}", def.name);
             }
         }
@@ -286,6 +365,14 @@ fn the_packs_are_curated() {
             def.name
         );
     }
-    assert!(tool(FORMS, "gforms_forms_watches_renew").annotations.idempotent);
-    assert!(tool(FORMS, "gforms_forms_batch_update").annotations.destructive);
+    assert!(
+        tool(FORMS, "gforms_forms_watches_renew")
+            .annotations
+            .idempotent
+    );
+    assert!(
+        tool(FORMS, "gforms_forms_batch_update")
+            .annotations
+            .destructive
+    );
 }

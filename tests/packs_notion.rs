@@ -84,8 +84,14 @@ async fn search_is_a_read_only_post_with_the_version_header_and_a_cursor() {
 
     let log = stub.take();
     for r in &log {
-        assert_eq!((r.method.as_str(), r.path.as_str(), r.query.as_deref()), ("POST", "/v1/search", None));
-        assert_eq!(r.header("authorization").unwrap(), format!("Bearer {TOKEN}"));
+        assert_eq!(
+            (r.method.as_str(), r.path.as_str(), r.query.as_deref()),
+            ("POST", "/v1/search", None)
+        );
+        assert_eq!(
+            r.header("authorization").unwrap(),
+            format!("Bearer {TOKEN}")
+        );
         assert_eq!(r.header("notion-version"), Some("2022-06-28"));
         assert_eq!(r.header("content-type"), Some("application/json"));
     }
@@ -103,7 +109,13 @@ async fn search_is_a_read_only_post_with_the_version_header_and_a_cursor() {
 
 #[tokio::test]
 async fn the_model_can_neither_see_nor_set_the_notion_version() {
-    let stub = Stub::start(|_| (200, json!({"object": "list", "results": [], "has_more": false, "next_cursor": null}))).await;
+    let stub = Stub::start(|_| {
+        (
+            200,
+            json!({"object": "list", "results": [], "has_more": false, "next_cursor": null}),
+        )
+    })
+    .await;
     let s = notion(&stub);
     for def in TABLE.tools {
         for view in def.views {
@@ -128,10 +140,16 @@ async fn the_model_can_neither_see_nor_set_the_notion_version() {
     assert!(stub.take().is_empty(), "nothing was sent");
 
     // Every request carries it, GETs and DELETEs included.
-    call(&s, "notion_blocks_children_list", json!({"block_id": PAGE, "page_size": 50, "start_cursor": "c1"}))
+    call(
+        &s,
+        "notion_blocks_children_list",
+        json!({"block_id": PAGE, "page_size": 50, "start_cursor": "c1"}),
+    )
+    .await
+    .unwrap();
+    call(&s, "notion_blocks_delete", json!({"block_id": PAGE}))
         .await
         .unwrap();
-    call(&s, "notion_blocks_delete", json!({"block_id": PAGE})).await.unwrap();
     call(&s, "notion_users_me", json!({})).await.unwrap();
     let log = stub.take();
     assert_eq!(
@@ -139,7 +157,11 @@ async fn the_model_can_neither_see_nor_set_the_notion_version() {
             .map(|r| (r.method.as_str(), r.path.as_str(), r.query.as_deref()))
             .collect::<Vec<_>>(),
         [
-            ("GET", format!("/v1/blocks/{PAGE}/children").as_str(), Some("start_cursor=c1&page_size=50")),
+            (
+                "GET",
+                format!("/v1/blocks/{PAGE}/children").as_str(),
+                Some("start_cursor=c1&page_size=50")
+            ),
             ("DELETE", format!("/v1/blocks/{PAGE}").as_str(), None),
             ("GET", "/v1/users/me", None),
         ]
@@ -199,7 +221,9 @@ async fn pages_create_sends_parent_properties_and_blocks_as_json() {
         json!({"parent": {"database_id": DATABASE}, "properties": {}, "icon": {"type": "sticker"}}),
         json!({"parent": {"database_id": DATABASE}}),
     ] {
-        let err = call(&s, "notion_pages_create", bad.clone()).await.unwrap_err();
+        let err = call(&s, "notion_pages_create", bad.clone())
+            .await
+            .unwrap_err();
         assert!(err.is_validation(), "{bad}: {err:?}");
     }
     assert_eq!(stub.take().len(), 1, "only the valid call was sent");
@@ -233,8 +257,19 @@ async fn databases_query_posts_the_filter_and_projects_rows() {
     .await
     .unwrap();
     assert_eq!(
-        out["results"][0].as_object().unwrap().keys().collect::<Vec<_>>(),
-        ["id", "url", "created_time", "last_edited_time", "archived", "properties"]
+        out["results"][0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        [
+            "id",
+            "url",
+            "created_time",
+            "last_edited_time",
+            "archived",
+            "properties"
+        ]
     );
     assert_eq!(out["has_more"], false);
     let r = stub.only();
@@ -271,7 +306,10 @@ async fn notion_errors_are_api_errors_without_the_token() {
     let CharterError::Api(api) = &err else {
         panic!("{err:?}")
     };
-    assert_eq!((api.status, api.method, api.url_template), (404, "GET", "/v1/pages/{page_id}"));
+    assert_eq!(
+        (api.status, api.method, api.url_template),
+        (404, "GET", "/v1/pages/{page_id}")
+    );
     assert!(api.body.contains("object_not_found"), "{}", api.body);
     assert!(!err.to_string().contains(TOKEN));
     assert_eq!(stub.only().path, format!("/v1/pages/{PAGE}"));
@@ -319,11 +357,24 @@ fn the_pack_is_curated() {
     // The document's 13 operations, plus search, page/database/comment creation and users.
     check_curated(TABLE, 19, 2500, &["Notion-Version", "id"]);
     for name in [
-        "notion_search", "notion_pages_get", "notion_pages_create", "notion_pages_update",
-        "notion_pages_property_get", "notion_blocks_children_list", "notion_blocks_children_append",
-        "notion_blocks_get", "notion_blocks_update", "notion_blocks_delete", "notion_databases_query",
-        "notion_databases_get", "notion_databases_create", "notion_databases_update",
-        "notion_users_list", "notion_users_get", "notion_users_me", "notion_comments_list",
+        "notion_search",
+        "notion_pages_get",
+        "notion_pages_create",
+        "notion_pages_update",
+        "notion_pages_property_get",
+        "notion_blocks_children_list",
+        "notion_blocks_children_append",
+        "notion_blocks_get",
+        "notion_blocks_update",
+        "notion_blocks_delete",
+        "notion_databases_query",
+        "notion_databases_get",
+        "notion_databases_create",
+        "notion_databases_update",
+        "notion_users_list",
+        "notion_users_get",
+        "notion_users_me",
+        "notion_comments_list",
         "notion_comments_create",
     ] {
         tool(TABLE, name);
@@ -335,7 +386,10 @@ fn the_pack_is_curated() {
         if let Some(p) = route.pagination {
             assert_eq!(
                 p,
-                charter::table::Pagination::Cursor { next: "next_cursor", param: "start_cursor" },
+                charter::table::Pagination::Cursor {
+                    next: "next_cursor",
+                    param: "start_cursor"
+                },
                 "{}",
                 def.name
             );
@@ -350,5 +404,9 @@ fn the_pack_is_curated() {
         );
     }
     assert!(tool(TABLE, "notion_blocks_delete").annotations.destructive);
-    assert!(!tool(TABLE, "notion_blocks_children_append").annotations.idempotent);
+    assert!(
+        !tool(TABLE, "notion_blocks_children_append")
+            .annotations
+            .idempotent
+    );
 }

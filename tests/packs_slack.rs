@@ -17,7 +17,11 @@ const TOKEN: &str = "xoxb-1111-2222-abcdefABCDEF";
 const TABLE: &charter::table::Table = &charter::packs::slack::TOOLS;
 
 fn slack(stub: &Stub) -> charter::ToolSession {
-    session(TABLE, &format!("{}/api", stub.base), &[("SLACK_BOT_TOKEN", TOKEN)])
+    session(
+        TABLE,
+        &format!("{}/api", stub.base),
+        &[("SLACK_BOT_TOKEN", TOKEN)],
+    )
 }
 
 #[tokio::test]
@@ -51,7 +55,10 @@ async fn chat_post_message_is_a_form_post_with_the_bot_token() {
         (r.method.as_str(), r.path.as_str(), r.query.as_deref()),
         ("POST", "/api/chat.postMessage", None)
     );
-    assert_eq!(r.header("authorization").unwrap(), format!("Bearer {TOKEN}"));
+    assert_eq!(
+        r.header("authorization").unwrap(),
+        format!("Bearer {TOKEN}")
+    );
     assert_eq!(
         r.header("content-type"),
         Some("application/x-www-form-urlencoded")
@@ -192,15 +199,27 @@ async fn conversations_history_reads_with_a_query_projects_and_walks_the_cursor(
     let last = call(&s, "slack_conversations_history", next.clone())
         .await
         .unwrap();
-    assert_eq!(next_page(history, &next, &last), None, "has_more false ends it");
+    assert_eq!(
+        next_page(history, &next, &last),
+        None,
+        "has_more false ends it"
+    );
 
     let log = stub.take();
     assert_eq!(
         log.iter()
-            .map(|r| (r.method.as_str(), r.path.as_str(), r.query.as_deref().unwrap()))
+            .map(|r| (
+                r.method.as_str(),
+                r.path.as_str(),
+                r.query.as_deref().unwrap()
+            ))
             .collect::<Vec<_>>(),
         [
-            ("GET", "/api/conversations.history", "channel=C024BE91L&oldest=1711000000&limit=1"),
+            (
+                "GET",
+                "/api/conversations.history",
+                "channel=C024BE91L&oldest=1711000000&limit=1"
+            ),
             (
                 "GET",
                 "/api/conversations.history",
@@ -210,7 +229,10 @@ async fn conversations_history_reads_with_a_query_projects_and_walks_the_cursor(
     );
     for r in &log {
         assert!(r.body.is_empty(), "a GET carries no body");
-        assert_eq!(r.header("authorization").unwrap(), format!("Bearer {TOKEN}"));
+        assert_eq!(
+            r.header("authorization").unwrap(),
+            format!("Bearer {TOKEN}")
+        );
     }
 
     // An empty next_cursor ends the walk too (Slack's way when has_more is absent).
@@ -258,9 +280,13 @@ async fn list_filters_dm_opening_and_reactions_on_the_wire() {
     )
     .await
     .unwrap();
-    call(&s, "slack_users_lookup_by_email", json!({"email": "ada@example.com"}))
-        .await
-        .unwrap();
+    call(
+        &s,
+        "slack_users_lookup_by_email",
+        json!({"email": "ada@example.com"}),
+    )
+    .await
+    .unwrap();
     call(&s, "slack_dnd_end_snooze", json!({})).await.unwrap();
 
     let log = stub.take();
@@ -281,12 +307,24 @@ async fn list_filters_dm_opening_and_reactions_on_the_wire() {
         )
     );
     assert_eq!(
-        (log[3].method.as_str(), log[3].path.as_str(), log[3].query.as_deref()),
-        ("GET", "/api/users.lookupByEmail", Some("email=ada%40example.com"))
+        (
+            log[3].method.as_str(),
+            log[3].path.as_str(),
+            log[3].query.as_deref()
+        ),
+        (
+            "GET",
+            "/api/users.lookupByEmail",
+            Some("email=ada%40example.com")
+        )
     );
     // A write without parameters is a bare POST.
     assert_eq!(
-        (log[4].method.as_str(), log[4].path.as_str(), log[4].body.len()),
+        (
+            log[4].method.as_str(),
+            log[4].path.as_str(),
+            log[4].body.len()
+        ),
         ("POST", "/api/dnd.endSnooze", 0)
     );
 }
@@ -344,7 +382,11 @@ fn the_pack_is_curated() {
             unreachable!()
         };
         if route.method.as_str() == "GET" {
-            assert!(a.read_only && a.idempotent && !a.destructive, "{}", def.name);
+            assert!(
+                a.read_only && a.idempotent && !a.destructive,
+                "{}",
+                def.name
+            );
         } else {
             assert!(!a.read_only, "{}: a POST write", def.name);
             assert!(
@@ -363,7 +405,11 @@ fn the_pack_is_curated() {
         let a = tool(TABLE, name).annotations;
         assert!(a.destructive && a.idempotent, "{name}");
     }
-    for name in ["slack_chat_post_message", "slack_chat_schedule_message", "slack_conversations_create"] {
+    for name in [
+        "slack_chat_post_message",
+        "slack_chat_schedule_message",
+        "slack_conversations_create",
+    ] {
         let a = tool(TABLE, name).annotations;
         assert!(!a.idempotent && !a.destructive, "{name}");
     }
