@@ -11,7 +11,11 @@ use serde_json::Value;
 use crate::args::CallArgs;
 use crate::{EXIT_FAILURE, Failure, runtime};
 
-pub(crate) fn run(args: CallArgs, tables: &[&'static Table], out: &mut dyn Write) -> Result<ExitCode, Failure> {
+pub(crate) fn run(
+    args: CallArgs,
+    tables: &[&'static Table],
+    out: &mut dyn Write,
+) -> Result<ExitCode, Failure> {
     let arguments: Value = serde_json::from_str(&args.arguments).map_err(|e| {
         Failure::Usage(format!(
             "JSON-ARGS is not valid JSON (line {}, column {}): {e}",
@@ -22,7 +26,11 @@ pub(crate) fn run(args: CallArgs, tables: &[&'static Table], out: &mut dyn Write
     // Every tool resident: a call names its tool directly, as a host would after loading it.
     let session = ToolSession::with_options(
         tables.iter().map(|t| Source::Table(t)).collect(),
-        SessionOptions { progressive: false, mode: args.mode.clone(), ..SessionOptions::default() },
+        SessionOptions {
+            progressive: false,
+            mode: args.mode.clone(),
+            ..SessionOptions::default()
+        },
     )?;
     let ctx = CallContext::new();
     let answer = runtime()?.block_on(session.dispatch(&args.tool, arguments, &ctx));

@@ -8,7 +8,11 @@ use charter_runtime::table::Table;
 use crate::Failure;
 use crate::args::EgressArgs;
 
-pub(crate) fn run(args: EgressArgs, tables: &[&'static Table], out: &mut dyn Write) -> Result<ExitCode, Failure> {
+pub(crate) fn run(
+    args: EgressArgs,
+    tables: &[&'static Table],
+    out: &mut dyn Write,
+) -> Result<ExitCode, Failure> {
     let _ = (args, tables, out);
     todo!("egress: waiting for the session branch's egress map API")
 }

@@ -56,7 +56,12 @@ where
 
 /// Runs one command line over `tables` with explicit output streams (tests capture them).
 /// `charter mcp` over stdio still speaks MCP on the process's own stdin/stdout.
-pub fn run_to<I, T>(args: I, tables: &[&'static Table], out: &mut dyn Write, err: &mut dyn Write) -> ExitCode
+pub fn run_to<I, T>(
+    args: I,
+    tables: &[&'static Table],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> ExitCode
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -65,7 +70,11 @@ where
         Ok(cli) => cli,
         Err(e) => {
             let text = e.render().ansi().to_string();
-            let _ = if e.use_stderr() { err.write_all(text.as_bytes()) } else { out.write_all(text.as_bytes()) };
+            let _ = if e.use_stderr() {
+                err.write_all(text.as_bytes())
+            } else {
+                out.write_all(text.as_bytes())
+            };
             return ExitCode::from(e.exit_code() as u8);
         }
     };
@@ -113,12 +122,18 @@ pub(crate) enum Failure {
 /// A usage error in clap's format, with the usage line.
 fn usage_error(message: &str) -> String {
     use clap::CommandFactory;
-    Cli::command().error(clap::error::ErrorKind::InvalidValue, message).render().ansi().to_string()
+    Cli::command()
+        .error(clap::error::ErrorKind::InvalidValue, message)
+        .render()
+        .ansi()
+        .to_string()
 }
 
 /// A current-thread runtime: the server is I/O-bound and starts faster without a pool.
 pub(crate) fn runtime() -> io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread().enable_all().build()
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
 }
 
 /// Logs go to stderr (stdout is the MCP channel). `RUST_LOG` overrides the default filter.

@@ -9,7 +9,11 @@ use charter_runtime::table::Table;
 use crate::args::McpArgs;
 use crate::{Failure, packs, runtime};
 
-pub(crate) fn run(args: McpArgs, tables: &[&'static Table], err: &mut dyn Write) -> Result<ExitCode, Failure> {
+pub(crate) fn run(
+    args: McpArgs,
+    tables: &[&'static Table],
+    err: &mut dyn Write,
+) -> Result<ExitCode, Failure> {
     let tables = packs::select(tables, &args.packs)?;
     let server = McpServer::new(
         &tables,
@@ -28,7 +32,10 @@ pub(crate) fn run(args: McpArgs, tables: &[&'static Table], err: &mut dyn Write)
             rt.block_on(server.serve_stdio())?;
         }
         Some(addr) => {
-            let options = HttpOptions { allow_hosts: args.allow_hosts.clone(), allow_origins: args.allow_origins.clone() };
+            let options = HttpOptions {
+                allow_hosts: args.allow_hosts.clone(),
+                allow_origins: args.allow_origins.clone(),
+            };
             let http = rt.block_on(server.bind_http(addr, options))?;
             writeln!(err, "{}", server.start_line(&Transport::Http(http.url())))?;
             err.flush()?;

@@ -10,7 +10,11 @@ use crate::Failure;
 use crate::args::ToolsArgs;
 use crate::packs;
 
-pub(crate) fn run(args: ToolsArgs, tables: &[&'static Table], out: &mut dyn Write) -> Result<ExitCode, Failure> {
+pub(crate) fn run(
+    args: ToolsArgs,
+    tables: &[&'static Table],
+    out: &mut dyn Write,
+) -> Result<ExitCode, Failure> {
     let tables = packs::select(tables, &args.packs)?;
     let mut tools: Vec<&'static ToolDef> = tables.iter().flat_map(|t| t.tools.iter()).collect();
     if args.by_cost {
@@ -29,7 +33,10 @@ pub(crate) fn run(args: ToolsArgs, tables: &[&'static Table], out: &mut dyn Writ
 
 /// The size of the view a session without a mode sends.
 fn default_tokens(tool: &ToolDef) -> u32 {
-    tool.views.iter().find(|v| v.key == ViewKey::Default).map_or(0, |v| v.tokens)
+    tool.views
+        .iter()
+        .find(|v| v.key == ViewKey::Default)
+        .map_or(0, |v| v.tokens)
 }
 
 fn view_key(key: ViewKey) -> String {
@@ -50,7 +57,11 @@ fn annotation_words(a: Annotations) -> String {
     .into_iter()
     .filter_map(|(on, word)| on.then_some(word))
     .collect();
-    if words.is_empty() { "-".to_owned() } else { words.join(",") }
+    if words.is_empty() {
+        "-".to_owned()
+    } else {
+        words.join(",")
+    }
 }
 
 fn tool_json(tool: &ToolDef) -> Value {
@@ -59,7 +70,8 @@ fn tool_json(tool: &ToolDef) -> Value {
         .iter()
         .map(|v| {
             // The schema text is compile-time JSON; parsing it here is output formatting only.
-            let schema: Value = serde_json::from_str(v.schema).unwrap_or(Value::String(v.schema.to_owned()));
+            let schema: Value =
+                serde_json::from_str(v.schema).unwrap_or(Value::String(v.schema.to_owned()));
             json!({ "key": view_key(v.key), "schema": schema, "tokens": v.tokens })
         })
         .collect();
@@ -78,9 +90,17 @@ fn tool_json(tool: &ToolDef) -> Value {
     })
 }
 
-fn write_text(tools: &[&'static ToolDef], tables: &[&'static Table], out: &mut dyn Write) -> std::io::Result<()> {
+fn write_text(
+    tools: &[&'static ToolDef],
+    tables: &[&'static Table],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
-    writeln!(out, "{:<width$}  {:>6}  {:<44}  MODES", "TOOL", "TOKENS", "ANNOTATIONS")?;
+    writeln!(
+        out,
+        "{:<width$}  {:>6}  {:<44}  MODES",
+        "TOOL", "TOKENS", "ANNOTATIONS"
+    )?;
     let mut total: u64 = 0;
     for tool in tools {
         let tokens = default_tokens(tool);
@@ -99,7 +119,13 @@ fn write_text(tools: &[&'static ToolDef], tables: &[&'static Table], out: &mut d
             (None, true) => "-".to_owned(),
             (None, false) => labels.join(","),
         };
-        writeln!(out, "{:<width$}  {:>6}  {:<44}  {modes}", tool.name, tokens, annotation_words(tool.annotations))?;
+        writeln!(
+            out,
+            "{:<width$}  {:>6}  {:<44}  {modes}",
+            tool.name,
+            tokens,
+            annotation_words(tool.annotations)
+        )?;
     }
     let packs: Vec<&str> = tables.iter().map(|t| t.pack).collect();
     writeln!(

@@ -27,7 +27,11 @@ pub const TOKEN: &str = "ghp_test_token_0123";
 
 /// Every tool the binary ships, in declaration order.
 pub fn shipped_names() -> Vec<&'static str> {
-    charter::packs::ALL.iter().flat_map(|t| t.tools.iter()).map(|t| t.name).collect()
+    charter::packs::ALL
+        .iter()
+        .flat_map(|t| t.tools.iter())
+        .map(|t| t.name)
+        .collect()
 }
 
 /// One request the stub received.
@@ -98,9 +102,14 @@ struct StubState {
     response: Arc<Value>,
 }
 
-async fn record(State(state): State<StubState>, request: Request) -> (StatusCode, [(&'static str, &'static str); 1], String) {
+async fn record(
+    State(state): State<StubState>,
+    request: Request,
+) -> (StatusCode, [(&'static str, &'static str); 1], String) {
     let (parts, body) = request.into_parts();
-    let body = axum::body::to_bytes(body, 1 << 20).await.unwrap_or_default();
+    let body = axum::body::to_bytes(body, 1 << 20)
+        .await
+        .unwrap_or_default();
     state.seen.lock().unwrap().push(Seen {
         method: parts.method.to_string(),
         path: parts.uri.path().to_owned(),
@@ -108,13 +117,20 @@ async fn record(State(state): State<StubState>, request: Request) -> (StatusCode
         headers: parts.headers,
         body,
     });
-    (StatusCode::OK, [("content-type", "application/json")], state.response.to_string())
+    (
+        StatusCode::OK,
+        [("content-type", "application/json")],
+        state.response.to_string(),
+    )
 }
 
 impl Stub {
     pub async fn start(response: Value) -> Stub {
         let seen = Arc::new(Mutex::new(Vec::new()));
-        let state = StubState { seen: seen.clone(), response: Arc::new(response) };
+        let state = StubState {
+            seen: seen.clone(),
+            response: Arc::new(response),
+        };
         let app = axum::Router::new().fallback(record).with_state(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
@@ -175,7 +191,10 @@ pub struct StdioClient {
 /// The child command with the given arguments and environment (credentials cleared first).
 pub fn command(args: &[&str], env: &[(&str, &str)]) -> tokio::process::Command {
     tokio::process::Command::new(BIN).configure(|cmd| {
-        cmd.args(args).env_remove("GITHUB_TOKEN").env_remove("STRIPE_API_KEY").env_remove("RUST_LOG");
+        cmd.args(args)
+            .env_remove("GITHUB_TOKEN")
+            .env_remove("STRIPE_API_KEY")
+            .env_remove("RUST_LOG");
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -187,12 +206,28 @@ pub async fn connect_stdio(args: &[&str], env: &[(&str, &str)]) -> StdioClient {
     connect_stdio_with(args, env, client_config()).await
 }
 
-pub async fn connect_stdio_with(args: &[&str], env: &[(&str, &str)], config: ClientConfig) -> StdioClient {
-    let (transport, stderr) =
-        TokioChildProcess::builder(command(args, env)).stderr(Stdio::piped()).spawn().expect("spawn charter");
+pub async fn connect_stdio_with(
+    args: &[&str],
+    env: &[(&str, &str)],
+    config: ClientConfig,
+) -> StdioClient {
+    let (transport, stderr) = TokioChildProcess::builder(command(args, env))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn charter");
     let (tx, rx) = mpsc::unbounded_channel();
-    let client = Watcher { config, changed: tx }.serve(transport).await.expect("MCP initialize over stdio");
-    StdioClient { client, changed: rx, stderr: BufReader::new(stderr.expect("piped stderr")) }
+    let client = Watcher {
+        config,
+        changed: tx,
+    }
+    .serve(transport)
+    .await
+    .expect("MCP initialize over stdio");
+    StdioClient {
+        client,
+        changed: rx,
+        stderr: BufReader::new(stderr.expect("piped stderr")),
+    }
 }
 
 /// The next line of a child's stderr (within 10 s).
@@ -236,15 +271,30 @@ pub async fn spawn_http(extra: &[&str], env: &[(&str, &str)]) -> HttpChild {
         .find(|w| w.starts_with("http://"))
         .map(|w| w.trim_end_matches([')', ',']).to_owned())
         .unwrap_or_else(|| panic!("no URL in the start line: {start_line}"));
-    let addr = url.trim_start_matches("http://").split('/').next().unwrap().to_owned();
+    let addr = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
     // Keep draining stderr so the child never blocks on a full pipe.
     tokio::spawn(async move {
         let mut sink = String::new();
-        while stderr.read_line(&mut sink).await.map(|n| n > 0).unwrap_or(false) {
+        while stderr
+            .read_line(&mut sink)
+            .await
+            .map(|n| n > 0)
+            .unwrap_or(false)
+        {
             sink.clear();
         }
     });
-    HttpChild { child, url, addr, start_line }
+    HttpChild {
+        child,
+        url,
+        addr,
+        start_line,
+    }
 }
 
 /// Sends one raw HTTP/1.1 request and returns the status code and the whole response text.
@@ -255,14 +305,20 @@ pub async fn raw_http(addr: &str, request: &str) -> (u16, String) {
     let mut response = Vec::new();
     let _ = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut response)).await;
     let text = String::from_utf8_lossy(&response).into_owned();
-    let status = text.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     (status, text)
 }
 
 /// An `initialize` POST to `/mcp` with the given Host and optional Origin.
 pub fn initialize_request(host: &str, origin: Option<&str>) -> String {
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
-    let origin = origin.map(|o| format!("Origin: {o}\r\n")).unwrap_or_default();
+    let origin = origin
+        .map(|o| format!("Origin: {o}\r\n"))
+        .unwrap_or_default();
     format!(
         "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
@@ -272,7 +328,10 @@ pub fn initialize_request(host: &str, origin: Option<&str>) -> String {
 /// Runs `charter <args>` to completion: (exit code, stdout, stderr).
 pub fn run_cli(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let mut cmd = std::process::Command::new(BIN);
-    cmd.args(args).env_remove("GITHUB_TOKEN").env_remove("STRIPE_API_KEY").env_remove("RUST_LOG");
+    cmd.args(args)
+        .env_remove("GITHUB_TOKEN")
+        .env_remove("STRIPE_API_KEY")
+        .env_remove("RUST_LOG");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -294,7 +353,12 @@ pub fn args(value: Value) -> serde_json::Map<String, Value> {
 
 /// The text of a tool result's first content block.
 pub fn text_of(result: &rmcp::model::CallToolResult) -> String {
-    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Decoded `(key, value)` pairs, sorted, for comparisons that ignore order.

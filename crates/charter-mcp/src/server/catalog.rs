@@ -36,8 +36,11 @@ impl Catalog {
         eager: &ToolSession,
         progressive: Option<&ToolSession>,
     ) -> Result<Self, DeclarationError> {
-        let defs: HashMap<&str, &'static ToolDef> =
-            tables.iter().flat_map(|t| t.tools.iter()).map(|d| (d.name, d)).collect();
+        let defs: HashMap<&str, &'static ToolDef> = tables
+            .iter()
+            .flat_map(|t| t.tools.iter())
+            .map(|d| (d.name, d))
+            .collect();
         let mut by_name = HashMap::new();
         let all = eager.all();
         let tool_count = all.len();
@@ -51,9 +54,17 @@ impl Catalog {
                 let tool = to_tool(&search, None)?;
                 by_name.insert(search.name.into(), Entry::new(tool, search.schema));
             }
-            resident = session.visible().iter().filter(|e| e.name != TOOL_SEARCH).count();
+            resident = session
+                .visible()
+                .iter()
+                .filter(|e| e.name != TOOL_SEARCH)
+                .count();
         }
-        Ok(Self { by_name, tool_count, resident })
+        Ok(Self {
+            by_name,
+            tool_count,
+            resident,
+        })
     }
 
     /// How many tools (not counting `ToolSearch`).
@@ -86,7 +97,11 @@ impl Catalog {
 
 impl Entry {
     fn new(tool: Tool, schema: &str) -> Self {
-        Self { tool, schema_ptr: schema.as_ptr() as usize, schema: schema.into() }
+        Self {
+            tool,
+            schema_ptr: schema.as_ptr() as usize,
+            schema: schema.into(),
+        }
     }
 
     /// Static schema texts are the same pointer in every session; compare text otherwise.
@@ -122,7 +137,10 @@ fn to_tool(entry: &ToolEntry<'_>, def: Option<&'static ToolDef>) -> Result<Tool,
             };
             (Cow::Borrowed(def.name), description)
         }
-        _ => (Cow::Owned(entry.name.to_owned()), Cow::Owned(entry.description.to_owned())),
+        _ => (
+            Cow::Owned(entry.name.to_owned()),
+            Cow::Owned(entry.description.to_owned()),
+        ),
     };
     let mut tool = Tool::new(name, description, Arc::new(schema));
     tool.annotations = Some(annotations(entry.annotations));

@@ -7,8 +7,8 @@ use charter_runtime::session::{TOOL_SEARCH, ToolSession};
 use futures::FutureExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -37,13 +37,19 @@ fn stable_list_required(version: Option<&ProtocolVersion>) -> bool {
 
 impl Connection {
     pub(crate) fn new(shared: Arc<Shared>) -> Self {
-        Self { shared, live: Mutex::new(None) }
+        Self {
+            shared,
+            live: Mutex::new(None),
+        }
     }
 
     /// The session of this connection, built on first use: only then is the protocol revision
     /// known, which decides whether progressive disclosure may be used.
     fn live(&self, context: &RequestContext<RoleServer>) -> Result<Arc<Live>, McpError> {
-        let mut slot = self.live.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut slot = self
+            .live
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(live) = slot.as_ref() {
             return Ok(live.clone());
         }
@@ -59,7 +65,10 @@ impl Connection {
         }
         let session = build_session(&self.shared.tables, &self.shared.options, progressive)
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
-        let live = Arc::new(Live { session: Arc::new(session), progressive });
+        let live = Arc::new(Live {
+            session: Arc::new(session),
+            progressive,
+        });
         *slot = Some(live.clone());
         Ok(live)
     }
@@ -94,7 +103,10 @@ impl ServerHandler for Connection {
         self.info(self.shared.options.progressive)
     }
 
-    async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, McpError> {
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, McpError> {
         // `server/discover` is the 2026-07-28 lifecycle: the list is stable, never announced.
         Ok(DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
@@ -132,14 +144,19 @@ impl ServerHandler for Connection {
         };
         if !offered {
             return Err(McpError::invalid_params(
-                format!("unknown tool `{name}`; available: {}", Self::available(session)),
+                format!(
+                    "unknown tool `{name}`; available: {}",
+                    Self::available(session)
+                ),
                 None,
             ));
         }
         let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
         let before = session.generation();
         let ctx = &self.shared.options.context;
-        let outcome = AssertUnwindSafe(session.dispatch(name, arguments, ctx)).catch_unwind().await;
+        let outcome = AssertUnwindSafe(session.dispatch(name, arguments, ctx))
+            .catch_unwind()
+            .await;
         let result = match outcome {
             Ok(Ok(output)) => {
                 let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
@@ -152,7 +169,10 @@ impl ServerHandler for Connection {
             // A bug in host code is not fed to the model as text.
             Err(_) => {
                 tracing::error!(tool = name, "tool call panicked");
-                return Err(McpError::internal_error(format!("tool `{name}` panicked"), None));
+                return Err(McpError::internal_error(
+                    format!("tool `{name}` panicked"),
+                    None,
+                ));
             }
         };
         if live.progressive && session.generation() != before {

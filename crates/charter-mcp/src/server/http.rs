@@ -40,7 +40,9 @@ pub struct HttpServer {
 
 impl std::fmt::Debug for HttpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpServer").field("local", &self.local).finish_non_exhaustive()
+        f.debug_struct("HttpServer")
+            .field("local", &self.local)
+            .finish_non_exhaustive()
     }
 }
 
@@ -61,7 +63,10 @@ impl HttpServer {
     }
 
     /// Serves until `shutdown` completes.
-    pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), ServeError> {
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
         axum::serve(self.listener, self.router)
             .with_graceful_shutdown(shutdown)
             .await
@@ -70,14 +75,22 @@ impl HttpServer {
 }
 
 /// Checks `addr`, binds it, and mounts the MCP service with the allow-lists.
-pub(crate) async fn bind(server: McpServer, addr: &str, options: HttpOptions) -> Result<HttpServer, ServeError> {
+pub(crate) async fn bind(
+    server: McpServer,
+    addr: &str,
+    options: HttpOptions,
+) -> Result<HttpServer, ServeError> {
     check_address(addr)?;
     let listener = TcpListener::bind(addr)
         .await
-        .map_err(|e| ServeError::Bind { addr: addr.to_owned(), reason: explain_bind_error(&e) })?;
-    let local = listener
-        .local_addr()
-        .map_err(|e| ServeError::Bind { addr: addr.to_owned(), reason: e.to_string() })?;
+        .map_err(|e| ServeError::Bind {
+            addr: addr.to_owned(),
+            reason: explain_bind_error(&e),
+        })?;
+    let local = listener.local_addr().map_err(|e| ServeError::Bind {
+        addr: addr.to_owned(),
+        reason: e.to_string(),
+    })?;
 
     let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec();
     if !local.ip().is_unspecified() && !local.ip().is_loopback() {
@@ -103,12 +116,19 @@ pub(crate) async fn bind(server: McpServer, addr: &str, options: HttpOptions) ->
         config,
     );
     let router = axum::Router::new().route_service(MCP_PATH, service);
-    Ok(HttpServer { listener, router, local })
+    Ok(HttpServer {
+        listener,
+        router,
+        local,
+    })
 }
 
 /// `HOST:PORT` with a numeric port; the host may be a name, an IPv4 or a bracketed IPv6.
 fn check_address(addr: &str) -> Result<(), ServeError> {
-    let bad = |reason: &str| ServeError::BadAddress { addr: addr.to_owned(), reason: reason.to_owned() };
+    let bad = |reason: &str| ServeError::BadAddress {
+        addr: addr.to_owned(),
+        reason: reason.to_owned(),
+    };
     let (host, port) = addr.rsplit_once(':').ok_or_else(|| bad("no port"))?;
     if host.is_empty() {
         return Err(bad("no host (use 127.0.0.1 for this machine only)"));
@@ -116,7 +136,8 @@ fn check_address(addr: &str) -> Result<(), ServeError> {
     if host.contains(':') && !(host.starts_with('[') && host.ends_with(']')) {
         return Err(bad("an IPv6 host must be in brackets, e.g. [::1]:8080"));
     }
-    port.parse::<u16>().map_err(|_| bad("the port is not a number from 0 to 65535"))?;
+    port.parse::<u16>()
+        .map_err(|_| bad("the port is not a number from 0 to 65535"))?;
     Ok(())
 }
 

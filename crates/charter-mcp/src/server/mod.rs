@@ -122,7 +122,10 @@ impl McpServer {
     /// A server over these tables. Builds one session up front so a bad deployment (an empty
     /// mode label, duplicate names, a schema that is not a JSON object) fails here, at start,
     /// rather than on the first connection.
-    pub fn new(tables: &[&'static Table], options: ServerOptions) -> Result<Self, DeclarationError> {
+    pub fn new(
+        tables: &[&'static Table],
+        options: ServerOptions,
+    ) -> Result<Self, DeclarationError> {
         let tables = tables.to_vec();
         let eager = build_session(&tables, &options, false)?;
         let progressive = if options.progressive {
@@ -131,7 +134,13 @@ impl McpServer {
             None
         };
         let catalog = Catalog::build(&tables, &eager, progressive.as_ref())?;
-        Ok(Self { shared: Arc::new(Shared { tables, options, catalog }) })
+        Ok(Self {
+            shared: Arc::new(Shared {
+                tables,
+                options,
+                catalog,
+            }),
+        })
     }
 
     /// How many tools the server serves (`ToolSearch` not counted).
@@ -179,7 +188,10 @@ impl McpServer {
         let creds = if missing.is_empty() {
             String::new()
         } else {
-            format!("; no credentials for {}: its calls will say what to set", missing.join(", "))
+            format!(
+                "; no credentials for {}: its calls will say what to set",
+                missing.join(", ")
+            )
         };
         format!(
             "charter: serving {} tools from {} over MCP ({over}), {how}{mode}{creds}",
@@ -205,13 +217,20 @@ impl McpServer {
             .serve((read, write))
             .await
             .map_err(|e| ServeError::Transport(e.to_string()))?;
-        running.waiting().await.map_err(|e| ServeError::Transport(e.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| ServeError::Transport(e.to_string()))?;
         Ok(())
     }
 
     /// Binds the streamable HTTP transport (`/mcp`) on `addr`; call [`HttpServer::run`] to
     /// serve. Binding first lets the caller report the real address (port 0 picks one).
-    pub async fn bind_http(&self, addr: &str, options: HttpOptions) -> Result<HttpServer, ServeError> {
+    pub async fn bind_http(
+        &self,
+        addr: &str,
+        options: HttpOptions,
+    ) -> Result<HttpServer, ServeError> {
         http::bind(self.clone(), addr, options).await
     }
 
