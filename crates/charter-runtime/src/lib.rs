@@ -8,23 +8,36 @@
 //! - [`context`]: the per-call [`CallContext`] (SPEC §6).
 //! - [`error`]: the error kinds (SPEC §6).
 //! - [`session`]: `ToolSession` and ToolSearch (SPEC §4).
+//! - [`search`]: ToolSearch's query forms and ranking (SPEC §4).
+//! - [`mode`]: mode views and the deployment's narrowing (SPEC §5).
+//! - [`validate`]: argument validation against the view in force (SPEC §6).
+//! - [`egress`]: the egress map (SPEC §5).
 //! - [`scheduler`]: the batch scheduler (SPEC §7).
 
 #![warn(missing_docs)]
 
 pub mod context;
+pub mod egress;
 pub mod error;
+pub mod mode;
 pub mod scheduler;
+pub mod search;
 pub mod session;
 pub mod table;
 pub mod tokens;
+pub mod validate;
+
+#[cfg(any(test, feature = "testing"))]
+#[doc(hidden)]
+pub mod testing;
 
 pub use context::CallContext;
 pub use error::{ApiError, CharterError, DeclarationError};
 pub use table::{Annotations, Table, ToolDef, ToolOutput};
 pub use tokens::{json_tokens, schema_tokens, text_tokens};
 pub use scheduler::{CallResult, ToolCall, argument_identity, concurrency_safe, run_tool_batch};
-pub use session::{SessionOptions, ToolSession};
+pub use egress::{EgressMap, egress_map};
+pub use session::{SearchAnswer, SessionOptions, Source, ToolSession};
 
 #[doc(hidden)]
 pub mod __private {

@@ -1,27 +1,25 @@
 //! `ToolSession` (SPEC §4): the tools of one conversation and which of their schemas have been
 //! sent, with progressive disclosure through `ToolSearch`.
 //!
-//! SKELETON: signatures are the contract other crates code against; bodies are being filled in.
+//! Building a session only reads the tables: the resident/deferred partition compares
+//! precomputed sizes, the mode resolves to precomputed views (SPEC §5), and the ToolSearch
+//! description is the sorted list of deferred names, written once. What changes during a
+//! conversation is the loaded set, behind a small mutex, so one session can be shared (`&self`
+//! everywhere) by every task serving that conversation.
 
-use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::context::CallContext;
 use crate::error::{CharterError, DeclarationError};
-use crate::table::{Annotations, BoxFuture, Route, Table, ToolDef, ToolOutput};
+use crate::mode;
+use crate::search::{self, Candidate, Query, TOOL_SEARCH_SCHEMA, TOOL_SEARCH_USAGE};
+use crate::table::{Annotations, BoxFuture, Exec, Route, Table, ToolDef, ToolOutput, View};
+use crate::tokens::text_tokens;
+use crate::validate::{self, Issue, Narrowed, PatternCache};
 
-/// The name of the search tool offered while anything is deferred.
-pub const TOOL_SEARCH: &str = "ToolSearch";
-
-/// How ToolSearch ranks keyword queries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Ranking {
-    /// SPEC §4 scoring: two points per term found in the name, one per term in the description.
-    #[default]
-    Classic,
-}
+pub use crate::search::{Ranking, TOOL_SEARCH};
 
 /// A tool whose table is built at run time (an MCP server reached through the bridge).
 ///
@@ -102,7 +100,13 @@ pub struct SessionOptions {
 
 impl Default for SessionOptions {
     fn default() -> Self {
-        Self { progressive: true, threshold: 0, mode: None, ranking: Ranking::Classic, http: None }
+        Self {
+            progressive: true,
+            threshold: 0,
+            mode: None,
+            ranking: Ranking::Classic,
+            http: None,
+        }
     }
 }
 
@@ -117,62 +121,699 @@ pub enum Source {
     Toolkit(Arc<dyn Toolkit>),
 }
 
+/// One tool of the session, resolved to its view.
+pub(crate) struct Entry {
+    pub(crate) kind: Kind,
+    /// Offered from the first turn (otherwise deferred until ToolSearch loads it).
+    pub(crate) resident: bool,
+    /// Pins and from-context fields the deployment added, with the schema spliced without them.
+    pub(crate) narrowing: Option<Box<Narrowing>>,
+}
+
+pub(crate) enum Kind {
+    Static {
+        def: &'static ToolDef,
+        view: &'static View,
+    },
+    Dynamic {
+        kit: Arc<dyn Toolkit>,
+        tool: DynamicTool,
+        name_lc: Box<str>,
+        description_lc: Box<str>,
+    },
+}
+
+/// What the deployment took out of the model's hands for one tool.
+pub(crate) struct Narrowing {
+    pub(crate) pins: Vec<(&'static str, Value)>,
+    pub(crate) context: Vec<(&'static str, String)>,
+    schema: String,
+    tokens: u32,
+}
+
+impl Entry {
+    pub(crate) fn name(&self) -> &str {
+        match &self.kind {
+            Kind::Static { def, .. } => def.name,
+            Kind::Dynamic { tool, .. } => &tool.name,
+        }
+    }
+
+    fn name_lc(&self) -> &str {
+        match &self.kind {
+            Kind::Static { def, .. } => def.name,
+            Kind::Dynamic { name_lc, .. } => name_lc,
+        }
+    }
+
+    fn description(&self) -> &str {
+        match &self.kind {
+            Kind::Static { def, .. } => def.description,
+            Kind::Dynamic { tool, .. } => &tool.description,
+        }
+    }
+
+    fn candidate(&self) -> Candidate<'_> {
+        match &self.kind {
+            Kind::Static { def, .. } => Candidate {
+                name: def.name,
+                description: def.search.description_lc,
+                hints: def.search.hints,
+            },
+            Kind::Dynamic {
+                name_lc,
+                description_lc,
+                ..
+            } => Candidate {
+                name: name_lc,
+                description: description_lc,
+                hints: &[],
+            },
+        }
+    }
+
+    pub(crate) fn schema(&self) -> &str {
+        match (&self.narrowing, &self.kind) {
+            (Some(n), _) => &n.schema,
+            (None, Kind::Static { view, .. }) => view.schema,
+            (None, Kind::Dynamic { tool, .. }) => &tool.schema,
+        }
+    }
+
+    fn tokens(&self) -> u32 {
+        match (&self.narrowing, &self.kind) {
+            (Some(n), _) => n.tokens,
+            (None, Kind::Static { view, .. }) => view.tokens,
+            (None, Kind::Dynamic { tool, .. }) => tool.tokens,
+        }
+    }
+
+    fn annotations(&self) -> Annotations {
+        match &self.kind {
+            Kind::Static { def, .. } => def.annotations,
+            Kind::Dynamic { tool, .. } => tool.annotations,
+        }
+    }
+
+    fn entry(&self) -> ToolEntry<'_> {
+        ToolEntry {
+            name: self.name(),
+            description: self.description(),
+            schema: self.schema(),
+            tokens: self.tokens(),
+            annotations: self.annotations(),
+        }
+    }
+
+    fn narrowed(&self, field: &str) -> Option<&'static str> {
+        let n = self.narrowing.as_ref()?;
+        if n.pins.iter().any(|(f, _)| *f == field) {
+            Some("pinned")
+        } else if n.context.iter().any(|(f, _)| *f == field) {
+            Some("filled from context")
+        } else {
+            None
+        }
+    }
+}
+
+/// The loaded set: the only part of a session that changes during a conversation.
+struct LoadState {
+    /// Entry indices in load order.
+    order: Vec<u32>,
+    /// Whether each entry is loaded, by entry index.
+    loaded: Vec<bool>,
+    generation: u64,
+}
+
+/// A ToolSearch answer: what it loaded and, when something was missing, what exists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchAnswer {
+    /// The names now callable because of this query, in rank (or request) order; tools already
+    /// loaded or resident that the query named are included.
+    pub loaded: Vec<String>,
+    /// `select:` names that do not exist.
+    pub unknown: Vec<String>,
+    /// Every tool name of the session, sorted, when names were unknown or nothing matched.
+    pub available: Vec<String>,
+    /// A sentence for the model.
+    pub note: String,
+}
+
+impl SearchAnswer {
+    /// The JSON the model reads: `loaded`, `note`, and `unknown` / `available` when non-empty.
+    pub fn to_json(&self) -> Value {
+        let mut out = json!({ "loaded": self.loaded, "note": self.note });
+        if !self.unknown.is_empty() {
+            out["unknown"] = json!(self.unknown);
+        }
+        if !self.available.is_empty() {
+            out["available"] = json!(self.available);
+        }
+        out
+    }
+}
+
+/// WIRING POINT: the executor for HTTP tools when [`SessionOptions::http`] is `None`. Returns
+/// `None` until the `http` module's shared executor is wired in here; a call of an HTTP tool is
+/// then answered with a transport error saying no executor is configured.
+fn default_http() -> Option<Arc<dyn HttpCaller>> {
+    None
+}
+
 /// The tools of one conversation and which of their schemas have been sent.
 pub struct ToolSession {
-    _private: (),
+    /// Every tool, in declaration order (sources in the order given).
+    entries: Vec<Entry>,
+    /// Entry indices sorted by name: lookup by binary search, and the `available` list.
+    by_name: Vec<u32>,
+    /// Deferred entry indices sorted by name: what ToolSearch ranks and lists.
+    catalogue: Vec<u32>,
+    /// The ToolSearch description, when the session offers it (written once, never changed).
+    search_description: Option<String>,
+    mode: Option<String>,
+    ranking: Ranking,
+    http: Option<Arc<dyn HttpCaller>>,
+    patterns: PatternCache,
+    state: Mutex<LoadState>,
+}
+
+impl std::fmt::Debug for ToolSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolSession")
+            .field("tools", &self.entries.len())
+            .field("deferred", &self.catalogue.len())
+            .field("mode", &self.mode)
+            .field("generation", &self.generation())
+            .finish_non_exhaustive()
+    }
 }
 
 impl ToolSession {
     /// A session over these tables with the default options (progressive, threshold 0, no mode).
     pub fn new(tables: &[&'static Table]) -> Result<Self, DeclarationError> {
-        Self::with_options(tables.iter().map(|t| Source::Table(t)).collect(), SessionOptions::default())
+        Self::with_options(
+            tables.iter().map(|t| Source::Table(t)).collect(),
+            SessionOptions::default(),
+        )
     }
 
     /// A session over these sources with explicit options.
-    pub fn with_options(sources: Vec<Source>, options: SessionOptions) -> Result<Self, DeclarationError> {
-        let _ = (sources, options);
-        todo!("session")
+    ///
+    /// Refused with a declaration error: an empty mode label; a tool under whose resolved view a
+    /// required field is withheld; two tools with the same qualified name.
+    pub fn with_options(
+        sources: Vec<Source>,
+        options: SessionOptions,
+    ) -> Result<Self, DeclarationError> {
+        let SessionOptions {
+            progressive,
+            threshold,
+            mode,
+            ranking,
+            http,
+        } = options;
+        mode::check_label(mode.as_deref())?;
+        // At threshold 0 every tool is deferred, however small (SPEC §4).
+        let resident = |tokens: u32| !progressive || (threshold > 0 && tokens <= threshold);
+        let mut entries = Vec::with_capacity(
+            sources
+                .iter()
+                .map(|s| match s {
+                    Source::Table(t) => t.tools.len(),
+                    Source::Tools(t) => t.len(),
+                    Source::Toolkit(_) => 0,
+                })
+                .sum(),
+        );
+        for source in &sources {
+            let tools: &'static [ToolDef] = match source {
+                Source::Table(table) => table.tools,
+                Source::Tools(tools) => tools,
+                Source::Toolkit(kit) => {
+                    for tool in kit.tools() {
+                        entries.push(Entry {
+                            resident: resident(tool.tokens),
+                            kind: Kind::Dynamic {
+                                kit: Arc::clone(kit),
+                                name_lc: tool.name.to_lowercase().into(),
+                                description_lc: tool.description.to_lowercase().into(),
+                                tool,
+                            },
+                            narrowing: None,
+                        });
+                    }
+                    continue;
+                }
+            };
+            for def in tools {
+                let view = mode::resolve_view(def, mode.as_deref())?;
+                mode::check_view(def, view)?;
+                entries.push(Entry {
+                    resident: resident(view.tokens),
+                    kind: Kind::Static { def, view },
+                    narrowing: None,
+                });
+            }
+        }
+        if entries.len() > u32::MAX as usize {
+            return Err(DeclarationError::new("a session holds at most 2^32 tools"));
+        }
+        let mut by_name: Vec<u32> = (0..entries.len() as u32).collect();
+        by_name
+            .sort_unstable_by(|a, b| entries[*a as usize].name().cmp(entries[*b as usize].name()));
+        for pair in by_name.windows(2) {
+            let (a, b) = (&entries[pair[0] as usize], &entries[pair[1] as usize]);
+            if a.name() == b.name() {
+                return Err(DeclarationError::new(format!(
+                    "two tools are both named `{}` (tools #{} and #{} of the session); qualified names must be unique",
+                    a.name(),
+                    pair[0].min(pair[1]) + 1,
+                    pair[0].max(pair[1]) + 1
+                )));
+            }
+        }
+        if let Some(e) = entries.iter().find(|e| e.name() == TOOL_SEARCH) {
+            return Err(DeclarationError::new(format!(
+                "a tool is named `{}`, which is the session's search tool",
+                e.name()
+            )));
+        }
+        let catalogue: Vec<u32> = if progressive {
+            by_name
+                .iter()
+                .copied()
+                .filter(|i| !entries[*i as usize].resident)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let search_description = (!catalogue.is_empty()).then(|| {
+            let names: usize = catalogue
+                .iter()
+                .map(|i| entries[*i as usize].name().len() + 1)
+                .sum();
+            let mut text = String::with_capacity(TOOL_SEARCH_USAGE.len() + 10 + names);
+            text.push_str(TOOL_SEARCH_USAGE);
+            text.push_str("\n\nTools:");
+            for i in &catalogue {
+                text.push('\n');
+                text.push_str(entries[*i as usize].name());
+            }
+            text
+        });
+        let state = LoadState {
+            order: Vec::new(),
+            loaded: vec![false; entries.len()],
+            generation: 0,
+        };
+        Ok(ToolSession {
+            entries,
+            by_name,
+            catalogue,
+            search_description,
+            mode,
+            ranking,
+            http,
+            patterns: PatternCache::new(),
+            state: Mutex::new(state),
+        })
     }
 
     /// Fixes a top-level field of a tool to a value: it leaves the model's view and is sent on
     /// every call. Refused when the field does not exist or the session mode withholds it.
     pub fn pin(&mut self, tool: &str, field: &str, value: Value) -> Result<(), DeclarationError> {
-        let _ = (tool, field, value);
-        todo!("session")
+        let (i, def, view, f) = self.narrowable(tool, field, "pinned")?;
+        let value = validate::validate_field_value(def.name, f, view, value, &self.patterns)
+            .map_err(|problems| {
+                DeclarationError::new(format!(
+                    "the pin of `{}` on tool `{}` is refused: {problems}",
+                    f.name, def.name
+                ))
+            })?;
+        self.narrow(i, def, view, |n| n.pins.push((f.name, value)))
     }
 
     /// Fills a top-level field of a tool from `CallContext::values[key]` on every call: it leaves
     /// the model's view and the model can never set it.
-    pub fn from_context(&mut self, tool: &str, field: &str, key: &str) -> Result<(), DeclarationError> {
-        let _ = (tool, field, key);
-        todo!("session")
+    pub fn from_context(
+        &mut self,
+        tool: &str,
+        field: &str,
+        key: &str,
+    ) -> Result<(), DeclarationError> {
+        if key.trim().is_empty() {
+            return Err(DeclarationError::new(format!(
+                "tool `{tool}`: field `{field}` is filled from an empty context key; name the CallContext value"
+            )));
+        }
+        let (i, def, view, f) = self.narrowable(tool, field, "filled from context")?;
+        let key = key.to_owned();
+        self.narrow(i, def, view, |n| n.context.push((f.name, key)))
+    }
+
+    /// Finds a top-level field the deployment may take out of the model's hands.
+    fn narrowable(
+        &self,
+        tool: &str,
+        field: &str,
+        what: &str,
+    ) -> Result<
+        (
+            usize,
+            &'static ToolDef,
+            &'static View,
+            &'static crate::table::Field,
+        ),
+        DeclarationError,
+    > {
+        let i = self.lookup(tool).ok_or_else(|| {
+            DeclarationError::new(format!("no tool named `{tool}` in this session"))
+        })?;
+        let entry = &self.entries[i];
+        let Kind::Static { def, view } = entry.kind else {
+            return Err(DeclarationError::new(format!(
+                "tool `{tool}` comes from a toolkit: only fields of compiled tables can be {what}"
+            )));
+        };
+        if field.contains(['.', '/']) {
+            return Err(DeclarationError::new(format!(
+                "tool `{tool}`: `{field}` is not a top-level field; only top-level fields can be {what}"
+            )));
+        }
+        let Some(f) = def.input.fields.iter().find(|f| f.name == field) else {
+            let names: Vec<&str> = def.input.fields.iter().map(|f| f.name).collect();
+            return Err(DeclarationError::new(format!(
+                "tool `{tool}` has no top-level field `{field}`; its fields are: {}",
+                names.join(", ")
+            )));
+        };
+        if let Some(reason) = mode::withheld_reason(f, view) {
+            return Err(DeclarationError::new(format!(
+                "tool `{tool}`: field `{field}` cannot be {what}: under {} it is withheld ({reason})",
+                mode::describe_view(view)
+            )));
+        }
+        if let Some(already) = entry.narrowed(field) {
+            return Err(DeclarationError::new(format!(
+                "tool `{tool}`: field `{field}` is already {already}"
+            )));
+        }
+        Ok((i, def, view, f))
+    }
+
+    /// Applies one narrowing and re-splices the tool's schema without every narrowed field.
+    fn narrow(
+        &mut self,
+        i: usize,
+        def: &'static ToolDef,
+        view: &'static View,
+        add: impl FnOnce(&mut Narrowing),
+    ) -> Result<(), DeclarationError> {
+        let mut next = match &self.entries[i].narrowing {
+            Some(n) => Narrowing {
+                pins: n.pins.clone(),
+                context: n.context.clone(),
+                schema: String::new(),
+                tokens: 0,
+            },
+            None => Narrowing {
+                pins: Vec::new(),
+                context: Vec::new(),
+                schema: String::new(),
+                tokens: 0,
+            },
+        };
+        add(&mut next);
+        let removed: Vec<&str> = next
+            .pins
+            .iter()
+            .map(|(f, _)| *f)
+            .chain(next.context.iter().map(|(f, _)| *f))
+            .collect();
+        next.schema = mode::splice_schema(def.name, view, &removed)?;
+        next.tokens = text_tokens(&next.schema);
+        self.entries[i].narrowing = Some(Box::new(next));
+        self.state_mut().generation += 1;
+        Ok(())
     }
 
     /// What the model sees this turn, in order: resident tools, `ToolSearch` (while anything
     /// deferred is not loaded), then loaded tools in load order.
     pub fn visible(&self) -> Vec<ToolEntry<'_>> {
-        todo!("session")
+        let state = self.state();
+        let mut out = Vec::with_capacity(self.entries.len().min(64) + state.order.len() + 1);
+        out.extend(self.entries.iter().filter(|e| e.resident).map(Entry::entry));
+        if state.order.len() < self.catalogue.len()
+            && let Some(search) = self.tool_search()
+        {
+            out.push(search);
+        }
+        out.extend(
+            state
+                .order
+                .iter()
+                .map(|i| self.entries[*i as usize].entry()),
+        );
+        out
     }
 
     /// The ToolSearch definition, if this session offers it.
     pub fn tool_search(&self) -> Option<ToolEntry<'_>> {
-        todo!("session")
+        let description = self.search_description.as_deref()?;
+        Some(ToolEntry {
+            name: TOOL_SEARCH,
+            description,
+            schema: TOOL_SEARCH_SCHEMA,
+            tokens: const { text_tokens(TOOL_SEARCH_SCHEMA) },
+            annotations: Annotations::default(),
+        })
     }
 
     /// How many times the visible list has changed (loads, resets): compare to notice a change.
     pub fn generation(&self) -> u64 {
-        todo!("session")
+        self.state().generation
     }
 
     /// Every tool of the session (resolved to its mode view), loaded or not, in declaration order.
     pub fn all(&self) -> Vec<ToolEntry<'_>> {
-        todo!("session")
+        self.entries.iter().map(Entry::entry).collect()
     }
 
     /// The annotations of a tool by name (ToolSearch: none are set).
     pub fn annotations(&self, name: &str) -> Option<Annotations> {
-        let _ = name;
-        todo!("session")
+        if name == TOOL_SEARCH && self.search_description.is_some() {
+            return Some(Annotations::default());
+        }
+        self.lookup(name).map(|i| self.entries[i].annotations())
+    }
+
+    /// The session mode it was built with.
+    pub fn mode(&self) -> Option<&str> {
+        self.mode.as_deref()
+    }
+
+    /// The names of every deferred tool, sorted: the list the ToolSearch description carries.
+    pub fn deferred(&self) -> Vec<&str> {
+        self.catalogue
+            .iter()
+            .map(|i| self.entries[*i as usize].name())
+            .collect()
+    }
+
+    /// The loaded tools' names, in load order.
+    pub fn loaded(&self) -> Vec<&str> {
+        self.state()
+            .order
+            .iter()
+            .map(|i| self.entries[*i as usize].name())
+            .collect()
+    }
+
+    /// Whether a tool is callable this turn (resident, or deferred and loaded; ToolSearch while
+    /// offered).
+    pub fn is_callable(&self, name: &str) -> bool {
+        if name == TOOL_SEARCH {
+            return self.search_description.is_some();
+        }
+        match self.lookup(name) {
+            Some(i) => self.entries[i].resident || self.state().loaded[i],
+            None => false,
+        }
+    }
+
+    /// The static definition of a tool (`None` for toolkit tools and unknown names).
+    pub fn tool_def(&self, name: &str) -> Option<&'static ToolDef> {
+        match self.entries[self.lookup(name)?].kind {
+            Kind::Static { def, .. } => Some(def),
+            Kind::Dynamic { .. } => None,
+        }
+    }
+
+    /// The view a static tool is resolved to under the session mode.
+    pub fn view(&self, name: &str) -> Option<&'static View> {
+        match self.entries[self.lookup(name)?].kind {
+            Kind::Static { view, .. } => Some(view),
+            Kind::Dynamic { .. } => None,
+        }
+    }
+
+    /// Runs one ToolSearch query, loading what it finds (see SPEC §4 for the query forms).
+    /// `max_results` limits keyword matches (default 5) and is ignored by `select:`.
+    pub fn search(&self, query: &str, max_results: Option<usize>) -> SearchAnswer {
+        let limit = match max_results {
+            None | Some(0) => search::DEFAULT_MAX_RESULTS,
+            Some(n) => n,
+        };
+        let mut loaded = Vec::new();
+        let mut unknown = Vec::new();
+        let mut to_load: Vec<u32> = Vec::new();
+        let parsed = Query::parse(query);
+        match &parsed {
+            Query::Select(names) => {
+                for name in names {
+                    match self.lookup_ci(name) {
+                        Some(i) => {
+                            if !loaded.iter().any(|l: &String| l == self.entries[i].name()) {
+                                loaded.push(self.entries[i].name().to_owned());
+                                to_load.push(i as u32);
+                            }
+                        }
+                        None => unknown.push(name.clone()),
+                    }
+                }
+            }
+            Query::Keywords { required, terms } => {
+                let hits = self.ranking.rank(
+                    self.catalogue.len(),
+                    |k| self.entries[self.catalogue[k] as usize].candidate(),
+                    required,
+                    terms,
+                    limit,
+                );
+                for k in hits {
+                    let i = self.catalogue[k];
+                    loaded.push(self.entries[i as usize].name().to_owned());
+                    to_load.push(i);
+                }
+            }
+            Query::Empty => {}
+        }
+        self.load(&to_load);
+        let show_available = !unknown.is_empty() || loaded.is_empty();
+        let note = match (&parsed, loaded.len(), unknown.len()) {
+            (Query::Empty, ..) => "The query has no terms, so it matches nothing. Send `select:` with exact names, \
+                or keywords; every name that exists is listed under `available`."
+                .to_owned(),
+            (_, 0, 0) => format!(
+                "No tool matched `{}`. Try other keywords, or `select:` with exact names from `available`.",
+                query.trim()
+            ),
+            (_, 0, _) => "None of these names exist, so nothing was loaded. Use exact names from `available`.".to_owned(),
+            (_, n, u) => {
+                let mut note = format!(
+                    "{n} tool{} now callable with {} full schema{}: call {} directly.",
+                    if n == 1 { " is" } else { "s are" },
+                    if n == 1 { "its" } else { "their" },
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "it" } else { "them" },
+                );
+                if u > 0 {
+                    note.push_str(" The names under `unknown` do not exist; `available` lists those that do.");
+                }
+                note
+            }
+        };
+        let available = if show_available {
+            self.by_name
+                .iter()
+                .map(|i| self.entries[*i as usize].name().to_owned())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        SearchAnswer {
+            loaded,
+            unknown,
+            available,
+            note,
+        }
+    }
+
+    /// Runs a ToolSearch call as the model sent it (`{query, max_results?}`), refusing malformed
+    /// arguments with a validation error written for the model.
+    pub fn tool_search_call(&self, arguments: &Value) -> Result<SearchAnswer, CharterError> {
+        let parsed;
+        let arguments = match arguments {
+            Value::String(text) => {
+                parsed = serde_json::from_str::<Value>(text).unwrap_or_else(|_| arguments.clone());
+                &parsed
+            }
+            other => other,
+        };
+        let mut issues = Vec::new();
+        let Some(map) = arguments.as_object() else {
+            issues.push(Issue {
+                path: String::new(),
+                expected: "an object {\"query\": string, \"max_results\"?: integer}".into(),
+                got: validate::got(arguments),
+            });
+            return Err(CharterError::Validation(validate::message(
+                TOOL_SEARCH,
+                &issues,
+            )));
+        };
+        for (key, value) in map {
+            if key != "query" && key != "max_results" {
+                issues.push(Issue {
+                    path: format!("/{key}"),
+                    expected: format!("no `{key}`: ToolSearch takes only query and max_results"),
+                    got: validate::got(value),
+                });
+            }
+        }
+        let query = match map.get("query") {
+            Some(Value::String(q)) => Some(q.as_str()),
+            Some(other) => {
+                issues.push(Issue {
+                    path: "/query".into(),
+                    expected: "string".into(),
+                    got: validate::got(other),
+                });
+                None
+            }
+            None => {
+                issues.push(Issue {
+                    path: "/query".into(),
+                    expected: "string (required)".into(),
+                    got: "nothing".into(),
+                });
+                None
+            }
+        };
+        let is_select = query.is_some_and(|q| matches!(Query::parse(q), Query::Select(_)));
+        let limit = match search::max_results(map.get("max_results")) {
+            Ok(n) => Some(n),
+            Err(_) if is_select => None,
+            Err(_) => {
+                issues.push(Issue {
+                    path: "/max_results".into(),
+                    expected: format!(
+                        "a positive whole number; omit max_results to load up to {} matches",
+                        search::DEFAULT_MAX_RESULTS
+                    ),
+                    got: validate::got(&map["max_results"]),
+                });
+                None
+            }
+        };
+        match query {
+            Some(query) if issues.is_empty() => Ok(self.search(query, limit)),
+            _ => Err(CharterError::Validation(validate::message(
+                TOOL_SEARCH,
+                &issues,
+            ))),
+        }
     }
 
     /// Routes one call: ToolSearch loads and answers JSON; a visible tool is validated and
@@ -183,8 +824,60 @@ impl ToolSession {
         arguments: Value,
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
-        let _ = (name, arguments, ctx);
-        todo!("session")
+        Box::pin(async move {
+            if name == TOOL_SEARCH && self.search_description.is_some() {
+                return self
+                    .tool_search_call(&arguments)
+                    .map(|answer| ToolOutput::json(answer.to_json()));
+            }
+            let Some(i) = self.lookup(name) else {
+                return Err(CharterError::Validation(self.unknown_tool(name)));
+            };
+            let entry = &self.entries[i];
+            if !entry.resident && !self.state().loaded[i] {
+                return Err(CharterError::Validation(format!(
+                    "Tool `{name}` is not loaded yet. Load it by calling {TOOL_SEARCH} with \
+                     {{\"query\": \"select:{name}\"}}, then call it again."
+                )));
+            }
+            match &entry.kind {
+                Kind::Static { def, view } => {
+                    let narrowed: Vec<(&str, Narrowed<'_>)> = match &entry.narrowing {
+                        Some(n) => n
+                            .pins
+                            .iter()
+                            .map(|(f, v)| (*f, Narrowed::Pinned(v)))
+                            .chain(
+                                n.context
+                                    .iter()
+                                    .map(|(f, k)| (*f, Narrowed::Context(k.as_str()))),
+                            )
+                            .collect(),
+                        None => Vec::new(),
+                    };
+                    let arguments = validate::prepare_arguments(
+                        def,
+                        view,
+                        &narrowed,
+                        arguments,
+                        ctx,
+                        &self.patterns,
+                    )?;
+                    match def.exec {
+                        Exec::Rust(handler) => handler(arguments, ctx).await,
+                        Exec::Http(route) => match self.http.clone().or_else(default_http) {
+                            Some(http) => http.call(def, route, arguments, ctx).await,
+                            None => Err(CharterError::Transport(format!(
+                                "no HTTP executor is configured, so `{name}` cannot be sent; \
+                                 set SessionOptions::http"
+                            ))),
+                        },
+                    }
+                }
+                // The remote server validates its own tools.
+                Kind::Dynamic { kit, tool, .. } => kit.call(&tool.name, arguments, ctx).await,
+            }
+        })
     }
 
     /// The local bridge: runs a batch of the model's calls through the scheduler, concurrently
@@ -196,12 +889,106 @@ impl ToolSession {
         concurrency: usize,
     ) -> Vec<crate::scheduler::CallResult> {
         let _ = (calls, ctx, concurrency);
-        todo!("session")
+        todo!("written once the scheduler lands")
     }
 
     /// Clears the loaded set so the session can serve another conversation.
     pub fn reset(&self) {
-        todo!("session")
+        let mut state = self.state();
+        if !state.order.is_empty() {
+            let LoadState {
+                order,
+                loaded,
+                generation,
+            } = &mut *state;
+            for i in order.drain(..) {
+                loaded[i as usize] = false;
+            }
+            *generation += 1;
+        }
+    }
+
+    /// Loads deferred tools (resident ones and repeats are skipped); one generation per change.
+    fn load(&self, indices: &[u32]) {
+        let mut state = self.state();
+        let mut changed = false;
+        for &i in indices {
+            if !self.entries[i as usize].resident && !state.loaded[i as usize] {
+                state.loaded[i as usize] = true;
+                state.order.push(i);
+                changed = true;
+            }
+        }
+        if changed {
+            state.generation += 1;
+        }
+    }
+
+    fn unknown_tool(&self, name: &str) -> String {
+        let state = self.state();
+        let mut callable: Vec<&str> = self
+            .entries
+            .iter()
+            .filter(|e| e.resident)
+            .map(Entry::name)
+            .collect();
+        if state.order.len() < self.catalogue.len() {
+            callable.push(TOOL_SEARCH);
+        }
+        callable.extend(state.order.iter().map(|i| self.entries[*i as usize].name()));
+        let loadable: Vec<&str> = self
+            .catalogue
+            .iter()
+            .filter(|i| !state.loaded[**i as usize])
+            .map(|i| self.entries[*i as usize].name())
+            .collect();
+        let mut message = format!(
+            "Unknown tool `{name}`. Callable now: {}.",
+            if callable.is_empty() {
+                "none".to_owned()
+            } else {
+                callable.join(", ")
+            }
+        );
+        if !loadable.is_empty() {
+            message.push_str(&format!(
+                " Load one of these first with {TOOL_SEARCH} (`select:<name>`): {}.",
+                loadable.join(", ")
+            ));
+        }
+        message
+    }
+
+    /// An entry by exact name.
+    fn lookup(&self, name: &str) -> Option<usize> {
+        self.by_name
+            .binary_search_by(|i| self.entries[*i as usize].name().cmp(name))
+            .ok()
+            .map(|k| self.by_name[k] as usize)
+    }
+
+    /// An entry by name, ignoring ASCII case (`select:` is forgiving about case).
+    fn lookup_ci(&self, name: &str) -> Option<usize> {
+        self.lookup(name).or_else(|| {
+            let lowered = name.to_lowercase();
+            self.lookup(&lowered)
+                .or_else(|| self.entries.iter().position(|e| e.name_lc() == lowered))
+        })
+    }
+
+    fn state(&self) -> MutexGuard<'_, LoadState> {
+        // The state is updated in single steps that cannot panic halfway, so a poisoned lock
+        // still holds consistent data.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn state_mut(&mut self) -> &mut LoadState {
+        self.state.get_mut().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Every tool with its resolution, for the egress map.
+    pub(crate) fn entries(&self) -> &[Entry] {
+        &self.entries
     }
 }
 
@@ -209,5 +996,4 @@ impl ToolSession {
 fn _assert_send_sync() {
     fn check<T: Send + Sync>() {}
     check::<ToolSession>();
-    let _: Option<Cow<'static, str>> = None;
 }

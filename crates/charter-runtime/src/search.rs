@@ -1,0 +1,296 @@
+//! ToolSearch (SPEC §4): the query forms, the `max_results` rules and the keyword ranking.
+//!
+//! Everything here reads text lowercased ahead of time (tool names are lowercase by
+//! construction; descriptions come as [`SearchData::description_lc`](crate::table::SearchData)),
+//! so a query over thousands of tools is a handful of substring scans, with no allocation per
+//! tool.
+
+use serde_json::Value;
+
+/// The name of the search tool offered while anything is deferred.
+pub const TOOL_SEARCH: &str = "ToolSearch";
+
+/// The parameter schema of ToolSearch, constant text.
+pub const TOOL_SEARCH_SCHEMA: &str = concat!(
+    r#"{"type":"object","properties":{"query":{"type":"string","description":"#,
+    r#""select:name_a,name_b loads exactly those tools; keywords load the best matches; +term requires the name to contain term.""#,
+    r#"},"max_results":{"type":"integer","description":"How many keyword matches to load (default 5). Ignored by select:.""#,
+    r#"}},"required":["query"],"additionalProperties":false}"#
+);
+
+/// The usage text that opens the ToolSearch description; the sorted list of deferred tool names
+/// follows it.
+pub const TOOL_SEARCH_USAGE: &str = "Load tools before calling them. The tools listed below exist but are not loaded: \
+call this first, then call what it loaded. Query forms: `select:name_a,name_b` loads exactly \
+those tools; keywords (`calendar event`) load the best matches by name and description, up to \
+max_results (default 5); `+term` keeps only tools whose name contains term and ranks them by the \
+other keywords (`+stripe refund`). The pack is part of every name, so `+pack` lists a pack's tools.";
+
+/// How many keyword matches load when `max_results` is absent, null or 0.
+pub const DEFAULT_MAX_RESULTS: usize = 5;
+
+/// How ToolSearch ranks keyword queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ranking {
+    /// SPEC §4 scoring: two points per term found in the name, one per term found in the
+    /// description (or the tool's declared search hints); score 0 dropped, ties alphabetical.
+    #[default]
+    Classic,
+}
+
+/// A parsed ToolSearch query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Query {
+    /// `select:a,b,c`: exactly these names, in this order, duplicates removed.
+    Select(Vec<String>),
+    /// Keywords, lowercased; `required` are the `+term`s the name must contain.
+    Keywords {
+        /// Terms every matching name must contain.
+        required: Vec<String>,
+        /// Terms that rank the rest.
+        terms: Vec<String>,
+    },
+    /// No terms at all: matches nothing.
+    Empty,
+}
+
+impl Query {
+    /// Parses a query: a case-insensitive `select:` prefix, otherwise whitespace-separated
+    /// keywords where a leading `+` makes a term required.
+    pub fn parse(query: &str) -> Query {
+        let query = query.trim();
+        let is_select = query.len() >= 7 && query.as_bytes()[..7].eq_ignore_ascii_case(b"select:");
+        if is_select {
+            let mut names: Vec<String> = Vec::new();
+            for name in query[7..]
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+            {
+                if !names.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+                    names.push(name.to_owned());
+                }
+            }
+            return if names.is_empty() {
+                Query::Empty
+            } else {
+                Query::Select(names)
+            };
+        }
+        let mut required = Vec::new();
+        let mut terms = Vec::new();
+        for word in query.split_whitespace() {
+            let (list, word) = match word.strip_prefix('+') {
+                Some(rest) => (&mut required, rest),
+                None => (&mut terms, word),
+            };
+            let word = word.to_lowercase();
+            if !word.is_empty() && !list.contains(&word) {
+                list.push(word);
+            }
+        }
+        if required.is_empty() && terms.is_empty() {
+            Query::Empty
+        } else {
+            Query::Keywords { required, terms }
+        }
+    }
+}
+
+/// Reads `max_results`: absent, null or 0 mean the default (5); a whole number (also written as
+/// a float, `3.0`) is taken; anything else is refused with a message telling the model to omit it.
+pub fn max_results(value: Option<&Value>) -> Result<usize, String> {
+    let refuse = |got: &str| {
+        Err(format!(
+            "max_results must be a positive whole number (got {got}); omit it to load up to {DEFAULT_MAX_RESULTS} matches"
+        ))
+    };
+    let n = match value {
+        None | Some(Value::Null) => return Ok(DEFAULT_MAX_RESULTS),
+        Some(Value::Number(n)) => n,
+        Some(Value::Bool(b)) => return refuse(&format!("the boolean {b}")),
+        Some(Value::String(s)) => {
+            return refuse(&format!("the string {}", Value::String(s.clone())));
+        }
+        Some(Value::Array(_)) => return refuse("an array"),
+        Some(Value::Object(_)) => return refuse("an object"),
+    };
+    if let Some(u) = n.as_u64() {
+        return Ok(if u == 0 {
+            DEFAULT_MAX_RESULTS
+        } else {
+            usize::try_from(u).unwrap_or(usize::MAX)
+        });
+    }
+    match n.as_f64() {
+        Some(f) if f.is_finite() && f.fract() == 0.0 && f >= 0.0 => {
+            // Whole-number float: `as` saturates at usize::MAX, which is what a huge limit means.
+            let u = f as usize;
+            Ok(if u == 0 { DEFAULT_MAX_RESULTS } else { u })
+        }
+        _ => refuse(&n.to_string()),
+    }
+}
+
+/// What ranking reads about one searchable tool.
+#[derive(Debug, Clone, Copy)]
+pub struct Candidate<'a> {
+    /// The qualified name, lowercase.
+    pub name: &'a str,
+    /// The description, lowercase.
+    pub description: &'a str,
+    /// Declared search hints, lowercase.
+    pub hints: &'a [&'a str],
+}
+
+impl Ranking {
+    /// Ranks `count` candidates (given in alphabetical order, read through `candidate`) and
+    /// returns the positions of the best `limit`, best first; ties keep alphabetical order.
+    ///
+    /// A candidate must contain every `required` term in its name. With plain `terms`, its score
+    /// is the sum over terms of 2 (found in the name) plus 1 (found in the description or a
+    /// hint), and score 0 is dropped; with only required terms, every candidate passing the
+    /// filter matches.
+    pub fn rank<'a>(
+        self,
+        count: usize,
+        candidate: impl Fn(usize) -> Candidate<'a>,
+        required: &[String],
+        terms: &[String],
+        limit: usize,
+    ) -> Vec<usize> {
+        match self {
+            Ranking::Classic => classic(count, candidate, required, terms, limit),
+        }
+    }
+}
+
+fn classic<'a>(
+    count: usize,
+    candidate: impl Fn(usize) -> Candidate<'a>,
+    required: &[String],
+    terms: &[String],
+    limit: usize,
+) -> Vec<usize> {
+    if (required.is_empty() && terms.is_empty()) || limit == 0 {
+        return Vec::new();
+    }
+    let finders: Vec<memchr::memmem::Finder<'_>> = terms
+        .iter()
+        .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
+        .collect();
+    let mut hits: Vec<(u32, usize)> = Vec::new();
+    for i in 0..count {
+        let c = candidate(i);
+        if !required.iter().all(|r| c.name.contains(r.as_str())) {
+            continue;
+        }
+        let score = if terms.is_empty() {
+            1
+        } else {
+            let mut score = 0u32;
+            for (term, finder) in terms.iter().zip(&finders) {
+                if c.name.contains(term.as_str()) {
+                    score += 2;
+                }
+                if finder.find(c.description.as_bytes()).is_some()
+                    || c.hints.iter().any(|h| h.contains(term.as_str()))
+                {
+                    score += 1;
+                }
+            }
+            score
+        };
+        if score > 0 {
+            hits.push((score, i));
+        }
+    }
+    // Stable on position: candidates come alphabetically, so ties stay alphabetical.
+    hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    hits.truncate(limit);
+    hits.into_iter().map(|(_, i)| i).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_query_forms() {
+        assert_eq!(
+            Query::parse("  SeLeCt: a_b , c ,, a_B "),
+            Query::Select(vec!["a_b".into(), "c".into()])
+        );
+        assert_eq!(Query::parse("select: , "), Query::Empty);
+        assert_eq!(Query::parse("   "), Query::Empty);
+        assert_eq!(Query::parse("+ +"), Query::Empty);
+        assert_eq!(
+            Query::parse("+Stripe Refund refund"),
+            Query::Keywords {
+                required: vec!["stripe".into()],
+                terms: vec!["refund".into()]
+            }
+        );
+    }
+
+    #[test]
+    fn max_results_coercions() {
+        assert_eq!(max_results(None), Ok(5));
+        assert_eq!(max_results(Some(&json!(null))), Ok(5));
+        assert_eq!(max_results(Some(&json!(0))), Ok(5));
+        assert_eq!(max_results(Some(&json!(3.0))), Ok(3));
+        assert_eq!(max_results(Some(&json!(7))), Ok(7));
+        assert!(
+            max_results(Some(&json!(2.5)))
+                .unwrap_err()
+                .contains("omit it")
+        );
+        assert!(
+            max_results(Some(&json!(-1)))
+                .unwrap_err()
+                .contains("omit it")
+        );
+        assert!(
+            max_results(Some(&json!(true)))
+                .unwrap_err()
+                .contains("boolean true")
+        );
+        assert!(
+            max_results(Some(&json!("ten")))
+                .unwrap_err()
+                .contains("\"ten\"")
+        );
+    }
+
+    #[test]
+    fn classic_scores_and_ties() {
+        let tools = [
+            ("a_calendar_list", "lists calendars", &[][..]),
+            ("b_event_create", "creates a calendar event", &[][..]),
+            ("c_calendar_event_get", "gets one event", &[][..]),
+            ("d_other", "nothing here", &["calendar"][..]),
+        ];
+        let get = |i: usize| Candidate {
+            name: tools[i].0,
+            description: tools[i].1,
+            hints: tools[i].2,
+        };
+        let terms = vec!["calendar".to_string(), "event".to_string()];
+        // c: 2+2+1 = 5; b: 1+2+1 = 4; a: 2+1 = 3; d: 1 (hint).
+        assert_eq!(
+            Ranking::Classic.rank(4, get, &[], &terms, 10),
+            vec![2, 1, 0, 3]
+        );
+        assert_eq!(Ranking::Classic.rank(4, get, &[], &terms, 2), vec![2, 1]);
+        let required = vec!["calendar".to_string()];
+        assert_eq!(
+            Ranking::Classic.rank(4, get, &required, &[], 10),
+            vec![0, 2]
+        );
+        assert_eq!(
+            Ranking::Classic.rank(4, get, &[], &["zzz".into()], 10),
+            Vec::<usize>::new()
+        );
+    }
+}
