@@ -19,6 +19,8 @@
 pub mod context;
 pub mod egress;
 pub mod error;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod mode;
 pub mod scheduler;
 pub mod search;

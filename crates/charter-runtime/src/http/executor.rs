@@ -1,0 +1,550 @@
+//! [`HttpExecutor`]: one reqwest client (one connection pool) that sends YAML-pack tool calls.
+//!
+//! Per call: resolve the base URL (API override, then `CHARTER_<PACK>_BASE_URL`, then the pack),
+//! build the request, resolve the credential (before anything leaves), send with the tool's
+//! timeout, follow declared redirects by hand (dropping credentials when one leaves the
+//! origin), read at most the response cap, and shape the answer. One INFO event per call.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use reqwest::header::{
+    AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HeaderName, HeaderValue, LOCATION,
+    PROXY_AUTHORIZATION,
+};
+use reqwest::{StatusCode, Url};
+use serde_json::Value;
+
+use crate::context::CallContext;
+use crate::error::{ApiError, CharterError};
+use crate::session::HttpCaller;
+use crate::table::{Auth, BoxFuture, HttpPack, Route, ToolDef, ToolOutput};
+
+use super::credentials::{CredentialProvider, CredentialQuery, EnvCredentials, Masker, missing};
+use super::request::{PreparedRequest, auth_header, basic_pair, build_request};
+use super::response::{DEFAULT_MAX_RESPONSE_BYTES, api_error, shape_response};
+
+/// The timeout of a tool that declares none.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Sends YAML-pack tool calls. Cheap to clone (the client and provider are shared); hold one per
+/// process so every session reuses its connections.
+#[derive(Clone)]
+pub struct HttpExecutor {
+    client: reqwest::Client,
+    credentials: Arc<dyn CredentialProvider>,
+    default_timeout: Duration,
+    max_response_bytes: usize,
+    base_urls: HashMap<String, String>,
+}
+
+impl fmt::Debug for HttpExecutor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpExecutor")
+            .field("default_timeout", &self.default_timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("base_urls", &self.base_urls)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Configures an [`HttpExecutor`].
+pub struct HttpExecutorBuilder {
+    credentials: Arc<dyn CredentialProvider>,
+    default_timeout: Duration,
+    connect_timeout: Duration,
+    max_response_bytes: usize,
+    base_urls: HashMap<String, String>,
+    system_proxy: bool,
+    user_agent: String,
+}
+
+impl fmt::Debug for HttpExecutorBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpExecutorBuilder")
+            .field("default_timeout", &self.default_timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for HttpExecutorBuilder {
+    fn default() -> Self {
+        Self {
+            credentials: Arc::new(EnvCredentials),
+            default_timeout: DEFAULT_TIMEOUT,
+            connect_timeout: Duration::from_secs(10),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            base_urls: HashMap::new(),
+            system_proxy: true,
+            user_agent: concat!("charter/", env!("CARGO_PKG_VERSION")).to_owned(),
+        }
+    }
+}
+
+impl HttpExecutorBuilder {
+    /// Where secrets come from (default: [`EnvCredentials`]).
+    pub fn credentials(mut self, provider: impl CredentialProvider + 'static) -> Self {
+        self.credentials = Arc::new(provider);
+        self
+    }
+
+    /// A provider already shared elsewhere.
+    pub fn credentials_arc(mut self, provider: Arc<dyn CredentialProvider>) -> Self {
+        self.credentials = provider;
+        self
+    }
+
+    /// The timeout of tools that declare none (default 30 s). Covers the whole exchange:
+    /// connecting, every redirect hop and reading the body.
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.default_timeout = timeout;
+        self
+    }
+
+    /// How long connecting may take (default 10 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// The largest response body read (default 10 MiB); a larger one is a transport error.
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.max_response_bytes = bytes;
+        self
+    }
+
+    /// Sends the pack labelled `pack` to `url` instead of its declared base URL (a proxy, an
+    /// enterprise host, a test server). Wins over `CHARTER_<PACK>_BASE_URL`.
+    pub fn base_url(mut self, pack: impl Into<String>, url: impl Into<String>) -> Self {
+        self.base_urls.insert(pack.into(), url.into());
+        self
+    }
+
+    /// Ignores the `HTTP(S)_PROXY` environment variables (on by default).
+    pub fn no_proxy(mut self) -> Self {
+        self.system_proxy = false;
+        self
+    }
+
+    /// The `User-Agent` sent on every request (some APIs, GitHub's among them, require one).
+    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
+        self.user_agent = user_agent.into();
+        self
+    }
+
+    /// The executor. Fails only when the TLS or HTTP client cannot be set up.
+    pub fn build(self) -> Result<HttpExecutor, CharterError> {
+        let mut builder = reqwest::Client::builder()
+            .tls_backend_preconfigured(tls_config()?)
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(self.connect_timeout)
+            .user_agent(self.user_agent);
+        if !self.system_proxy {
+            builder = builder.no_proxy();
+        }
+        let client = builder.build().map_err(|e| {
+            CharterError::Transport(format!(
+                "cannot set up the HTTP client: {}",
+                error_chain(&e)
+            ))
+        })?;
+        Ok(HttpExecutor {
+            client,
+            credentials: self.credentials,
+            default_timeout: self.default_timeout,
+            max_response_bytes: self.max_response_bytes,
+            base_urls: self.base_urls,
+        })
+    }
+}
+
+/// rustls with the ring provider (no aws-lc, no C beyond ring): the platform's roots, or
+/// Mozilla's (webpki-roots) when the platform has none (a minimal container).
+fn tls_config() -> Result<rustls::ClientConfig, CharterError> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| CharterError::Transport(format!("cannot set up TLS: {e}")))?;
+    let mut config = match rustls_platform_verifier::Verifier::new(provider) {
+        Ok(verifier) => builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(verifier))
+            .with_no_client_auth(),
+        Err(_) => {
+            let roots = rustls::RootCertStore {
+                roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+            };
+            builder.with_root_certificates(roots).with_no_client_auth()
+        }
+    };
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(config)
+}
+
+/// What the INFO event reports about one call.
+#[derive(Default)]
+struct CallLog {
+    status: u16,
+    bytes_received: usize,
+    bytes_returned: usize,
+    redirects: u8,
+}
+
+impl HttpExecutor {
+    /// An executor with the defaults: credentials from the environment, 30 s timeout, 10 MiB cap.
+    pub fn new() -> Result<Self, CharterError> {
+        Self::builder().build()
+    }
+
+    /// A builder to configure credentials, timeouts, the response cap and base URLs.
+    pub fn builder() -> HttpExecutorBuilder {
+        HttpExecutorBuilder::default()
+    }
+
+    /// This executor sending the pack labelled `pack` to `url` (wins over the environment).
+    pub fn with_base_url(mut self, pack: impl Into<String>, url: impl Into<String>) -> Self {
+        self.base_urls.insert(pack.into(), url.into());
+        self
+    }
+
+    /// The base URL in force for a pack: the API override, else the non-empty environment
+    /// variable `pack.base_url_env`, else the declared one.
+    pub fn base_url(&self, pack: &HttpPack) -> String {
+        if let Some(url) = self.base_urls.get(pack.label) {
+            return url.clone();
+        }
+        if !pack.base_url_env.is_empty()
+            && let Ok(url) = std::env::var(pack.base_url_env)
+            && !url.trim().is_empty()
+        {
+            return url.trim().to_owned();
+        }
+        pack.base_url.to_owned()
+    }
+
+    /// Runs one validated call of `tool` (pins and from-context values already merged in).
+    pub async fn execute(
+        &self,
+        tool: &ToolDef,
+        route: &'static Route,
+        arguments: Value,
+        ctx: &CallContext,
+    ) -> Result<ToolOutput, CharterError> {
+        let started = Instant::now();
+        let mut log = CallLog::default();
+        let result = self
+            .execute_logged(tool, route, &arguments, ctx, &mut log)
+            .await;
+        let outcome = match &result {
+            Ok(_) => "ok",
+            Err(CharterError::Api(_)) => "api_error",
+            Err(CharterError::Validation(_)) => "validation_error",
+            Err(CharterError::Credential(_)) => "credential_error",
+            Err(CharterError::Transport(_)) => "transport_error",
+            Err(CharterError::Declaration(_)) => "declaration_error",
+            Err(CharterError::Tool(_)) => "tool_error",
+        };
+        tracing::info!(
+            tool = tool.name,
+            method = route.method.as_str(),
+            url = route.path,
+            status = log.status,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            bytes_received = log.bytes_received,
+            bytes_returned = log.bytes_returned,
+            redirects = log.redirects,
+            outcome,
+            "http call"
+        );
+        result
+    }
+
+    async fn execute_logged(
+        &self,
+        tool: &ToolDef,
+        route: &'static Route,
+        arguments: &Value,
+        ctx: &CallContext,
+        log: &mut CallLog,
+    ) -> Result<ToolOutput, CharterError> {
+        let base = self.base_url(route.pack);
+        let request = build_request(tool, route, &base, arguments, ctx)?;
+
+        let (credential, masker) = match route.pack.auth.env() {
+            None => (None, Masker::default()),
+            Some(env) => {
+                let query = CredentialQuery {
+                    pack: route.pack.label,
+                    env,
+                    user: ctx.user.clone(),
+                };
+                let secret = self
+                    .credentials
+                    .resolve(&query)
+                    .await?
+                    .ok_or_else(|| missing(&query))?;
+                let pair = matches!(route.pack.auth, Auth::Basic { .. })
+                    .then(|| basic_pair(&secret).into_owned());
+                let masker = Masker::for_secret(&secret, pair.as_deref());
+                (auth_header(&route.pack.auth, &secret)?, masker)
+            }
+        };
+
+        let timeout = route
+            .timeout_ms
+            .map(|ms| Duration::from_millis(u64::from(ms)))
+            .unwrap_or(self.default_timeout);
+        let exchange = self.exchange(route, request, credential, &masker, log);
+        let output = match tokio::time::timeout(timeout, exchange).await {
+            Ok(result) => result?,
+            Err(_) => {
+                return Err(CharterError::Transport(format!(
+                    "{} {} timed out after {} ms",
+                    route.method.as_str(),
+                    route.path,
+                    timeout.as_millis()
+                )));
+            }
+        };
+        log.bytes_returned = output.text.len();
+        Ok(output)
+    }
+
+    async fn exchange(
+        &self,
+        route: &'static Route,
+        request: PreparedRequest,
+        mut credential: Option<(HeaderName, HeaderValue)>,
+        masker: &Masker,
+        log: &mut CallLog,
+    ) -> Result<ToolOutput, CharterError> {
+        let PreparedRequest {
+            mut method,
+            url,
+            mut headers,
+            mut body,
+        } = request;
+        let mut url = Url::parse(&url).map_err(|e| {
+            CharterError::Declaration(crate::error::DeclarationError::new(format!(
+                "pack `{}`: the request URL built from base URL `{}` is invalid: {e}",
+                route.pack.label,
+                self.base_url(route.pack)
+            )))
+        })?;
+        let origin = url.origin();
+        let mut hops: u8 = 0;
+
+        let response = loop {
+            let mut builder = self
+                .client
+                .request(method.clone(), url.clone())
+                .headers(headers.clone());
+            if let Some((name, value)) = &credential {
+                builder = builder.header(name, value);
+            }
+            if let Some(bytes) = &body {
+                builder = builder.body(bytes.clone());
+            }
+            let response = builder
+                .send()
+                .await
+                .map_err(|e| transport(route, &e, masker))?;
+            let status = response.status();
+            log.status = status.as_u16();
+            let location = response.headers().get(LOCATION).cloned();
+            let (true, Some(location)) = (status.is_redirection(), location) else {
+                break response;
+            };
+
+            let target = location.to_str().ok().and_then(|l| url.join(l).ok());
+            let Some(target) = target.filter(|t| matches!(t.scheme(), "http" | "https")) else {
+                return Err(redirect_error(
+                    route,
+                    status,
+                    "the redirect target is not a valid http(s) URL",
+                ));
+            };
+            if hops >= route.max_redirects {
+                let why = if route.max_redirects == 0 {
+                    format!(
+                        "redirect to {} not followed: this tool declares no redirects",
+                        without_query(&target)
+                    )
+                } else {
+                    format!(
+                        "more than {} redirects (last to {})",
+                        route.max_redirects,
+                        without_query(&target)
+                    )
+                };
+                return Err(redirect_error(route, status, &why));
+            }
+            if target.origin() != origin && credential.is_some() {
+                // Leaving the origin: nothing that authenticates us goes along, and it never
+                // comes back on later hops either.
+                if let Some((name, _)) = credential.take() {
+                    headers.remove(name);
+                }
+            }
+            if target.origin() != origin {
+                for name in [AUTHORIZATION, PROXY_AUTHORIZATION, COOKIE] {
+                    headers.remove(name);
+                }
+            }
+            let to_get = status == StatusCode::SEE_OTHER
+                || (matches!(status, StatusCode::MOVED_PERMANENTLY | StatusCode::FOUND)
+                    && method == reqwest::Method::POST);
+            if to_get && method != reqwest::Method::HEAD {
+                method = reqwest::Method::GET;
+                body = None;
+                headers.remove(CONTENT_TYPE);
+                headers.remove(CONTENT_LENGTH);
+            }
+            hops += 1;
+            log.redirects = hops;
+            url = target;
+        };
+
+        let status = response.status().as_u16();
+        let response_headers = response.headers().clone();
+        let bytes = self.read_body(route, response, masker, log).await?;
+        let bytes = mask_bytes(masker, bytes);
+        if status >= 400 {
+            return Err(CharterError::Api(api_error(
+                route,
+                status,
+                &response_headers,
+                &bytes,
+                SystemTime::now(),
+            )));
+        }
+        let content_type = response_headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok());
+        shape_response(route, status, content_type, &bytes)
+    }
+
+    async fn read_body(
+        &self,
+        route: &'static Route,
+        mut response: reqwest::Response,
+        masker: &Masker,
+        log: &mut CallLog,
+    ) -> Result<Vec<u8>, CharterError> {
+        let cap = self.max_response_bytes;
+        let too_large = |size: String| {
+            CharterError::Transport(format!(
+                "{} {}: the response body ({size}) exceeds the {cap}-byte limit; narrow the request \
+                 (filters, a smaller page) or raise the executor's max_response_bytes",
+                route.method.as_str(),
+                route.path
+            ))
+        };
+        if let Some(length) = response.content_length()
+            && length > cap as u64
+        {
+            return Err(too_large(format!("{length} bytes")));
+        }
+        let mut bytes =
+            Vec::with_capacity(response.content_length().map_or(8 * 1024, |l| l as usize));
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| transport(route, &e, masker))?
+        {
+            if bytes.len() + chunk.len() > cap {
+                return Err(too_large("more than that".to_owned()));
+            }
+            bytes.extend_from_slice(&chunk);
+            log.bytes_received = bytes.len();
+        }
+        log.bytes_received = bytes.len();
+        Ok(bytes)
+    }
+}
+
+impl HttpCaller for HttpExecutor {
+    fn call<'a>(
+        &'a self,
+        tool: &'static ToolDef,
+        route: &'static Route,
+        arguments: Value,
+        ctx: &'a CallContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
+        Box::pin(self.execute(tool, route, arguments, ctx))
+    }
+}
+
+/// The body with every secret masked, so nothing downstream (errors, the model's answer) can
+/// carry one an API echoed back.
+fn mask_bytes(masker: &Masker, bytes: Vec<u8>) -> Vec<u8> {
+    if masker.is_empty() {
+        return bytes;
+    }
+    match std::str::from_utf8(&bytes) {
+        Ok(text) if masker.hits(text) => masker.mask(text).into_bytes(),
+        _ => bytes,
+    }
+}
+
+fn redirect_error(route: &'static Route, status: StatusCode, why: &str) -> CharterError {
+    CharterError::Api(ApiError {
+        status: status.as_u16(),
+        method: route.method.as_str(),
+        url_template: route.path,
+        body: why.to_owned(),
+        retry_after_secs: None,
+    })
+}
+
+/// A URL without its query and fragment (which may carry signatures or identifiers).
+fn without_query(url: &Url) -> String {
+    let mut url = url.clone();
+    url.set_query(None);
+    url.set_fragment(None);
+    url.to_string()
+}
+
+/// A transport error: the cause chain, without the URL (its query may carry identifiers) and
+/// with any secret masked.
+fn transport(route: &'static Route, error: &reqwest::Error, masker: &Masker) -> CharterError {
+    let kind = if error.is_connect() {
+        "cannot connect"
+    } else if error.is_timeout() {
+        "timed out"
+    } else if error.is_body() || error.is_decode() {
+        "the response body could not be read"
+    } else {
+        "the request failed"
+    };
+    let detail = error_chain(error);
+    CharterError::Transport(masker.mask(&format!(
+        "{} {}: {kind}: {detail}",
+        route.method.as_str(),
+        route.path
+    )))
+}
+
+fn error_chain(error: &reqwest::Error) -> String {
+    let mut parts = Vec::new();
+    let mut source: Option<&dyn std::error::Error> = std::error::Error::source(error);
+    while let Some(e) = source {
+        let text = e.to_string();
+        if !parts.contains(&text) {
+            parts.push(text);
+        }
+        source = e.source();
+    }
+    if parts.is_empty() {
+        // reqwest's own message names the URL; drop it.
+        let mut text = error.to_string();
+        if let Some(cut) = text.find(" for url (") {
+            text.truncate(cut);
+        }
+        parts.push(text);
+    }
+    parts.join(": ")
+}
