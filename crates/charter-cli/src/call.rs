@@ -28,6 +28,7 @@ pub(crate) fn run(
         tables.iter().map(|t| Source::Table(t)).collect(),
         SessionOptions {
             progressive: false,
+            http: Some(crate::executor::LazyHttp::shared()),
             mode: args.mode.clone(),
             ..SessionOptions::default()
         },

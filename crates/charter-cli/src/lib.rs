@@ -17,6 +17,7 @@ pub mod args;
 mod call;
 mod check;
 mod egress;
+mod executor;
 mod packs;
 mod search;
 mod serve;

@@ -21,6 +21,7 @@ pub(crate) fn run(
             progressive: args.progressive,
             threshold: args.threshold,
             mode: args.mode.clone(),
+            http: Some(crate::executor::LazyHttp::shared()),
             ..ServerOptions::default()
         },
     )?;
