@@ -1,0 +1,648 @@
+//! Rust generation: each resolved pack becomes `pub mod <label> { pub static TOOLS: Table }`
+//! built with `quote` and formatted with `prettyplease`. Everything is `static` data: shapes
+//! of named types are statics that reference each other (that is how recursion is expressed),
+//! each tool's route is a static pointing at the pack's `HttpPack` static.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::mode::ViewKey;
+use crate::model::{
+    AuthModel, BodyModel, FieldModel, Node, NodeKind, PackModel, PaginationModel, ToolModel, Ty,
+};
+use crate::pack::{EnvelopeDecl, HttpMethod, In, Number, Style};
+use crate::schema::{ViewSchema, view_schema};
+
+/// Why generation failed (not a pack mistake: a bad runtime path).
+#[derive(Debug, thiserror::Error)]
+pub enum GenerateError {
+    /// The runtime path is not a Rust path.
+    #[error("runtime path `{0}` is not a Rust path (use `crate` or `::charter`)")]
+    RuntimePath(String),
+    /// The generated tokens did not parse (a compiler bug).
+    #[error("generated code does not parse: {0}")]
+    Parse(String),
+}
+
+/// The Rust module name of a pack label: `-` becomes `_`; a leading digit gets a `_` prefix;
+/// keywords are raw identifiers (`self`, `super`, `crate`, `Self` get a `_` suffix).
+pub fn module_name(label: &str) -> String {
+    let mut name = label.replace('-', "_");
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, '_');
+    }
+    if matches!(name.as_str(), "self" | "super" | "crate" | "Self" | "_") {
+        name.push('_');
+        return name;
+    }
+    if syn::parse_str::<syn::Ident>(&name).is_err() {
+        return format!("r#{name}");
+    }
+    name
+}
+
+fn module_ident(label: &str) -> syn::Ident {
+    let name = module_name(label);
+    match name.strip_prefix("r#") {
+        Some(raw) => syn::Ident::new_raw(raw, proc_macro2::Span::call_site()),
+        None => syn::Ident::new(&name, proc_macro2::Span::call_site()),
+    }
+}
+
+fn s(v: &str) -> Literal {
+    Literal::string(v)
+}
+
+/// A string literal, raw (`r#"..."#`) when the text holds quotes, so schemas stay readable.
+fn text(v: &str) -> Literal {
+    if !v.contains('"') || v.contains('\r') {
+        return s(v);
+    }
+    // Enough `#`s that no `"###` inside the text closes the literal early.
+    let mut longest = 0;
+    let mut run: Option<usize> = None;
+    for c in v.chars() {
+        match (c, run) {
+            ('"', _) => run = Some(0),
+            ('#', Some(n)) => {
+                run = Some(n + 1);
+                longest = longest.max(n + 1);
+            }
+            _ => run = None,
+        }
+    }
+    let hashes = "#".repeat(longest + 1);
+    format!("r{hashes}\"{v}\"{hashes}")
+        .parse()
+        .unwrap_or_else(|_| s(v))
+}
+
+/// A struct literal that spells out only the fields differing from `base` (`..BASE`).
+fn struct_lit(
+    name: TokenStream,
+    fields: Vec<(&str, TokenStream, bool)>,
+    base: &str,
+) -> TokenStream {
+    let base = format_ident!("{}", base);
+    let mut omitted = false;
+    let mut out = Vec::new();
+    for (field, value, is_default) in fields {
+        if is_default {
+            omitted = true;
+            continue;
+        }
+        let field = format_ident!("{}", field);
+        out.push(quote!(#field: #value));
+    }
+    if omitted && out.is_empty() {
+        quote!(#base)
+    } else if omitted {
+        quote!(#name { #(#out,)* ..#base })
+    } else {
+        quote!(#name { #(#out),* })
+    }
+}
+
+fn u(v: u32) -> Literal {
+    Literal::u32_unsuffixed(v)
+}
+
+fn opt_str(v: Option<&str>) -> TokenStream {
+    match v {
+        Some(v) => {
+            let v = s(v);
+            quote!(Some(#v))
+        }
+        None => quote!(None),
+    }
+}
+
+fn opt_u32(v: Option<u32>) -> TokenStream {
+    match v {
+        Some(v) => {
+            let v = u(v);
+            quote!(Some(#v))
+        }
+        None => quote!(None),
+    }
+}
+
+fn f64_lit(n: &Number) -> TokenStream {
+    let v = n.as_f64().unwrap_or(0.0);
+    let lit = Literal::f64_suffixed(v.abs());
+    if v.is_sign_negative() && v != 0.0 {
+        quote!(-#lit)
+    } else {
+        quote!(#lit)
+    }
+}
+
+fn opt_f64(n: Option<&Number>) -> TokenStream {
+    match n {
+        Some(n) => {
+            let v = f64_lit(n);
+            quote!(Some(#v))
+        }
+        None => quote!(None),
+    }
+}
+
+fn strs<'a>(items: impl IntoIterator<Item = &'a str>) -> TokenStream {
+    let items = items.into_iter().map(s);
+    quote!(&[#(#items),*])
+}
+
+fn type_static(name: &str) -> syn::Ident {
+    format_ident!("T_{}", name)
+}
+
+struct Gen<'a> {
+    pack: &'a PackModel,
+}
+
+impl Gen<'_> {
+    /// An expression of type `&'static Shape`.
+    fn shape_ref(&self, ty: &Ty) -> TokenStream {
+        match ty {
+            Ty::Inline(node) => {
+                let v = self.node_value(node);
+                quote!(&#v)
+            }
+            Ty::Ref {
+                index, nullable, ..
+            } => {
+                let t = &self.pack.types[*index];
+                let name = type_static(&t.name);
+                if *nullable && !t.node.nullable {
+                    quote!(&Shape::Nullable(&#name))
+                } else {
+                    quote!(&#name)
+                }
+            }
+        }
+    }
+
+    /// An expression of type `Shape` (a `one_of` alternative). A reference to a recursive
+    /// type is refused by the checks here unless nullable; a non-recursive one is inlined.
+    fn shape_value(&self, ty: &Ty) -> TokenStream {
+        match ty {
+            Ty::Inline(node) => self.node_value(node),
+            Ty::Ref {
+                index, nullable, ..
+            } => {
+                let t = &self.pack.types[*index];
+                if *nullable && !t.node.nullable {
+                    let name = type_static(&t.name);
+                    quote!(Shape::Nullable(&#name))
+                } else {
+                    self.node_value(&t.node)
+                }
+            }
+        }
+    }
+
+    fn node_value(&self, node: &Node) -> TokenStream {
+        let inner = match &node.kind {
+            NodeKind::Any => quote!(Shape::Any),
+            NodeKind::Bool => quote!(Shape::Bool),
+            NodeKind::Integer(n) | NodeKind::Number(n) => {
+                let min = opt_f64(n.minimum.as_ref());
+                let max = opt_f64(n.maximum.as_ref());
+                let values = n.enum_values.iter().map(f64_lit);
+                let rules = struct_lit(
+                    quote!(NumberRules),
+                    vec![
+                        ("minimum", min, n.minimum.is_none()),
+                        ("maximum", max, n.maximum.is_none()),
+                        (
+                            "enum_values",
+                            quote!(&[#(#values),*]),
+                            n.enum_values.is_empty(),
+                        ),
+                    ],
+                    "NUMBER",
+                );
+                if matches!(node.kind, NodeKind::Integer(_)) {
+                    quote!(Shape::Integer(#rules))
+                } else {
+                    quote!(Shape::Number(#rules))
+                }
+            }
+            NodeKind::String(r) => {
+                let values = strs(r.enum_values.iter().map(String::as_str));
+                let min = opt_u32(r.min_length);
+                let max = opt_u32(r.max_length);
+                let pattern = opt_str(r.pattern.as_deref());
+                let format = match r.format {
+                    Some(f) => {
+                        let v = format_ident!(
+                            "{}",
+                            match f {
+                                crate::pack::FormatName::DateTime => "DateTime",
+                                crate::pack::FormatName::Date => "Date",
+                                crate::pack::FormatName::Email => "Email",
+                                crate::pack::FormatName::Uri => "Uri",
+                                crate::pack::FormatName::Uuid => "Uuid",
+                            }
+                        );
+                        quote!(Some(Format::#v))
+                    }
+                    None => quote!(None),
+                };
+                let rules = struct_lit(
+                    quote!(StringRules),
+                    vec![
+                        ("enum_values", values, r.enum_values.is_empty()),
+                        ("min_length", min, r.min_length.is_none()),
+                        ("max_length", max, r.max_length.is_none()),
+                        ("pattern", pattern, r.pattern.is_none()),
+                        ("format", format, r.format.is_none()),
+                    ],
+                    "STRING",
+                );
+                quote!(Shape::String(#rules))
+            }
+            NodeKind::Array {
+                items,
+                min_items,
+                max_items,
+            } => {
+                let items = self.shape_ref(items);
+                let min = opt_u32(*min_items);
+                let max = opt_u32(*max_items);
+                quote!(Shape::Array(ArrayRules { items: #items, min_items: #min, max_items: #max }))
+            }
+            NodeKind::Object(fields) => {
+                let fields = fields.iter().map(|f| self.field(f));
+                quote!(Shape::Object(ObjectShape { fields: &[#(#fields),*] }))
+            }
+            NodeKind::Map(values) => {
+                let v = self.shape_ref(values);
+                quote!(Shape::Map(#v))
+            }
+            NodeKind::OneOf(alts) => {
+                let alts = alts.iter().map(|a| self.shape_value(a));
+                quote!(Shape::OneOf(&[#(#alts),*]))
+            }
+        };
+        if node.nullable && !matches!(node.kind, NodeKind::Any) {
+            quote!(Shape::Nullable(&#inner))
+        } else {
+            inner
+        }
+    }
+
+    fn field(&self, f: &FieldModel) -> TokenStream {
+        let name = s(&f.name);
+        let wire = s(&f.wire);
+        let description = s(&f.description);
+        let shape = self.shape_ref(&f.ty);
+        let required = f.required;
+        let modes = strs(f.modes.iter().map(String::as_str));
+        let default = match &f.default {
+            Some(d) => {
+                let d = text(&d.to_string());
+                quote!(Some(#d))
+            }
+            None => quote!(None),
+        };
+        let location = format_ident!(
+            "{}",
+            match f.location {
+                None => "Arg",
+                Some(In::Path) => "Path",
+                Some(In::Query) => "Query",
+                Some(In::Header) => "Header",
+                Some(In::Body) => "Body",
+            }
+        );
+        let style = format_ident!(
+            "{}",
+            match f.style {
+                Style::Repeat => "Repeat",
+                Style::Brackets => "Brackets",
+                Style::Comma => "Comma",
+            }
+        );
+        let allow_slash = f.allow_slash;
+        let from_context = opt_str(f.from_context.as_deref());
+        struct_lit(
+            quote!(Field),
+            vec![
+                ("name", quote!(#name), false),
+                ("wire", quote!(#wire), false),
+                ("description", quote!(#description), false),
+                ("shape", shape, false),
+                ("required", quote!(#required), !f.required),
+                ("modes", modes, f.modes.is_empty()),
+                ("default", default, f.default.is_none()),
+                (
+                    "location",
+                    quote!(Location::#location),
+                    f.location.is_none(),
+                ),
+                ("style", quote!(ListStyle::#style), f.style == Style::Repeat),
+                ("allow_slash", quote!(#allow_slash), !f.allow_slash),
+                ("from_context", from_context, f.from_context.is_none()),
+            ],
+            "FIELD",
+        )
+    }
+
+    fn view(&self, key: &ViewKey, active: &[String], widest: bool, v: &ViewSchema) -> TokenStream {
+        let key = match key {
+            ViewKey::Default => quote!(ViewKey::Default),
+            ViewKey::Unmatched => quote!(ViewKey::Unmatched),
+            ViewKey::Label(l) => {
+                let l = s(l);
+                quote!(ViewKey::Label(#l))
+            }
+        };
+        let schema = text(&v.text);
+        let tokens = u(v.tokens);
+        let active = strs(active.iter().map(String::as_str));
+        let paths = v.paths.iter().map(|p| {
+            let path = s(&p.path);
+            let depth = Literal::u8_unsuffixed(p.depth);
+            let saves = u(p.saves);
+            quote!(PathCost { path: #path, depth: #depth, saves: #saves })
+        });
+        let spans = v.spans.iter().map(|sp| {
+            let name = s(&sp.name);
+            let (a, b) = (u(sp.property.0), u(sp.property.1));
+            let required = match sp.required {
+                Some((c, d)) => {
+                    let (c, d) = (u(c), u(d));
+                    quote!(Some((#c, #d)))
+                }
+                None => quote!(None),
+            };
+            quote!(PropSpan { name: #name, property: (#a, #b), required: #required })
+        });
+        quote!(View {
+            key: #key,
+            schema: #schema,
+            tokens: #tokens,
+            active: #active,
+            widest: #widest,
+            paths: &[#(#paths),*],
+            spans: &[#(#spans),*],
+        })
+    }
+
+    fn route_ident(tool: &ToolModel) -> syn::Ident {
+        format_ident!("ROUTE_{}", tool.tool.to_ascii_uppercase())
+    }
+
+    fn tool(&self, t: &ToolModel) -> TokenStream {
+        let name = s(&t.name);
+        let pack = s(&self.pack.label);
+        let tool = s(&t.tool);
+        let description = s(&t.description);
+        let a = t.annotations;
+        let (ro, id, de, ow) = (a.read_only, a.idempotent, a.destructive, a.open_world);
+        let mode = opt_str(t.mode.as_deref());
+        let fields = t.params.iter().map(|f| self.field(f));
+        let views = t.views.iter().map(|v| {
+            let schema = view_schema(&self.pack.types, &t.params, v);
+            self.view(&v.key, &v.active, v.widest, &schema)
+        });
+        let description_lc = s(&t.description.to_lowercase());
+        let hints_lc: Vec<String> = t.hints.iter().map(|h| h.to_lowercase()).collect();
+        let hints = strs(hints_lc.iter().map(String::as_str));
+        let route = Self::route_ident(t);
+        quote!(ToolDef {
+            name: #name,
+            pack: #pack,
+            tool: #tool,
+            description: #description,
+            annotations: Annotations { read_only: #ro, idempotent: #id, destructive: #de, open_world: #ow },
+            mode: #mode,
+            input: &ObjectShape { fields: &[#(#fields),*] },
+            views: &[#(#views),*],
+            search: SearchData { description_lc: #description_lc, hints: #hints },
+            exec: Exec::Http(&#route),
+        })
+    }
+
+    fn route(&self, t: &ToolModel) -> TokenStream {
+        let ident = Self::route_ident(t);
+        let method = format_ident!(
+            "{}",
+            match t.method {
+                HttpMethod::Get => "Get",
+                HttpMethod::Head => "Head",
+                HttpMethod::Post => "Post",
+                HttpMethod::Put => "Put",
+                HttpMethod::Patch => "Patch",
+                HttpMethod::Delete => "Delete",
+            }
+        );
+        let path = s(&t.path);
+        let body = format_ident!(
+            "{}",
+            match t.body {
+                BodyModel::None => "None",
+                BodyModel::Json => "Json",
+                BodyModel::Form => "Form",
+            }
+        );
+        let graphql = match &t.graphql {
+            Some(doc) => {
+                let doc = text(doc);
+                quote!(Some(#doc))
+            }
+            None => quote!(None),
+        };
+        let projection = strs(t.keep.iter().map(String::as_str));
+        let pagination = match &t.pagination {
+            None => quote!(None),
+            Some(PaginationModel::Cursor { next, param }) => {
+                let (next, param) = (s(next), s(param));
+                quote!(Some(Pagination::Cursor { next: #next, param: #param }))
+            }
+            Some(PaginationModel::Page { param, size_param }) => {
+                let param = s(param);
+                let size = opt_str(size_param.as_deref());
+                quote!(Some(Pagination::Page { param: #param, size_param: #size }))
+            }
+        };
+        let timeout = opt_u32(t.timeout_ms);
+        let redirects = Literal::u8_unsuffixed(t.redirects);
+        let doc = format!(" How `{}` is sent.", t.name);
+        quote! {
+            #[doc = #doc]
+            static #ident: Route = Route {
+                pack: &HTTP,
+                method: Method::#method,
+                path: #path,
+                body: BodyEncoding::#body,
+                graphql: #graphql,
+                projection: #projection,
+                pagination: #pagination,
+                timeout_ms: #timeout,
+                max_redirects: #redirects,
+            };
+        }
+    }
+
+    fn http_pack(&self) -> TokenStream {
+        let p = self.pack;
+        let label = s(&p.label);
+        let base_url = s(&p.base_url);
+        let env = s(&p.base_url_env);
+        let auth = match &p.auth {
+            AuthModel::None => quote!(Auth::None),
+            AuthModel::Bearer { env } => {
+                let env = s(env);
+                quote!(Auth::Bearer { env: #env })
+            }
+            AuthModel::Basic { env } => {
+                let env = s(env);
+                quote!(Auth::Basic { env: #env })
+            }
+            AuthModel::Header { name, prefix, env } => {
+                let (name, prefix, env) = (s(name), s(prefix), s(env));
+                quote!(Auth::Header { name: #name, prefix: #prefix, env: #env })
+            }
+        };
+        let pairs = |list: &[(String, String)]| {
+            let items = list.iter().map(|(k, v)| {
+                let (k, v) = (s(k), text(v));
+                quote!((#k, #v))
+            });
+            quote!(&[#(#items),*])
+        };
+        let headers = pairs(&p.headers);
+        let query = pairs(&p.query);
+        let body = pairs(&p.body);
+        let envelope = match &p.envelope {
+            None => quote!(None),
+            Some(EnvelopeDecl::GraphQl) => quote!(Some(Envelope::GraphQl)),
+            Some(EnvelopeDecl::OkFlag { field, error_field }) => {
+                let (f, e) = (s(field), s(error_field));
+                quote!(Some(Envelope::OkFlag { field: #f, error_field: #e }))
+            }
+        };
+        quote! {
+            /// What every tool of this pack shares: base URL, auth, constants, envelope.
+            static HTTP: HttpPack = HttpPack {
+                label: #label,
+                base_url: #base_url,
+                base_url_env: #env,
+                auth: #auth,
+                headers: #headers,
+                query: #query,
+                body: #body,
+                envelope: #envelope,
+            };
+        }
+    }
+
+    fn module(&self, runtime: &syn::Path) -> TokenStream {
+        let p = self.pack;
+        let module = module_ident(&p.label);
+        let label = s(&p.label);
+        let description = s(&p.description);
+        let module_doc = format!(" The `{}` pack ({}): {}", p.label, p.file, p.description);
+        let tools_doc = format!(" The {} tools of the `{}` pack.", p.tools.len(), p.label);
+        let tools = p.tools.iter().map(|t| self.tool(t));
+        let routes = p.tools.iter().map(|t| self.route(t));
+        let http = self.http_pack();
+        let types = p.types.iter().filter(|t| t.used).map(|t| {
+            let ident = type_static(&t.name);
+            let value = self.node_value(&t.node);
+            let doc = format!(" The `{}` type.", t.name);
+            quote! {
+                #[doc = #doc]
+                #[allow(non_upper_case_globals)]
+                static #ident: Shape = #value;
+            }
+        });
+        quote! {
+            #[doc = #module_doc]
+            pub mod #module {
+                use #runtime::table::*;
+
+                /// What a field spells out only where it differs.
+                #[allow(dead_code)]
+                const FIELD: Field = Field {
+                    name: "",
+                    wire: "",
+                    description: "",
+                    shape: &Shape::Any,
+                    required: false,
+                    modes: &[],
+                    default: None,
+                    location: Location::Arg,
+                    style: ListStyle::Repeat,
+                    allow_slash: false,
+                    from_context: None,
+                };
+                #[allow(dead_code)]
+                const STRING: StringRules = StringRules {
+                    enum_values: &[],
+                    min_length: None,
+                    max_length: None,
+                    pattern: None,
+                    format: None,
+                };
+                #[allow(dead_code)]
+                const NUMBER: NumberRules = NumberRules { minimum: None, maximum: None, enum_values: &[] };
+
+                #[doc = #tools_doc]
+                pub static TOOLS: Table = Table {
+                    pack: #label,
+                    description: #description,
+                    tools: &[#(#tools),*],
+                };
+
+                #http
+                #(#routes)*
+                #(#types)*
+            }
+        }
+    }
+}
+
+/// Generates the Rust source of these packs: one `pub mod <label>` each and `pub static ALL`.
+pub fn file(packs: &[PackModel], runtime: &str) -> Result<String, GenerateError> {
+    let runtime: syn::Path =
+        syn::parse_str(runtime).map_err(|_| GenerateError::RuntimePath(runtime.to_owned()))?;
+    let modules = packs.iter().map(|p| Gen { pack: p }.module(&runtime));
+    let all = packs.iter().map(|p| {
+        let m = module_ident(&p.label);
+        quote!(&#m::TOOLS)
+    });
+    let tokens = quote! {
+        #(#modules)*
+
+        /// Every pack compiled here.
+        pub static ALL: &[&#runtime::table::Table] = &[#(#all),*];
+    };
+    let parsed: syn::File = syn::parse2(tokens).map_err(|e| GenerateError::Parse(e.to_string()))?;
+    let sources: Vec<&str> = packs.iter().map(|p| p.file.as_str()).collect();
+    let header = if sources.is_empty() {
+        "// @generated by charter-build (no packs). Do not edit.\n\n".to_owned()
+    } else {
+        format!(
+            "// @generated by charter-build from {}. Do not edit: change the pack and rebuild.\n\n",
+            sources.join(", ")
+        )
+    };
+    Ok(header + &prettyplease::unparse(&parsed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_names() {
+        assert_eq!(module_name("github"), "github");
+        assert_eq!(module_name("google-calendar"), "google_calendar");
+        assert_eq!(module_name("1password"), "_1password");
+        assert_eq!(module_name("type"), "r#type");
+        assert_eq!(module_name("self"), "self_");
+    }
+}

@@ -1,0 +1,875 @@
+//! Tree → AST: structural checks (unknown and duplicate keys, kinds of values, closed lists).
+
+use super::tree::{Node, Value};
+use super::*;
+
+/// Where a [`Spec`] sits, which decides the keys it may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Param,
+    Property,
+    Items,
+    Values,
+    Alternative,
+    Type,
+}
+
+impl Role {
+    fn what(self) -> &'static str {
+        match self {
+            Role::Param => "a parameter",
+            Role::Property => "an object property",
+            Role::Items => "`items`",
+            Role::Values => "`values`",
+            Role::Alternative => "a `one_of` alternative",
+            Role::Type => "a type",
+        }
+    }
+}
+
+const SHAPE_KEYS: &[&str] = &[
+    "type",
+    "ref",
+    "one_of",
+    "description",
+    "enum",
+    "default",
+    "minimum",
+    "maximum",
+    "min_length",
+    "max_length",
+    "pattern",
+    "format",
+    "items",
+    "min_items",
+    "max_items",
+    "properties",
+    "values",
+    "nullable",
+];
+const NAMED_KEYS: &[&str] = &["required", "wire", "modes"];
+const PARAM_KEYS: &[&str] = &["in", "style", "allow_slash", "from_context"];
+
+const PACK_KEYS: &[&str] = &[
+    "pack",
+    "description",
+    "base_url",
+    "auth",
+    "casing",
+    "headers",
+    "query",
+    "body",
+    "envelope",
+    "types",
+    "tools",
+];
+const TOOL_KEYS: &[&str] = &[
+    "description",
+    "method",
+    "path",
+    "params",
+    "annotations",
+    "mode",
+    "body_encoding",
+    "graphql",
+    "hints",
+    "timeout_ms",
+    "redirects",
+    "response",
+];
+
+/// A mapping whose keys were checked.
+struct Obj<'n> {
+    loc: Loc,
+    entries: Vec<(String, Loc, &'n Node)>,
+    /// Every key written, and the keys misspellings were taken for.
+    mentioned: Vec<String>,
+}
+
+impl<'n> Obj<'n> {
+    fn get(&self, key: &str) -> Option<&'n Node> {
+        self.entries
+            .iter()
+            .find(|(k, _, _)| k == key)
+            .map(|(_, _, v)| *v)
+    }
+}
+
+/// Edit distance, for "did you mean".
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+pub(crate) fn suggest<'a>(key: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    allowed
+        .iter()
+        .map(|a| (distance(key, a), *a))
+        .filter(|(d, a)| *d <= 2.min(a.len() / 2).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, a)| a)
+}
+
+/// The entries of a mapping with free keys (names), duplicates reported and dropped.
+fn entries<'n>(s: &mut Sink, node: &'n Node, what: &str) -> Option<Vec<(Sp<String>, &'n Node)>> {
+    let Value::Map(pairs) = &node.value else {
+        if node.value == Value::Null {
+            return Some(Vec::new());
+        }
+        s.err(
+            node.loc,
+            format!("{what} must be a mapping, found {}", node.value.kind()),
+        );
+        return None;
+    };
+    let mut out: Vec<(Sp<String>, &'n Node)> = Vec::with_capacity(pairs.len());
+    for (k, v) in pairs {
+        let Some(name) = k.scalar_text() else {
+            s.err(
+                k.loc,
+                format!(
+                    "a key in {what} must be a plain name, found {}",
+                    k.value.kind()
+                ),
+            );
+            continue;
+        };
+        if let Some((first, _)) = out.iter().find(|(n, _)| n.value == name) {
+            s.err(
+                k.loc,
+                format!(
+                    "duplicate key `{name}` in {what} (first at line {}:{}); remove or rename one",
+                    first.loc.line, first.loc.col
+                ),
+            );
+            continue;
+        }
+        out.push((Sp::new(name, k.loc), v));
+    }
+    Some(out)
+}
+
+/// A mapping with a closed set of keys. `misplaced` explains keys that belong elsewhere.
+fn obj<'n>(
+    s: &mut Sink,
+    node: &'n Node,
+    what: &str,
+    allowed: &[&str],
+    misplaced: &dyn Fn(&str) -> Option<String>,
+) -> Option<Obj<'n>> {
+    let list = entries(s, node, what)?;
+    let mut out = Obj {
+        loc: node.loc,
+        entries: Vec::with_capacity(list.len()),
+        mentioned: Vec::new(),
+    };
+    for (key, value) in list {
+        out.mentioned.push(key.value.clone());
+        if let Some(near) = suggest(&key.value, allowed) {
+            out.mentioned.push(near.to_owned());
+        }
+        if allowed.contains(&key.value.as_str()) {
+            out.entries.push((key.value, key.loc, value));
+            continue;
+        }
+        let hint = if let Some(why) = misplaced(&key.value) {
+            format!(": {why}")
+        } else if let Some(near) = suggest(&key.value, allowed) {
+            format!("; did you mean `{near}`?")
+        } else {
+            format!("; use one of: {}", allowed.join(", "))
+        };
+        s.err(
+            key.loc,
+            format!("unknown key `{}` in {what}{hint}", key.value),
+        );
+    }
+    Some(out)
+}
+
+fn no_misplaced(_: &str) -> Option<String> {
+    None
+}
+
+fn string(s: &mut Sink, node: &Node, key: &str) -> Option<Sp<String>> {
+    match &node.value {
+        Value::Str(v) => Some(Sp::new(v.clone(), node.loc)),
+        other => {
+            s.err(
+                node.loc,
+                format!("`{key}` must be a string, found {}", other.kind()),
+            );
+            None
+        }
+    }
+}
+
+fn boolean(s: &mut Sink, node: &Node, key: &str) -> Option<Sp<bool>> {
+    match &node.value {
+        Value::Bool(v) => Some(Sp::new(*v, node.loc)),
+        Value::Str(word) => {
+            let hint = match word.to_ascii_lowercase().as_str() {
+                "yes" | "on" | "y" | "true" => "; write `true`",
+                "no" | "off" | "n" | "false" => "; write `false`",
+                _ => "",
+            };
+            s.err(
+                node.loc,
+                format!("`{key}` must be `true` or `false`, found the string `{word}`{hint}"),
+            );
+            None
+        }
+        other => {
+            s.err(
+                node.loc,
+                format!("`{key}` must be `true` or `false`, found {}", other.kind()),
+            );
+            None
+        }
+    }
+}
+
+fn whole<T: TryFrom<i128> + std::fmt::Display>(
+    s: &mut Sink,
+    node: &Node,
+    key: &str,
+    max: T,
+) -> Option<Sp<T>> {
+    if let Value::Int(v) = node.value
+        && v >= 0
+        && let Ok(v) = T::try_from(v)
+    {
+        return Some(Sp::new(v, node.loc));
+    }
+    let found = match &node.value {
+        Value::Int(v) => v.to_string(),
+        other => other.kind().to_owned(),
+    };
+    s.err(
+        node.loc,
+        format!("`{key}` must be a whole number from 0 to {max}, found {found}"),
+    );
+    None
+}
+
+fn number(s: &mut Sink, node: &Node, key: &str) -> Option<Sp<Number>> {
+    match node.to_json() {
+        Json::Number(n) if matches!(node.value, Value::Int(_) | Value::Float(_)) => {
+            Some(Sp::new(n, node.loc))
+        }
+        _ => {
+            s.err(
+                node.loc,
+                format!("`{key}` must be a number, found {}", node.value.kind()),
+            );
+            None
+        }
+    }
+}
+
+fn string_list(s: &mut Sink, node: &Node, key: &str) -> Option<Sp<Vec<Sp<String>>>> {
+    let Value::Seq(items) = &node.value else {
+        s.err(
+            node.loc,
+            format!(
+                "`{key}` must be a list of strings (`[a, b]`), found {}",
+                node.value.kind()
+            ),
+        );
+        return None;
+    };
+    let list = items
+        .iter()
+        .filter_map(|item| string(s, item, key))
+        .collect();
+    Some(Sp::new(list, node.loc))
+}
+
+fn choice<T: Copy>(s: &mut Sink, node: &Node, key: &str, options: &[(&str, T)]) -> Option<Sp<T>> {
+    let v = string(s, node, key)?;
+    if let Some((_, t)) = options.iter().find(|(name, _)| *name == v.value) {
+        return Some(Sp::new(*t, v.loc));
+    }
+    let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+    s.err(
+        v.loc,
+        format!(
+            "unknown {key} `{}`; use one of: {}",
+            v.value,
+            names.join(", ")
+        ),
+    );
+    None
+}
+
+fn string_pairs(s: &mut Sink, node: &Node, what: &str) -> Vec<(Sp<String>, Sp<String>)> {
+    let Some(list) = entries(s, node, what) else {
+        return Vec::new();
+    };
+    list.into_iter()
+        .filter_map(|(k, v)| {
+            let key = format!("{what}.{}", k.value);
+            match &v.value {
+                Value::Str(text) => Some((k, Sp::new(text.clone(), v.loc))),
+                other => {
+                    s.err(
+                        v.loc,
+                        format!(
+                            "`{key}` must be a string, found {}; quote it (`\"{}\"`)",
+                            other.kind(),
+                            v.scalar_text().unwrap_or_default()
+                        ),
+                    );
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
+pub(super) fn pack(s: &mut Sink, root: &Node) -> Option<Pack> {
+    if !matches!(root.value, Value::Map(_)) {
+        s.err(
+            root.loc,
+            format!(
+                "a pack must be a YAML mapping with `pack`, `description`, `base_url` and `tools`, found {}",
+                root.value.kind()
+            ),
+        );
+        return None;
+    }
+    let o = obj(s, root, "the pack", PACK_KEYS, &|k| match k {
+        "method" | "path" | "params" => Some(format!(
+            "`{k}` belongs to a tool, under `tools: {{ <name>: ... }}`"
+        )),
+        _ => None,
+    })?;
+    let mut pack = Pack {
+        file: s.file().to_owned(),
+        label: None,
+        description: None,
+        base_url: None,
+        auth: AuthDecl::default(),
+        casing: Casing::Exact,
+        headers: Vec::new(),
+        query: Vec::new(),
+        body: Vec::new(),
+        envelope: None,
+        types: Vec::new(),
+        tools: Vec::new(),
+        tools_loc: o.loc,
+    };
+    for (key, hint) in [
+        ("pack", "the label, `[a-z0-9-]+`"),
+        ("description", "one line on what the pack is for"),
+        ("base_url", "the URL every tool path is joined to"),
+        ("tools", "the tools by name"),
+    ] {
+        if o.get(key).is_none() {
+            s.err(o.loc, format!("missing `{key}`: add `{key}:` ({hint})"));
+        }
+    }
+    for &(ref key, key_loc, value) in &o.entries {
+        match key.as_str() {
+            "pack" => pack.label = string(s, value, key),
+            "description" => pack.description = string(s, value, key),
+            "base_url" => pack.base_url = string(s, value, key),
+            "auth" => pack.auth = auth(s, value),
+            "casing" => {
+                if let Some(c) = choice(
+                    s,
+                    value,
+                    "casing",
+                    &[
+                        ("exact", Casing::Exact),
+                        ("snake", Casing::Snake),
+                        ("camel", Casing::Camel),
+                    ],
+                ) {
+                    pack.casing = c.value;
+                }
+            }
+            "headers" => pack.headers = string_pairs(s, value, "headers"),
+            "query" => pack.query = string_pairs(s, value, "query"),
+            "body" => {
+                if let Some(list) = entries(s, value, "`body`") {
+                    pack.body = list.into_iter().map(|(k, v)| (k, v.to_json())).collect();
+                }
+            }
+            "envelope" => pack.envelope = envelope(s, value),
+            "types" => {
+                for (name, node) in entries(s, value, "`types`").unwrap_or_default() {
+                    let spec = spec(s, node, Role::Type);
+                    pack.types.push(TypeDecl { name, spec });
+                }
+            }
+            "tools" => {
+                pack.tools_loc = key_loc;
+                for (name, node) in entries(s, value, "`tools`").unwrap_or_default() {
+                    if let Some(t) = tool(s, name, node) {
+                        pack.tools.push(t);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(pack)
+}
+
+fn auth(s: &mut Sink, node: &Node) -> AuthDecl {
+    let mut a = AuthDecl {
+        loc: Some(node.loc),
+        ..AuthDecl::default()
+    };
+    let Some(o) = obj(
+        s,
+        node,
+        "`auth`",
+        &["scheme", "env", "header", "prefix"],
+        &no_misplaced,
+    ) else {
+        return a;
+    };
+    for &(ref key, _, value) in &o.entries {
+        match key.as_str() {
+            "scheme" => {
+                a.scheme = choice(
+                    s,
+                    value,
+                    "auth scheme",
+                    &[
+                        ("none", AuthScheme::None),
+                        ("bearer", AuthScheme::Bearer),
+                        ("header", AuthScheme::Header),
+                        ("basic", AuthScheme::Basic),
+                    ],
+                )
+            }
+            "env" => a.env = string(s, value, "auth.env"),
+            "header" => a.header = string(s, value, "auth.header"),
+            "prefix" => a.prefix = string(s, value, "auth.prefix"),
+            _ => {}
+        }
+    }
+    a
+}
+
+fn envelope(s: &mut Sink, node: &Node) -> Option<EnvelopeDecl> {
+    let o = obj(
+        s,
+        node,
+        "`envelope`",
+        &["kind", "field", "error_field"],
+        &no_misplaced,
+    )?;
+    let Some(kind_node) = o.get("kind") else {
+        s.err(
+            o.loc,
+            "missing `kind` in `envelope`: add `kind: graphql` or `kind: ok_flag`",
+        );
+        return None;
+    };
+    #[derive(Clone, Copy)]
+    enum K {
+        GraphQl,
+        OkFlag,
+    }
+    let kind = choice(
+        s,
+        kind_node,
+        "envelope kind",
+        &[("graphql", K::GraphQl), ("ok_flag", K::OkFlag)],
+    )?;
+    let field = o.get("field").and_then(|n| string(s, n, "envelope.field"));
+    let error_field = o
+        .get("error_field")
+        .and_then(|n| string(s, n, "envelope.error_field"));
+    match kind.value {
+        K::GraphQl => {
+            for (key, v) in [("field", &field), ("error_field", &error_field)] {
+                if let Some(v) = v {
+                    s.err(
+                        v.loc,
+                        format!(
+                            "`{key}` only applies to `kind: ok_flag`; remove it for `kind: graphql`"
+                        ),
+                    );
+                }
+            }
+            Some(EnvelopeDecl::GraphQl)
+        }
+        K::OkFlag => Some(EnvelopeDecl::OkFlag {
+            field: field.map_or_else(|| "ok".to_owned(), |f| f.value),
+            error_field: error_field.map_or_else(|| "error".to_owned(), |f| f.value),
+        }),
+    }
+}
+
+fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
+    let what = format!("tool `{}`", name.value);
+    let o = obj(s, node, &what, TOOL_KEYS, &|k| match k {
+        "in" | "type" | "required" => Some(format!(
+            "`{k}` belongs to a parameter, under `params: {{ <name>: {{ {k}: ... }} }}`"
+        )),
+        "keep" | "pagination" => Some(format!("`{k}` goes under `response:`")),
+        "parameters" => Some("the key is `params`".to_owned()),
+        _ => None,
+    })?;
+    let mut t = Tool {
+        name,
+        description: None,
+        method: None,
+        path: None,
+        params: Vec::new(),
+        annotations: AnnotationOverrides::default(),
+        mode: None,
+        body_encoding: None,
+        graphql: None,
+        hints: Vec::new(),
+        timeout_ms: None,
+        redirects: None,
+        keep: Vec::new(),
+        pagination: None,
+        mentioned: o.mentioned.clone(),
+    };
+    for &(ref key, _, value) in &o.entries {
+        match key.as_str() {
+            "description" => t.description = string(s, value, key),
+            "method" => {
+                t.method = choice(
+                    s,
+                    value,
+                    "method",
+                    &[
+                        ("GET", HttpMethod::Get),
+                        ("HEAD", HttpMethod::Head),
+                        ("POST", HttpMethod::Post),
+                        ("PUT", HttpMethod::Put),
+                        ("PATCH", HttpMethod::Patch),
+                        ("DELETE", HttpMethod::Delete),
+                    ],
+                )
+            }
+            "path" => t.path = string(s, value, key),
+            "params" => {
+                for (pname, pnode) in entries(s, value, "`params`").unwrap_or_default() {
+                    let spec = spec(s, pnode, Role::Param);
+                    t.params.push(Field { name: pname, spec });
+                }
+            }
+            "annotations" => t.annotations = annotations(s, value),
+            "mode" => t.mode = string(s, value, key),
+            "body_encoding" => {
+                t.body_encoding = choice(
+                    s,
+                    value,
+                    "body_encoding",
+                    &[("json", BodyEnc::Json), ("form", BodyEnc::Form)],
+                )
+            }
+            "graphql" => t.graphql = string(s, value, key),
+            "hints" => {
+                t.hints = string_list(s, value, key)
+                    .map(|l| l.value)
+                    .unwrap_or_default()
+            }
+            "timeout_ms" => t.timeout_ms = whole(s, value, key, u32::MAX),
+            "redirects" => t.redirects = whole(s, value, key, u8::MAX),
+            "response" => response(s, value, &mut t),
+            _ => {}
+        }
+    }
+    Some(t)
+}
+
+fn annotations(s: &mut Sink, node: &Node) -> AnnotationOverrides {
+    let mut a = AnnotationOverrides::default();
+    let allowed = ["read_only", "idempotent", "destructive", "open_world"];
+    let Some(o) = obj(s, node, "`annotations`", &allowed, &|k| match k {
+        "readOnlyHint" => Some("spell it `read_only`".to_owned()),
+        "idempotentHint" => Some("spell it `idempotent`".to_owned()),
+        "destructiveHint" => Some("spell it `destructive`".to_owned()),
+        "openWorldHint" => Some("spell it `open_world`".to_owned()),
+        _ => None,
+    }) else {
+        return a;
+    };
+    for &(ref key, _, value) in &o.entries {
+        let v = boolean(s, value, key);
+        match key.as_str() {
+            "read_only" => a.read_only = v,
+            "idempotent" => a.idempotent = v,
+            "destructive" => a.destructive = v,
+            "open_world" => a.open_world = v,
+            _ => {}
+        }
+    }
+    a
+}
+
+fn response(s: &mut Sink, node: &Node, t: &mut Tool) {
+    let Some(o) = obj(
+        s,
+        node,
+        "`response`",
+        &["keep", "pagination"],
+        &no_misplaced,
+    ) else {
+        return;
+    };
+    if let Some(keep) = o.get("keep") {
+        t.keep = string_list(s, keep, "keep")
+            .map(|l| l.value)
+            .unwrap_or_default();
+    }
+    if let Some(p) = o.get("pagination") {
+        t.pagination = pagination(s, p);
+    }
+}
+
+fn pagination(s: &mut Sink, node: &Node) -> Option<PaginationDecl> {
+    let o = obj(
+        s,
+        node,
+        "`pagination`",
+        &["style", "next", "param", "size_param"],
+        &no_misplaced,
+    )?;
+    #[derive(Clone, Copy)]
+    enum P {
+        Cursor,
+        Page,
+    }
+    let Some(style_node) = o.get("style") else {
+        s.err(
+            o.loc,
+            "missing `style` in `pagination`: add `style: cursor` or `style: page`",
+        );
+        return None;
+    };
+    let style = choice(
+        s,
+        style_node,
+        "pagination style",
+        &[("cursor", P::Cursor), ("page", P::Page)],
+    )?;
+    let next = o.get("next").and_then(|n| string(s, n, "next"));
+    let param = o.get("param").and_then(|n| string(s, n, "param"));
+    let size_param = o.get("size_param").and_then(|n| string(s, n, "size_param"));
+    let Some(param) = param else {
+        if o.get("param").is_none() {
+            s.err(
+                o.loc,
+                "missing `param` in `pagination`: name the argument that takes the next page",
+            );
+        }
+        return None;
+    };
+    match style.value {
+        P::Cursor => {
+            if let Some(sp) = &size_param {
+                s.err(
+                    sp.loc,
+                    "`size_param` only applies to `style: page`; remove it",
+                );
+            }
+            let Some(next) = next else {
+                if o.get("next").is_none() {
+                    s.err(
+                        o.loc,
+                        "missing `next` in `pagination`: give the dotted path of the next cursor in the response",
+                    );
+                }
+                return None;
+            };
+            Some(PaginationDecl::Cursor { next, param })
+        }
+        P::Page => {
+            if let Some(n) = &next {
+                s.err(n.loc, "`next` only applies to `style: cursor`; remove it");
+            }
+            Some(PaginationDecl::Page { param, size_param })
+        }
+    }
+}
+
+fn spec(s: &mut Sink, node: &Node, role: Role) -> Spec {
+    let mut sp = Spec {
+        loc: node.loc,
+        ..Spec::default()
+    };
+    let mut allowed: Vec<&str> = SHAPE_KEYS.to_vec();
+    if matches!(role, Role::Param | Role::Property) {
+        allowed.extend_from_slice(NAMED_KEYS);
+    }
+    if role == Role::Param {
+        allowed.extend_from_slice(PARAM_KEYS);
+    }
+    let misplaced = |k: &str| -> Option<String> {
+        if PARAM_KEYS.contains(&k) {
+            Some(format!(
+                "`{k}` only goes on a tool's parameters, not on {}",
+                role.what()
+            ))
+        } else if NAMED_KEYS.contains(&k) {
+            Some(format!(
+                "`{k}` only goes on parameters and object properties, not on {}",
+                role.what()
+            ))
+        } else if k == "enum_values" || k == "enums" {
+            Some("the key is `enum`".to_owned())
+        } else {
+            None
+        }
+    };
+    let what = role.what();
+    let Some(o) = obj(s, node, what, &allowed, &misplaced) else {
+        return sp;
+    };
+    sp.mentioned = o.mentioned.clone();
+    for &(ref key, _, value) in &o.entries {
+        let k = key.as_str();
+        match k {
+            "type" => {
+                sp.kind = choice(
+                    s,
+                    value,
+                    "type",
+                    &[
+                        ("string", Kind::String),
+                        ("integer", Kind::Integer),
+                        ("number", Kind::Number),
+                        ("boolean", Kind::Boolean),
+                        ("object", Kind::Object),
+                        ("array", Kind::Array),
+                        ("map", Kind::Map),
+                        ("any", Kind::Any),
+                    ],
+                )
+            }
+            "ref" => sp.reference = string(s, value, k),
+            "one_of" => {
+                if let Value::Seq(items) = &value.value {
+                    let alts = items
+                        .iter()
+                        .map(|n| spec(s, n, Role::Alternative))
+                        .collect();
+                    sp.one_of = Some(Sp::new(alts, value.loc));
+                } else {
+                    s.err(
+                        value.loc,
+                        format!(
+                            "`one_of` must be a list of shapes, found {}",
+                            value.value.kind()
+                        ),
+                    );
+                }
+            }
+            "description" => sp.description = string(s, value, k),
+            "required" => sp.required = boolean(s, value, k),
+            "enum" => {
+                if let Value::Seq(items) = &value.value {
+                    let vals = items.iter().map(|n| Sp::new(n.to_json(), n.loc)).collect();
+                    sp.enum_values = Some(Sp::new(vals, value.loc));
+                } else {
+                    s.err(
+                        value.loc,
+                        format!(
+                            "`enum` must be a list of values, found {}",
+                            value.value.kind()
+                        ),
+                    );
+                }
+            }
+            "default" => sp.default = Some(Sp::new(value.to_json(), value.loc)),
+            "minimum" => sp.minimum = number(s, value, k),
+            "maximum" => sp.maximum = number(s, value, k),
+            "min_length" => sp.min_length = whole(s, value, k, u32::MAX),
+            "max_length" => sp.max_length = whole(s, value, k, u32::MAX),
+            "pattern" => sp.pattern = string(s, value, k),
+            "format" => {
+                sp.format = choice(
+                    s,
+                    value,
+                    "format",
+                    &[
+                        ("date-time", FormatName::DateTime),
+                        ("date", FormatName::Date),
+                        ("email", FormatName::Email),
+                        ("uri", FormatName::Uri),
+                        ("uuid", FormatName::Uuid),
+                    ],
+                )
+            }
+            "items" => sp.items = Some(Box::new(spec(s, value, Role::Items))),
+            "min_items" => sp.min_items = whole(s, value, k, u32::MAX),
+            "max_items" => sp.max_items = whole(s, value, k, u32::MAX),
+            "properties" => {
+                let fields = entries(s, value, "`properties`")
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(name, n)| Field {
+                        name,
+                        spec: spec(s, n, Role::Property),
+                    })
+                    .collect();
+                sp.properties = Some(Sp::new(fields, value.loc));
+            }
+            "values" => sp.values = Some(Box::new(spec(s, value, Role::Values))),
+            "nullable" => sp.nullable = boolean(s, value, k),
+            "wire" => sp.wire = string(s, value, k),
+            "style" => {
+                sp.style = choice(
+                    s,
+                    value,
+                    "style",
+                    &[
+                        ("repeat", Style::Repeat),
+                        ("brackets", Style::Brackets),
+                        ("comma", Style::Comma),
+                    ],
+                )
+            }
+            "allow_slash" => sp.allow_slash = boolean(s, value, k),
+            "modes" => sp.modes = string_list(s, value, k),
+            "from_context" => sp.from_context = string(s, value, k),
+            "in" => {
+                sp.location = choice(
+                    s,
+                    value,
+                    "location",
+                    &[
+                        ("path", In::Path),
+                        ("query", In::Query),
+                        ("header", In::Header),
+                        ("body", In::Body),
+                    ],
+                )
+            }
+            _ => {}
+        }
+    }
+    sp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_near_keys() {
+        assert_eq!(suggest("desciption", SHAPE_KEYS), Some("description"));
+        assert_eq!(suggest("requird", NAMED_KEYS), Some("required"));
+        assert_eq!(suggest("zzz", SHAPE_KEYS), None);
+    }
+}

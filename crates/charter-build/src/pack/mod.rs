@@ -1,0 +1,442 @@
+//! The pack AST: what one YAML pack file declares, every key and value with its `line:col`.
+//!
+//! [`parse`] reads a file into a [`Pack`], reporting structural mistakes (unknown or duplicate
+//! keys, values of the wrong kind, unknown names in closed lists) and carrying on, so that the
+//! semantic checks in [`crate::check`] still run over everything that could be read.
+
+mod lower;
+pub(crate) use lower::suggest;
+pub mod tree;
+
+use crate::diagnostic::{Diagnostic, Loc, Sink};
+
+pub use serde_json::{Number, Value as Json};
+
+/// A value and where it is written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sp<T> {
+    /// The value.
+    pub value: T,
+    /// Where it is.
+    pub loc: Loc,
+}
+
+impl<T> Sp<T> {
+    /// A located value.
+    pub fn new(value: T, loc: Loc) -> Self {
+        Self { value, loc }
+    }
+}
+
+/// One pack file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pack {
+    /// The file, as given (used in diagnostics).
+    pub file: String,
+    /// `pack`: the label.
+    pub label: Option<Sp<String>>,
+    /// `description`.
+    pub description: Option<Sp<String>>,
+    /// `base_url`.
+    pub base_url: Option<Sp<String>>,
+    /// `auth`.
+    pub auth: AuthDecl,
+    /// `casing`.
+    pub casing: Casing,
+    /// `headers`: constants sent on every call.
+    pub headers: Vec<(Sp<String>, Sp<String>)>,
+    /// `query`: constants sent on every call.
+    pub query: Vec<(Sp<String>, Sp<String>)>,
+    /// `body`: JSON constants merged into every body.
+    pub body: Vec<(Sp<String>, Json)>,
+    /// `envelope`.
+    pub envelope: Option<EnvelopeDecl>,
+    /// `types`, in declaration order.
+    pub types: Vec<TypeDecl>,
+    /// `tools`, in declaration order.
+    pub tools: Vec<Tool>,
+    /// Where the `tools` key is (or the document start).
+    pub tools_loc: Loc,
+}
+
+/// How the pack authenticates.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AuthDecl {
+    /// `scheme` (default `none`).
+    pub scheme: Option<Sp<AuthScheme>>,
+    /// `env`: the variable holding the secret.
+    pub env: Option<Sp<String>>,
+    /// `header`: the header name (scheme `header`).
+    pub header: Option<Sp<String>>,
+    /// `prefix`: text before the secret (scheme `header`).
+    pub prefix: Option<Sp<String>>,
+    /// Where the `auth` mapping is.
+    pub loc: Option<Loc>,
+}
+
+/// `auth.scheme`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthScheme {
+    /// No credential.
+    None,
+    /// `Authorization: Bearer`.
+    Bearer,
+    /// A named header.
+    Header,
+    /// HTTP basic.
+    Basic,
+}
+
+/// `casing`: how a parameter name becomes its wire name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Casing {
+    /// As written.
+    #[default]
+    Exact,
+    /// `perPage` → `per_page`.
+    Snake,
+    /// `per_page` → `perPage`.
+    Camel,
+}
+
+/// `envelope`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EnvelopeDecl {
+    /// GraphQL `errors`.
+    GraphQl,
+    /// A boolean flag and an error member.
+    OkFlag {
+        /// The flag member (default `ok`).
+        field: String,
+        /// The error member (default `error`).
+        error_field: String,
+    },
+}
+
+/// A named reusable shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeDecl {
+    /// The name `ref:` uses.
+    pub name: Sp<String>,
+    /// The shape.
+    pub spec: Spec,
+}
+
+/// HTTP methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HttpMethod {
+    /// GET
+    Get,
+    /// HEAD
+    Head,
+    /// POST
+    Post,
+    /// PUT
+    Put,
+    /// PATCH
+    Patch,
+    /// DELETE
+    Delete,
+}
+
+impl HttpMethod {
+    /// The method as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HttpMethod::Get => "GET",
+            HttpMethod::Head => "HEAD",
+            HttpMethod::Post => "POST",
+            HttpMethod::Put => "PUT",
+            HttpMethod::Patch => "PATCH",
+            HttpMethod::Delete => "DELETE",
+        }
+    }
+}
+
+/// `body_encoding`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyEnc {
+    /// JSON.
+    Json,
+    /// `application/x-www-form-urlencoded`.
+    Form,
+}
+
+/// The annotation overrides of a tool.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AnnotationOverrides {
+    /// `read_only`.
+    pub read_only: Option<Sp<bool>>,
+    /// `idempotent`.
+    pub idempotent: Option<Sp<bool>>,
+    /// `destructive`.
+    pub destructive: Option<Sp<bool>>,
+    /// `open_world`.
+    pub open_world: Option<Sp<bool>>,
+}
+
+/// `response.pagination`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PaginationDecl {
+    /// A cursor read from the response.
+    Cursor {
+        /// Dotted path of the cursor in the response.
+        next: Sp<String>,
+        /// The argument that takes it.
+        param: Sp<String>,
+    },
+    /// A page number.
+    Page {
+        /// The page argument.
+        param: Sp<String>,
+        /// The page size argument.
+        size_param: Option<Sp<String>>,
+    },
+}
+
+impl Tool {
+    /// Whether `key` was written (maybe with a wrong value, maybe misspelled).
+    pub fn mentions(&self, key: &str) -> bool {
+        self.mentioned.iter().any(|k| k == key)
+    }
+}
+
+/// One tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tool {
+    /// The tool's own name (published as `<pack>_<name>`).
+    pub name: Sp<String>,
+    /// `description`.
+    pub description: Option<Sp<String>>,
+    /// `method` (defaults to POST for a `graphql` tool).
+    pub method: Option<Sp<HttpMethod>>,
+    /// `path`: the URL template.
+    pub path: Option<Sp<String>>,
+    /// `params`, in schema order.
+    pub params: Vec<Field>,
+    /// `annotations`.
+    pub annotations: AnnotationOverrides,
+    /// `mode`: the author mode.
+    pub mode: Option<Sp<String>>,
+    /// `body_encoding`.
+    pub body_encoding: Option<Sp<BodyEnc>>,
+    /// `graphql`: a fixed document.
+    pub graphql: Option<Sp<String>>,
+    /// `hints`: search hints.
+    pub hints: Vec<Sp<String>>,
+    /// `timeout_ms`.
+    pub timeout_ms: Option<Sp<u32>>,
+    /// `redirects`.
+    pub redirects: Option<Sp<u8>>,
+    /// `response.keep`.
+    pub keep: Vec<Sp<String>>,
+    /// `response.pagination`.
+    pub pagination: Option<PaginationDecl>,
+    /// Every key written here, valid or not, plus the keys misspellings were taken for.
+    pub mentioned: Vec<String>,
+}
+
+/// A named field: a parameter or an object property.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// The name the model sends.
+    pub name: Sp<String>,
+    /// Its declaration.
+    pub spec: Spec,
+}
+
+/// The value types a field may declare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `string`
+    String,
+    /// `integer`
+    Integer,
+    /// `number`
+    Number,
+    /// `boolean`
+    Boolean,
+    /// `object`
+    Object,
+    /// `array`
+    Array,
+    /// `map`
+    Map,
+    /// `any`
+    Any,
+}
+
+impl Kind {
+    /// The name as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::String => "string",
+            Kind::Integer => "integer",
+            Kind::Number => "number",
+            Kind::Boolean => "boolean",
+            Kind::Object => "object",
+            Kind::Array => "array",
+            Kind::Map => "map",
+            Kind::Any => "any",
+        }
+    }
+}
+
+/// Where a parameter goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum In {
+    /// A URL placeholder.
+    Path,
+    /// The query string.
+    Query,
+    /// A header.
+    Header,
+    /// The body.
+    Body,
+}
+
+impl In {
+    /// The name as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            In::Path => "path",
+            In::Query => "query",
+            In::Header => "header",
+            In::Body => "body",
+        }
+    }
+}
+
+/// `style` of a query list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// `a=1&a=2`
+    Repeat,
+    /// `a[]=1&a[]=2`
+    Brackets,
+    /// `a=1,2`
+    Comma,
+}
+
+/// String formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormatName {
+    /// `date-time`
+    DateTime,
+    /// `date`
+    Date,
+    /// `email`
+    Email,
+    /// `uri`
+    Uri,
+    /// `uuid`
+    Uuid,
+}
+
+impl FormatName {
+    /// The name as written (and in JSON Schema).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FormatName::DateTime => "date-time",
+            FormatName::Date => "date",
+            FormatName::Email => "email",
+            FormatName::Uri => "uri",
+            FormatName::Uuid => "uuid",
+        }
+    }
+}
+
+/// The declaration of one value shape (a parameter, a property, list items, map values, a
+/// `one_of` alternative or a named type). Which keys are allowed depends on where it sits.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Spec {
+    /// Where the declaration starts.
+    pub loc: Loc,
+    /// `type`.
+    pub kind: Option<Sp<Kind>>,
+    /// `ref`: a name from `types`.
+    pub reference: Option<Sp<String>>,
+    /// `one_of`: alternatives.
+    pub one_of: Option<Sp<Vec<Spec>>>,
+    /// `description`.
+    pub description: Option<Sp<String>>,
+    /// `required`.
+    pub required: Option<Sp<bool>>,
+    /// `enum`.
+    pub enum_values: Option<Sp<Vec<Sp<Json>>>>,
+    /// `default`.
+    pub default: Option<Sp<Json>>,
+    /// `minimum`.
+    pub minimum: Option<Sp<Number>>,
+    /// `maximum`.
+    pub maximum: Option<Sp<Number>>,
+    /// `min_length`.
+    pub min_length: Option<Sp<u32>>,
+    /// `max_length`.
+    pub max_length: Option<Sp<u32>>,
+    /// `pattern`.
+    pub pattern: Option<Sp<String>>,
+    /// `format`.
+    pub format: Option<Sp<FormatName>>,
+    /// `items`.
+    pub items: Option<Box<Spec>>,
+    /// `min_items`.
+    pub min_items: Option<Sp<u32>>,
+    /// `max_items`.
+    pub max_items: Option<Sp<u32>>,
+    /// `properties`.
+    pub properties: Option<Sp<Vec<Field>>>,
+    /// `values`.
+    pub values: Option<Box<Spec>>,
+    /// `nullable`.
+    pub nullable: Option<Sp<bool>>,
+    /// `wire`.
+    pub wire: Option<Sp<String>>,
+    /// `style`.
+    pub style: Option<Sp<Style>>,
+    /// `allow_slash`.
+    pub allow_slash: Option<Sp<bool>>,
+    /// `modes`.
+    pub modes: Option<Sp<Vec<Sp<String>>>>,
+    /// `from_context`.
+    pub from_context: Option<Sp<String>>,
+    /// `in`.
+    pub location: Option<Sp<In>>,
+    /// Every key written here, valid or not, plus the keys misspellings were taken for: a
+    /// missing-key check stays quiet when the key was written but wrong (already reported).
+    pub mentioned: Vec<String>,
+}
+
+impl Spec {
+    /// Whether `key` was written (maybe with a wrong value, maybe misspelled).
+    pub fn mentions(&self, key: &str) -> bool {
+        self.mentioned.iter().any(|k| k == key)
+    }
+
+    /// Whether `required: true` is declared.
+    pub fn is_required(&self) -> bool {
+        self.required.as_ref().is_some_and(|r| r.value)
+    }
+
+    /// Whether `nullable: true` is declared.
+    pub fn is_nullable(&self) -> bool {
+        self.nullable.as_ref().is_some_and(|r| r.value)
+    }
+
+    /// The declared mode labels.
+    pub fn mode_labels(&self) -> impl Iterator<Item = &Sp<String>> {
+        self.modes.iter().flat_map(|m| m.value.iter())
+    }
+}
+
+/// Parses one pack file. Structural mistakes are reported and skipped; `None` only when the
+/// file is not YAML or not a mapping at all.
+pub fn parse(file: &str, source: &str) -> (Option<Pack>, Vec<Diagnostic>) {
+    let root = match tree::parse(file, source) {
+        Ok(root) => root,
+        Err(d) => return (None, vec![d]),
+    };
+    let mut sink = Sink::new(file);
+    let pack = lower::pack(&mut sink, &root);
+    (pack, sink.diags)
+}
