@@ -285,11 +285,9 @@ async fn the_http_tool_list_answers_json() {
     assert_eq!(status, 200);
     let data = text
         .lines()
-        .find_map(|l| l.strip_prefix("data: "))
-        .filter(|d| !d.is_empty())
-        .or_else(|| text.split("\r\n\r\n").nth(1));
-    let reply: Value =
-        serde_json::from_str(data.unwrap().trim()).unwrap_or_else(|e| panic!("{e}: {text}"));
+        .find_map(|l| l.strip_prefix("data: ").filter(|d| d.starts_with('{')))
+        .unwrap_or_else(|| panic!("no JSON-RPC event in {text}"));
+    let reply: Value = serde_json::from_str(data.trim()).unwrap_or_else(|e| panic!("{e}: {text}"));
     assert!(
         reply["result"]["capabilities"]["tools"].is_object(),
         "{reply}"

@@ -265,7 +265,10 @@ pub async fn spawn_http(extra: &[&str], env: &[(&str, &str)]) -> HttpChild {
         .spawn()
         .expect("spawn charter");
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let start_line = next_line(&mut stderr).await;
+    let mut start_line = next_line(&mut stderr).await;
+    while !start_line.starts_with("charter: ") {
+        start_line = next_line(&mut stderr).await;
+    }
     let url = start_line
         .split_whitespace()
         .find(|w| w.starts_with("http://"))
