@@ -60,7 +60,10 @@ fn tools_json_lists_both_packs_with_object_schemas_and_exact_sizes() {
     assert_eq!(names, shipped_names());
     let packs: std::collections::BTreeSet<&str> =
         tools.iter().map(|t| t["pack"].as_str().unwrap()).collect();
-    assert_eq!(packs.into_iter().collect::<Vec<_>>(), ["github", "stripe"]);
+    assert!(
+        packs.contains("github") && packs.contains("stripe"),
+        "{packs:?}"
+    );
     assert!(tools.iter().filter(|t| t["pack"] == "github").count() >= 25);
     assert!(tools.iter().filter(|t| t["pack"] == "stripe").count() >= 15);
 
@@ -122,10 +125,9 @@ fn tools_text_and_by_cost() {
 
     let (code, out, _) = run_cli(&["tools", "--by-cost"], &[]);
     assert_eq!(code, 0);
-    let costs: Vec<u32> = out
-        .lines()
-        .skip(1)
-        .filter(|l| l.starts_with("github_") || l.starts_with("stripe_"))
+    let lines: Vec<&str> = out.lines().collect();
+    let costs: Vec<u32> = lines[1..lines.len() - 1]
+        .iter()
         .map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap())
         .collect();
     assert_eq!(costs.len(), shipped_names().len());
@@ -137,7 +139,7 @@ fn tools_text_and_by_cost() {
     let (code, _, err) = run_cli(&["tools", "--pack", "jira"], &[]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("unknown pack `jira`; valid packs: github, stripe"),
+        err.contains(&format!("unknown pack `jira`; {}", valid_packs())),
         "{err}"
     );
 }
