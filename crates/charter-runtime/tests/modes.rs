@@ -479,12 +479,12 @@ fn http_tools_go_to_the_configured_executor_with_pins_merged() {
 }
 
 #[test]
-fn http_tools_without_an_executor_fail_as_transport_errors() {
+fn http_tools_go_through_the_default_executor() {
+    // No executor in the options: the shared default sends the request, and nothing listens
+    // on 127.0.0.1:9, so the call fails as a transport error (not a panic, not a validation).
     let s = session(&[http_table()], options(false, 0, None));
     match call(&s, "web_items_get", json!({"id": "7", "org": "o"})) {
-        Err(CharterError::Transport(m)) => {
-            assert!(m.contains("no HTTP executor is configured"), "{m}")
-        }
+        Err(CharterError::Transport(_)) | Err(CharterError::Credential(_)) => {}
         other => panic!("{other:?}"),
     }
     // Validation still comes first.

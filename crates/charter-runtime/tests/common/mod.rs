@@ -149,6 +149,7 @@ pub fn call_with(
     ctx: &CallContext,
 ) -> Result<ToolOutput, CharterError> {
     let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .expect("runtime");
     rt.block_on(session.dispatch(name, arguments, ctx))

@@ -1,0 +1,485 @@
+//! The Anthropic Messages loop against a scripted Messages server on 127.0.0.1, including the
+//! deferred mode's `defer_loading` tools and `tool_reference` results.
+
+mod support;
+
+use charter_adapters::anthropic::{
+    self, AnthropicClient, ContentBlock, Message, MessageContent, Options, ResultBlock, Role,
+};
+use charter_adapters::{Error, Stop};
+use charter_runtime::session::{TOOL_SEARCH, ToolSession};
+use serde_json::{Value, json};
+use support::*;
+
+const KEY: &str = "sk-ant-test-0123456789";
+
+async fn server(replies: Vec<Reply>) -> (ScriptedServer, AnthropicClient) {
+    let server = ScriptedServer::start(Wire::Anthropic, Some(KEY), replies).await;
+    let client = AnthropicClient::new(&server.base_url(), Some(KEY)).unwrap();
+    (server, client)
+}
+
+fn progressive() -> ToolSession {
+    ToolSession::new(&[&DEMO]).unwrap()
+}
+
+/// `(tool_use_id, blocks, is_error)` of every tool_result in the transcript, in order.
+fn tool_results(messages: &[Message]) -> Vec<(String, Vec<ResultBlock>, bool)> {
+    messages
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .filter_map(|m| match &m.content {
+            MessageContent::Blocks(blocks) => Some(blocks),
+            MessageContent::Text(_) => None,
+        })
+        .flatten()
+        .filter_map(|b| match b {
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => Some((tool_use_id.clone(), content.clone(), *is_error)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn text_of(blocks: &[ResultBlock]) -> String {
+    blocks
+        .iter()
+        .map(|b| match b {
+            ResultBlock::Text(t) => t.clone(),
+            other => panic!("expected text, got {other:?}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn progressive_turns_extend_the_tool_list_and_keep_its_prefix() {
+    let (server, client) = server(vec![
+        anthropic_calls(&[(
+            "toolu_1",
+            TOOL_SEARCH,
+            json!({"query": "select:demo_weather,demo_time"}),
+        )]),
+        anthropic_calls(&[
+            ("toolu_2", "demo_weather", json!({"city": "Paris"})),
+            ("toolu_3", "demo_time", json!({"zone": "UTC"})),
+        ]),
+        anthropic_text("Sunny in Paris, noon in UTC."),
+    ])
+    .await;
+    let session = progressive();
+    let ctx = context("anthropic-progressive");
+    let input = vec![Message::user("weather and time?")];
+    let options = Options::default()
+        .with_system("be brief")
+        .with_max_tokens(512);
+    let result = anthropic::run(&client, "claude-scripted", &input, &session, &ctx, &options)
+        .await
+        .unwrap();
+
+    assert_eq!(result.stop, Stop::End);
+    assert_eq!(result.turns, 3);
+    assert_eq!(result.content, "Sunny in Paris, noon in UTC.");
+    assert_eq!(result.messages[0], input[0]);
+    assert_eq!(
+        result.messages.len(),
+        6,
+        "user, assistant, user(results), assistant, user(results), assistant"
+    );
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    for r in &requests {
+        assert_eq!(r.path, "/v1/messages");
+        assert_eq!(r.headers["x-api-key"], KEY);
+        assert_eq!(r.headers["anthropic-version"], "2023-06-01");
+        assert_eq!(r.body["system"], "be brief");
+        assert_eq!(r.body["max_tokens"], 512);
+        assert_eq!(r.body["model"], "claude-scripted");
+    }
+    assert_eq!(requests[0].tool_names(), [TOOL_SEARCH]);
+    assert_eq!(
+        requests[1].tool_names(),
+        [TOOL_SEARCH, "demo_weather", "demo_time"]
+    );
+    let turn1 = requests[0].raw_tools();
+    let turn2 = requests[1].raw_tools();
+    assert!(
+        turn2.starts_with(&turn1[..turn1.len() - 1]),
+        "prefix changed:\n{turn1}\n{turn2}"
+    );
+    assert!(requests[1].raw.contains(&format!(
+        r#""input_schema":{}}}"#,
+        schema_of("demo_weather")
+    )));
+    assert!(
+        requests.iter().all(|r| !r.raw.contains("defer_loading")),
+        "no deferred loading unless asked"
+    );
+
+    let results = tool_results(&result.messages);
+    assert_eq!(
+        results.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+        ["toolu_1", "toolu_2", "toolu_3"]
+    );
+    assert!(text_of(&results[0].1).contains("demo_weather"));
+    let weather: Value = serde_json::from_str(&text_of(&results[1].1)).unwrap();
+    assert_eq!(weather["forecast"], "sunny in Paris");
+    assert_eq!(text_of(&results[2].1), "12:00 in UTC");
+    assert!(results.iter().all(|r| !r.2));
+    // Both results of turn 2 went back in one user message, in order.
+    let last_user = &requests[2].body["messages"][4];
+    assert_eq!(last_user["role"], "user");
+    let ids: Vec<&str> = last_user["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["tool_use_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["toolu_2", "toolu_3"]);
+    assert!(
+        activity("anthropic-progressive").max_in_flight >= 2,
+        "a safe batch runs concurrently"
+    );
+}
+
+#[tokio::test]
+async fn parallel_tool_use_keeps_order_and_marks_errors() {
+    let (server, client) = server(vec![
+        anthropic_calls(&[(
+            "s",
+            TOOL_SEARCH,
+            json!({"query": "select:demo_weather,demo_fail"}),
+        )]),
+        anthropic_calls(&[
+            ("a", "demo_weather", json!({"city": "Oslo"})),
+            ("b", "demo_fail", json!({"why": "test"})),
+            ("c", "demo_weather", json!({"city": "Oslo"})),
+        ]),
+        anthropic_text("done"),
+    ])
+    .await;
+    let session = progressive();
+    let ctx = context("anthropic-parallel");
+    let result = anthropic::run(
+        &client,
+        "m",
+        &[Message::user("go")],
+        &session,
+        &ctx,
+        &Options::default(),
+    )
+    .await
+    .unwrap();
+    let results = tool_results(&result.messages);
+    assert_eq!(
+        results.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+        ["s", "a", "b", "c"]
+    );
+    assert!(!results[1].2);
+    assert!(results[2].2, "a failing tool is an error result");
+    assert!(text_of(&results[2].1).contains("the backend said boom"));
+    assert_eq!(results[3].1, results[1].1);
+    assert_eq!(
+        activity("anthropic-parallel").calls.len(),
+        2,
+        "the repeated call ran once"
+    );
+    let sent = &server.requests()[2].body["messages"][4]["content"];
+    assert_eq!(sent[1]["is_error"], true);
+    assert!(sent[0].get("is_error").is_none());
+}
+
+#[tokio::test]
+async fn an_unloaded_tool_gets_the_select_hint() {
+    let (_server, client) = server(vec![
+        anthropic_calls(&[("x", "demo_time", json!({"zone": "UTC"}))]),
+        anthropic_text("ok"),
+    ])
+    .await;
+    let session = progressive();
+    let ctx = context("anthropic-unloaded");
+    let result = anthropic::run(
+        &client,
+        "m",
+        &[Message::user("go")],
+        &session,
+        &ctx,
+        &Options::default(),
+    )
+    .await
+    .unwrap();
+    let results = tool_results(&result.messages);
+    assert!(results[0].2);
+    assert!(
+        text_of(&results[0].1).contains("select:demo_time"),
+        "{:?}",
+        results[0].1
+    );
+    assert!(activity("anthropic-unloaded").calls.is_empty());
+}
+
+#[tokio::test]
+async fn max_turns_stops_the_loop() {
+    let (server, client) = server(vec![
+        anthropic_calls(&[("a", TOOL_SEARCH, json!({"query": "weather"}))]),
+        anthropic_text("unused"),
+    ])
+    .await;
+    let result = anthropic::run(
+        &client,
+        "m",
+        &[Message::user("go")],
+        &progressive(),
+        &context("anthropic-max"),
+        &Options::default().with_max_turns(1),
+    )
+    .await
+    .unwrap();
+    assert_eq!(result.stop, Stop::MaxTurns);
+    assert_eq!(result.turns, 1);
+    assert_eq!(result.content, "Let me check.");
+    assert_eq!(server.requests().len(), 1);
+    assert_eq!(result.messages.last().unwrap().role, Role::User);
+}
+
+#[tokio::test]
+async fn deferred_mode_sends_every_tool_deferred_and_answers_with_tool_references() {
+    let (server, client) = server(vec![
+        anthropic_calls(&[(
+            "s1",
+            TOOL_SEARCH,
+            json!({"query": "select:demo_weather,demo_time"}),
+        )]),
+        anthropic_calls(&[
+            ("w", "demo_weather", json!({"city": "Cairo"})),
+            ("s2", TOOL_SEARCH, json!({"query": "zzzz"})),
+        ]),
+        anthropic_text("Sunny in Cairo."),
+    ])
+    .await;
+    let session = progressive();
+    let ctx = context("anthropic-deferred");
+    let options = Options::default().with_deferred(true);
+    let result = anthropic::run(
+        &client,
+        "m",
+        &[Message::user("weather in Cairo?")],
+        &session,
+        &ctx,
+        &options,
+    )
+    .await
+    .unwrap();
+    assert_eq!(result.stop, Stop::End);
+    assert_eq!(result.content, "Sunny in Cairo.");
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    // Every turn: ToolSearch (not deferred), then every tool of the session, deferred, in declaration order.
+    let expected = [
+        TOOL_SEARCH,
+        "demo_weather",
+        "demo_time",
+        "demo_note",
+        "demo_fail",
+    ];
+    for r in &requests {
+        assert_eq!(r.tool_names(), expected);
+        let tools = r.body["tools"].as_array().unwrap();
+        assert!(
+            tools[0].get("defer_loading").is_none(),
+            "ToolSearch is never deferred"
+        );
+        assert!(
+            tools[1..].iter().all(|t| t["defer_loading"] == true),
+            "{tools:?}"
+        );
+    }
+    // The whole tool list is byte-identical across turns: the cached prefix survives.
+    assert_eq!(requests[1].raw_tools(), requests[0].raw_tools());
+    assert_eq!(requests[2].raw_tools(), requests[0].raw_tools());
+    let entries = requests[0].raw_tool_entries();
+    assert_eq!(
+        entries[1],
+        format!(
+            r#"{{"name":"demo_weather","description":"weather forecast for a city","input_schema":{},"defer_loading":true}}"#,
+            schema_of("demo_weather")
+        )
+    );
+
+    // ToolSearch answered with one tool_reference block per loaded tool.
+    let turn2_results = &requests[1].body["messages"][2]["content"];
+    assert_eq!(
+        turn2_results,
+        &json!([{"type": "tool_result", "tool_use_id": "s1", "content": [
+            {"type": "tool_reference", "tool_name": "demo_weather"},
+            {"type": "tool_reference", "tool_name": "demo_time"}
+        ]}])
+    );
+    // The loaded tool ran; a search that loaded nothing answers with its text.
+    let results = tool_results(&result.messages);
+    assert_eq!(
+        results.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+        ["s1", "w", "s2"]
+    );
+    assert!(text_of(&results[1].1).contains("sunny in Cairo"));
+    assert!(
+        matches!(results[2].1.as_slice(), [ResultBlock::Text(_)]),
+        "{:?}",
+        results[2].1
+    );
+    assert_eq!(
+        activity("anthropic-deferred").calls,
+        [("demo_weather".to_owned(), json!({"city": "Cairo"}))]
+    );
+}
+
+#[tokio::test]
+async fn a_non_2xx_from_the_model_server_is_an_error() {
+    let server = ScriptedServer::start(
+        Wire::Anthropic,
+        None,
+        vec![Reply::Status(
+            529,
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#.into(),
+        )],
+    )
+    .await;
+    let client = AnthropicClient::new(&server.base_url(), Some(KEY)).unwrap();
+    let err = anthropic::run(
+        &client,
+        "m",
+        &[Message::user("go")],
+        &progressive(),
+        &context("anthropic-529"),
+        &Options::default(),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::Status { status: 529, body, .. } if body.contains("Overloaded")),
+        "{err:?}"
+    );
+
+    let server = ScriptedServer::start(
+        Wire::Anthropic,
+        None,
+        vec![Reply::Json(
+            json!({"type": "error", "error": {"type": "api_error", "message": "boom"}}),
+        )],
+    )
+    .await;
+    let client = AnthropicClient::new(&server.base_url(), Some(KEY)).unwrap();
+    let err = anthropic::run(
+        &client,
+        "m",
+        &[Message::user("go")],
+        &progressive(),
+        &context("anthropic-200-error"),
+        &Options::default(),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::Decode { message, .. } if message.contains("boom")),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn deferred_mode_keeps_resident_tools_in_view_and_references_only_deferred_ones() {
+    use charter_runtime::session::{SessionOptions, Source};
+    // The smallest schema stays resident; the rest are deferred.
+    let smallest = DEMO.tools.iter().map(|t| t.views[0].tokens).min().unwrap();
+    let session = ToolSession::with_options(
+        vec![Source::Table(&DEMO)],
+        SessionOptions {
+            threshold: smallest,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let resident: Vec<&str> = DEMO
+        .tools
+        .iter()
+        .filter(|t| t.views[0].tokens <= smallest)
+        .map(|t| t.name)
+        .collect();
+    let deferred: Vec<&str> = DEMO
+        .tools
+        .iter()
+        .filter(|t| t.views[0].tokens > smallest)
+        .map(|t| t.name)
+        .collect();
+    assert!(!resident.is_empty() && !deferred.is_empty());
+    let query = format!("select:{},{}", resident[0], deferred[0]);
+    let (server, client) = server(vec![
+        anthropic_calls(&[("s", TOOL_SEARCH, json!({ "query": query }))]),
+        anthropic_text("ok"),
+    ])
+    .await;
+    let options = Options::default().with_deferred(true);
+    anthropic::run(
+        &client,
+        "m",
+        &[Message::user("go")],
+        &session,
+        &context("anthropic-resident"),
+        &options,
+    )
+    .await
+    .unwrap();
+    let requests = server.requests();
+    let mut expected: Vec<&str> = resident.clone();
+    expected.push(TOOL_SEARCH);
+    expected.extend(&deferred);
+    assert_eq!(requests[0].tool_names(), expected);
+    let tools = requests[0].body["tools"].as_array().unwrap();
+    for (tool, name) in tools.iter().zip(&expected) {
+        let is_deferred = deferred.contains(name);
+        assert_eq!(
+            tool.get("defer_loading") == Some(&json!(true)),
+            is_deferred,
+            "{name}"
+        );
+    }
+    // The search loaded (or re-named) both, but only the deferred one becomes a reference.
+    assert_eq!(
+        requests[1].body["messages"][2]["content"][0]["content"],
+        json!([{"type": "tool_reference", "tool_name": deferred[0]}])
+    );
+}
+
+#[tokio::test]
+async fn deferred_mode_without_toolsearch_sends_the_plain_list() {
+    use charter_runtime::session::{SessionOptions, Source};
+    let session = ToolSession::with_options(
+        vec![Source::Table(&DEMO)],
+        SessionOptions {
+            progressive: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let (server, client) = server(vec![anthropic_text("ok")]).await;
+    let options = Options::default().with_deferred(true);
+    anthropic::run(
+        &client,
+        "m",
+        &[Message::user("go")],
+        &session,
+        &context("anthropic-plain"),
+        &options,
+    )
+    .await
+    .unwrap();
+    let request = &server.requests()[0];
+    assert_eq!(
+        request.tool_names(),
+        ["demo_weather", "demo_time", "demo_note", "demo_fail"]
+    );
+    assert!(!request.raw.contains("defer_loading"));
+}
