@@ -1,5 +1,7 @@
 //! charter over the Model Context Protocol, on `rmcp` (SPEC §9).
 //!
+//! - [`server`]: serves a [`ToolSession`](charter_runtime::ToolSession)'s tools to any MCP client
+//!   over stdio or streamable HTTP, one session per connection, eager or progressive.
 //! - [`client`]: the MCP client bridge: an MCP server's tools as a toolkit a session holds
 //!   beside static packs, with batches on the same scheduler as local tools.
 //!
@@ -8,5 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod client;
+pub mod server;
 
 pub use client::{BridgeError, McpToolkit, ToolkitOptions, Upstream};
+pub use server::{HttpOptions, HttpServer, McpServer, ServeError, ServerOptions, Transport};

@@ -19,9 +19,9 @@
 pub mod context;
 pub mod egress;
 pub mod error;
-pub mod mode;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod mode;
 pub mod scheduler;
 pub mod search;
 pub mod session;
