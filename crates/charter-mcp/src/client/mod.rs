@@ -469,6 +469,7 @@ impl McpToolkit {
                         .to_owned()
                 }
                 Ok(QuitReason::JoinError(e)) | Err(e) => format!("the connection failed: {e}"),
+                Ok(other) => format!("the connection ended ({other:?})"),
             };
             if let Some(inner) = weak.upgrade() {
                 tracing::warn!(server = %inner.server, %reason, "MCP server connection ended");
