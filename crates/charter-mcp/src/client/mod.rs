@@ -482,6 +482,8 @@ impl McpToolkit {
             toolkit.close().await;
             return Err(error);
         }
+        // The first listing is the starting point, not a change (nobody has read it yet).
+        toolkit.inner.generation.send_replace(0);
         spawn_relister(Arc::downgrade(&toolkit.inner), changed_rx);
         Ok(toolkit)
     }
@@ -674,7 +676,7 @@ impl McpToolkit {
                 inner.server, error.message
             ))),
             Ok(Err(error @ (ServiceError::TransportClosed | ServiceError::TransportSend(_)))) => {
-                let reason = self.down().unwrap_or_else(|| error.to_string());
+                let reason = self.down().unwrap_or_else(|| error_chain(&error));
                 Err(inner.unreachable(tool, &reason))
             }
             Ok(Err(error)) => Err(CharterError::Transport(format!(
@@ -805,6 +807,26 @@ fn http_client(connect_timeout: Duration) -> Result<reqwest::Client, String> {
         .connect_timeout(connect_timeout)
         .build()
         .map_err(|e| format!("cannot set up the HTTP client: {e}"))
+}
+
+/// An error and its sources, without rmcp's type-name wrappers: what failed, down to the cause
+/// (`error sending request for url (…): connection refused`).
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next = Some(error);
+    while let Some(e) = next {
+        let text = e.to_string();
+        let wrapper = text.contains("rmcp::") || text.starts_with("Transport send error");
+        if !wrapper && !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        next = e.source();
+    }
+    if parts.is_empty() {
+        error.to_string()
+    } else {
+        parts.join(": ")
+    }
 }
 
 fn kind_of(value: &Value) -> &'static str {
