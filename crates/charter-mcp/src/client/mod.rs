@@ -112,7 +112,6 @@ impl Upstream {
     /// environment (`API_TOKEN=x node server.js --stdio`).
     pub fn parse_command_line(line: &str) -> Result<Self, BridgeError> {
         let bad = |reason: &str| BridgeError::Upstream {
-            given: line.to_owned(),
             reason: reason.to_owned(),
         };
         let words = split_words(line).map_err(|reason| bad(&reason))?;
@@ -258,11 +257,9 @@ pub enum BridgeError {
     /// The pack label breaks the name rules.
     #[error("invalid pack label for an MCP server: {0}")]
     Label(String),
-    /// The upstream description could not be read.
-    #[error("invalid MCP server command `{given}`: {reason}")]
+    /// The command line could not be read (it is not repeated here: it may hold secrets).
+    #[error("invalid MCP server command line: {reason}")]
     Upstream {
-        /// What was given.
-        given: String,
         /// What is wrong with it.
         reason: String,
     },
