@@ -10,6 +10,9 @@ fn feature_on(label: &str) -> Option<bool> {
     match label {
         "github" => Some(cfg!(feature = "pack-github")),
         "stripe" => Some(cfg!(feature = "pack-stripe")),
+        "linear" => Some(cfg!(feature = "pack-linear")),
+        "firecrawl" => Some(cfg!(feature = "pack-firecrawl")),
+        "tavily" => Some(cfg!(feature = "pack-tavily")),
         _ => None,
     }
 }

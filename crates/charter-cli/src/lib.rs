@@ -50,9 +50,9 @@ where
     T: Into<OsString> + Clone,
 {
     init_tracing();
-    let stdout = io::stdout();
-    let stderr = io::stderr();
-    run_to(args, tables, &mut stdout.lock(), &mut stderr.lock())
+    // Unlocked handles: `charter mcp` speaks MCP on stdout from tokio's blocking pool, and logs
+    // go to stderr from any thread, so no lock may be held for the whole run.
+    run_to(args, tables, &mut io::stdout(), &mut io::stderr())
 }
 
 /// Runs one command line over `tables` with explicit output streams (tests capture them).
@@ -70,7 +70,7 @@ where
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            let text = e.render().ansi().to_string();
+            let text = e.render().to_string();
             let _ = if e.use_stderr() {
                 err.write_all(text.as_bytes())
             } else {
@@ -79,6 +79,7 @@ where
             return ExitCode::from(e.exit_code() as u8);
         }
     };
+    let name = subcommand_name(&cli.command);
     let result = match cli.command {
         Command::Mcp(a) => serve::run(a, tables, err),
         Command::Tools(a) => tools::run(a, tables, out),
@@ -92,7 +93,7 @@ where
         // `charter tools | head`: the reader left; not an error.
         Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Usage(message)) => {
-            let text = usage_error(&message);
+            let text = usage_error(name, &message);
             let _ = err.write_all(text.as_bytes());
             ExitCode::from(EXIT_USAGE)
         }
@@ -123,14 +124,28 @@ pub(crate) enum Failure {
     Io(#[from] io::Error),
 }
 
-/// A usage error in clap's format, with the usage line.
-fn usage_error(message: &str) -> String {
+/// A usage error in clap's format, with the subcommand's usage line.
+fn usage_error(subcommand: &str, message: &str) -> String {
     use clap::CommandFactory;
-    Cli::command()
-        .error(clap::error::ErrorKind::InvalidValue, message)
-        .render()
-        .ansi()
-        .to_string()
+    let mut cli = Cli::command();
+    cli.build();
+    let kind = clap::error::ErrorKind::InvalidValue;
+    let error = match cli.find_subcommand_mut(subcommand) {
+        Some(sub) => sub.error(kind, message),
+        None => cli.error(kind, message),
+    };
+    error.render().to_string()
+}
+
+fn subcommand_name(command: &Command) -> &'static str {
+    match command {
+        Command::Mcp(_) => "mcp",
+        Command::Tools(_) => "tools",
+        Command::Search(_) => "search",
+        Command::Egress(_) => "egress",
+        Command::Check(_) => "check",
+        Command::Call(_) => "call",
+    }
 }
 
 /// A current-thread runtime: the server is I/O-bound and starts faster without a pool.
@@ -148,6 +163,7 @@ fn init_tracing() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(io::stderr)
+        .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .with_target(false)
         .try_init();
 }

@@ -13,17 +13,19 @@
 //! - [`validate`]: argument validation against the view in force (SPEC §6).
 //! - [`egress`]: the egress map (SPEC §5).
 //! - [`scheduler`]: the batch scheduler (SPEC §7).
+//! - [`schema`]: compile-time schemas of Rust tools and the helpers their handlers call.
 
 #![warn(missing_docs)]
 
 pub mod context;
 pub mod egress;
 pub mod error;
+pub mod mode;
 #[cfg(feature = "http")]
 pub mod http;
-pub mod mode;
 pub mod scheduler;
 pub mod search;
+pub mod schema;
 pub mod session;
 pub mod table;
 pub mod tokens;
@@ -40,6 +42,7 @@ pub use tokens::{json_tokens, schema_tokens, text_tokens};
 pub use scheduler::{CallResult, ToolCall, argument_identity, concurrency_safe, run_tool_batch};
 pub use egress::{EgressMap, egress_map};
 pub use session::{SearchAnswer, SessionOptions, Source, ToolSession};
+pub use schema::Schema;
 
 #[doc(hidden)]
 pub mod __private {

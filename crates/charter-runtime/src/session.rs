@@ -7,14 +7,14 @@
 //! conversation is the loaded set, behind a small mutex, so one session can be shared (`&self`
 //! everywhere) by every task serving that conversation.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use serde_json::{Value, json};
 
 use crate::context::CallContext;
 use crate::error::{CharterError, DeclarationError};
 use crate::mode;
-use crate::search::{self, Candidate, Query, TOOL_SEARCH_SCHEMA, TOOL_SEARCH_USAGE};
+use crate::search::{self, Candidate, Query, SearchIndex, TOOL_SEARCH_SCHEMA, TOOL_SEARCH_USAGE};
 use crate::table::{Annotations, BoxFuture, Exec, Route, Table, ToolDef, ToolOutput, View};
 use crate::tokens::text_tokens;
 use crate::validate::{self, Issue, Narrowed, PatternCache};
@@ -142,12 +142,16 @@ pub(crate) enum Kind {
         def: &'static ToolDef,
         view: &'static View,
     },
-    Dynamic {
-        kit: Arc<dyn Toolkit>,
-        tool: DynamicTool,
-        name_lc: Box<str>,
-        description_lc: Box<str>,
-    },
+    /// Boxed: toolkit tools are rare and static entries stay small (the session copies 700 of
+    /// them per build).
+    Dynamic(Box<Dynamic>),
+}
+
+pub(crate) struct Dynamic {
+    kit: Arc<dyn Toolkit>,
+    pub(crate) tool: DynamicTool,
+    name_lc: Box<str>,
+    description_lc: Box<str>,
 }
 
 /// What the deployment took out of the model's hands for one tool.
@@ -163,21 +167,21 @@ impl Entry {
     pub(crate) fn name(&self) -> &str {
         match &self.kind {
             Kind::Static { def, .. } => def.name,
-            Kind::Dynamic { tool, .. } => &tool.name,
+            Kind::Dynamic(d) => &d.tool.name,
         }
     }
 
     fn name_lc(&self) -> &str {
         match &self.kind {
             Kind::Static { def, .. } => def.name,
-            Kind::Dynamic { name_lc, .. } => name_lc,
+            Kind::Dynamic(d) => &d.name_lc,
         }
     }
 
     fn description(&self) -> &str {
         match &self.kind {
             Kind::Static { def, .. } => def.description,
-            Kind::Dynamic { tool, .. } => &tool.description,
+            Kind::Dynamic(d) => &d.tool.description,
         }
     }
 
@@ -188,13 +192,9 @@ impl Entry {
                 description: def.search.description_lc,
                 hints: def.search.hints,
             },
-            Kind::Dynamic {
-                name_lc,
-                description_lc,
-                ..
-            } => Candidate {
-                name: name_lc,
-                description: description_lc,
+            Kind::Dynamic(d) => Candidate {
+                name: &d.name_lc,
+                description: &d.description_lc,
                 hints: &[],
             },
         }
@@ -204,7 +204,7 @@ impl Entry {
         match (&self.narrowing, &self.kind) {
             (Some(n), _) => &n.schema,
             (None, Kind::Static { view, .. }) => view.schema,
-            (None, Kind::Dynamic { tool, .. }) => &tool.schema,
+            (None, Kind::Dynamic(d)) => &d.tool.schema,
         }
     }
 
@@ -212,14 +212,14 @@ impl Entry {
         match (&self.narrowing, &self.kind) {
             (Some(n), _) => n.tokens,
             (None, Kind::Static { view, .. }) => view.tokens,
-            (None, Kind::Dynamic { tool, .. }) => tool.tokens,
+            (None, Kind::Dynamic(d)) => d.tool.tokens,
         }
     }
 
     fn annotations(&self) -> Annotations {
         match &self.kind {
             Kind::Static { def, .. } => def.annotations,
-            Kind::Dynamic { tool, .. } => tool.annotations,
+            Kind::Dynamic(d) => d.tool.annotations,
         }
     }
 
@@ -322,6 +322,8 @@ pub struct ToolSession {
     catalogue: Vec<u32>,
     /// The ToolSearch description, when the session offers it (written once, never changed).
     search_description: Option<String>,
+    /// The catalogue's text laid end to end for keyword search, built by the first keyword query.
+    search_index: OnceLock<SearchIndex>,
     mode: Option<String>,
     ranking: Ranking,
     http: Option<Arc<dyn HttpCaller>>,
@@ -389,12 +391,12 @@ impl ToolSession {
                     for tool in kit.tools() {
                         entries.push(Entry {
                             resident: resident(tool.tokens),
-                            kind: Kind::Dynamic {
+                            kind: Kind::Dynamic(Box::new(Dynamic {
                                 kit: Arc::clone(kit),
                                 name_lc: tool.name.to_lowercase().into(),
                                 description_lc: tool.description.to_lowercase().into(),
                                 tool,
-                            },
+                            })),
                             narrowing: None,
                         });
                     }
@@ -414,9 +416,7 @@ impl ToolSession {
         if entries.len() > u32::MAX as usize {
             return Err(DeclarationError::new("a session holds at most 2^32 tools"));
         }
-        let mut by_name: Vec<u32> = (0..entries.len() as u32).collect();
-        by_name
-            .sort_unstable_by(|a, b| entries[*a as usize].name().cmp(entries[*b as usize].name()));
+        let by_name = sorted_by_name(&entries);
         for pair in by_name.windows(2) {
             let (a, b) = (&entries[pair[0] as usize], &entries[pair[1] as usize]);
             if a.name() == b.name() {
@@ -471,6 +471,7 @@ impl ToolSession {
             by_name,
             catalogue,
             search_description,
+            search_index: OnceLock::new(),
             mode,
             ranking,
             http,
@@ -685,7 +686,7 @@ impl ToolSession {
     pub fn tool_def(&self, name: &str) -> Option<&'static ToolDef> {
         match self.entries[self.lookup(name)?].kind {
             Kind::Static { def, .. } => Some(def),
-            Kind::Dynamic { .. } => None,
+            Kind::Dynamic(_) => None,
         }
     }
 
@@ -693,7 +694,7 @@ impl ToolSession {
     pub fn view(&self, name: &str) -> Option<&'static View> {
         match self.entries[self.lookup(name)?].kind {
             Kind::Static { view, .. } => Some(view),
-            Kind::Dynamic { .. } => None,
+            Kind::Dynamic(_) => None,
         }
     }
 
@@ -723,13 +724,11 @@ impl ToolSession {
                 }
             }
             Query::Keywords { required, terms } => {
-                let hits = self.ranking.rank(
-                    self.catalogue.len(),
-                    |k| self.entries[self.catalogue[k] as usize].candidate(),
-                    required,
-                    terms,
-                    limit,
-                );
+                let candidate = |k: usize| self.entries[self.catalogue[k] as usize].candidate();
+                let index = self
+                    .search_index
+                    .get_or_init(|| SearchIndex::build(self.catalogue.len(), candidate));
+                let hits = self.ranking.rank(index, required, terms, limit);
                 for k in hits {
                     let i = self.catalogue[k];
                     loaded.push(self.entries[i as usize].name().to_owned());
@@ -914,7 +913,7 @@ impl ToolSession {
                     }
                 }
                 // The remote server validates its own tools.
-                Kind::Dynamic { kit, tool, .. } => kit.call(&tool.name, arguments, ctx).await,
+                Kind::Dynamic(d) => d.kit.call(&d.tool.name, arguments, ctx).await,
             }
         })
     }
@@ -1139,6 +1138,62 @@ fn answer<'a>(
             },
         }
     })
+}
+
+/// Entry indices sorted by qualified name.
+///
+/// Names are `<pack>_<tool>` and a pack holds no `_`, so the names of one pack are contiguous
+/// in sorted order: rank the few packs once, then sort by (pack rank, tool), comparing short
+/// keys without the shared prefix. Anything else (toolkit tools, hand-built names) falls back to
+/// comparing whole names.
+fn sorted_by_name(entries: &[Entry]) -> Vec<u32> {
+    let generic = || {
+        let mut by_name: Vec<u32> = (0..entries.len() as u32).collect();
+        by_name
+            .sort_unstable_by(|a, b| entries[*a as usize].name().cmp(entries[*b as usize].name()));
+        by_name
+    };
+    let mut packs: Vec<&'static str> = Vec::new();
+    // (pack rank, the tool name's first 8 bytes big-endian, the tool name, entry index): most
+    // comparisons are decided by the two integers.
+    let mut keys: Vec<(u32, u64, &'static str, u32)> = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        let Kind::Static { def, .. } = entry.kind else {
+            return generic();
+        };
+        let qualified = def.name.len() == def.pack.len() + 1 + def.tool.len()
+            && def.name.starts_with(def.pack)
+            && def.name.as_bytes()[def.pack.len()] == b'_'
+            && def.name.ends_with(def.tool)
+            && !def.pack.contains('_');
+        if !qualified {
+            return generic();
+        }
+        let pack = match packs.iter().rposition(|p| *p == def.pack) {
+            Some(p) => p,
+            None => {
+                packs.push(def.pack);
+                packs.len() - 1
+            }
+        };
+        let mut prefix = [0u8; 8];
+        let n = def.tool.len().min(8);
+        prefix[..n].copy_from_slice(&def.tool.as_bytes()[..n]);
+        keys.push((pack as u32, u64::from_be_bytes(prefix), def.tool, i as u32));
+    }
+    let mut order: Vec<u32> = (0..packs.len() as u32).collect();
+    let with_sep = |p: &str| p.bytes().chain(std::iter::once(b'_')).collect::<Vec<u8>>();
+    order.sort_by_cached_key(|p| with_sep(packs[*p as usize]));
+    let mut rank = vec![0u32; packs.len()];
+    for (r, p) in order.iter().enumerate() {
+        rank[*p as usize] = r as u32;
+    }
+    for key in &mut keys {
+        key.0 = rank[key.0 as usize];
+    }
+    // Zero padding sorts a shorter name first, as the byte order does.
+    keys.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then_with(|| a.2.cmp(b.2)));
+    keys.into_iter().map(|k| k.3).collect()
 }
 
 #[allow(dead_code)]

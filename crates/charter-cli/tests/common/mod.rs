@@ -34,6 +34,22 @@ pub fn shipped_names() -> Vec<&'static str> {
         .collect()
 }
 
+/// The tools of these packs, in declaration order (packs in the order given).
+pub fn pack_names(packs: &[&str]) -> Vec<&'static str> {
+    packs
+        .iter()
+        .flat_map(|p| charter::packs::ALL.iter().filter(move |t| t.pack == *p))
+        .flat_map(|t| t.tools.iter())
+        .map(|t| t.name)
+        .collect()
+}
+
+/// `valid packs: a, b, ...` as the usage error spells it.
+pub fn valid_packs() -> String {
+    let labels: Vec<&str> = charter::packs::ALL.iter().map(|t| t.pack).collect();
+    format!("valid packs: {}", labels.join(", "))
+}
+
 /// One request the stub received.
 #[derive(Debug, Clone)]
 pub struct Seen {
@@ -265,7 +281,10 @@ pub async fn spawn_http(extra: &[&str], env: &[(&str, &str)]) -> HttpChild {
         .spawn()
         .expect("spawn charter");
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let start_line = next_line(&mut stderr).await;
+    let mut start_line = next_line(&mut stderr).await;
+    while !start_line.starts_with("charter: ") {
+        start_line = next_line(&mut stderr).await;
+    }
     let url = start_line
         .split_whitespace()
         .find(|w| w.starts_with("http://"))

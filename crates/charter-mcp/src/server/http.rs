@@ -103,7 +103,7 @@ pub(crate) async fn bind(
             origins.push(format!("{scheme}://{host}:*"));
         }
     }
-    origins.extend(options.allow_origins);
+    origins.extend(options.allow_origins.iter().map(|o| explicit_port(o)));
 
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
@@ -139,6 +139,28 @@ fn check_address(addr: &str) -> Result<(), ServeError> {
     port.parse::<u16>()
         .map_err(|_| bad("the port is not a number from 0 to 65535"))?;
     Ok(())
+}
+
+/// An origin as a browser sends it omits the scheme's default port; spell it out, so
+/// `https://app.example` matches exactly `https://app.example:443` and no other port.
+fn explicit_port(origin: &str) -> String {
+    let origin = origin.trim().trim_end_matches('/');
+    let Some((scheme, authority)) = origin.split_once("://") else {
+        return origin.to_owned();
+    };
+    let has_port = match authority.rfind(']') {
+        Some(end) => authority[end..].contains(':'),
+        None => authority.contains(':'),
+    };
+    let default = match scheme.to_ascii_lowercase().as_str() {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    };
+    match default {
+        Some(port) if !has_port && !authority.contains('/') => format!("{origin}:{port}"),
+        _ => origin.to_owned(),
+    }
 }
 
 fn explain_bind_error(e: &std::io::Error) -> String {
@@ -181,6 +203,25 @@ async fn shutdown_signal() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn allowed_origins_name_their_port() {
+        assert_eq!(
+            explicit_port("https://app.example"),
+            "https://app.example:443"
+        );
+        assert_eq!(
+            explicit_port("http://app.example/"),
+            "http://app.example:80"
+        );
+        assert_eq!(
+            explicit_port("http://app.example:8080"),
+            "http://app.example:8080"
+        );
+        assert_eq!(explicit_port("http://[::1]"), "http://[::1]:80");
+        assert_eq!(explicit_port("http://[::1]:*"), "http://[::1]:*");
+        assert_eq!(explicit_port("null"), "null");
+    }
 
     #[test]
     fn addresses_are_checked_before_binding() {

@@ -1,0 +1,9 @@
+#[derive(charter::Schema, serde::Deserialize)]
+struct Comment {
+    /// The text.
+    body: String,
+    /// Replies.
+    replies: Vec<Comment>,
+}
+
+fn main() {}
