@@ -35,7 +35,14 @@ async fn one_connection_reaches_the_packs_and_every_upstream() {
         );
     }
     let mut c = connect_stdio(&argv, &[]).await;
-    let line = next_line(&mut c.stderr).await;
+    // Upstream children share charter's stderr (their own start messages come first).
+    let mut line = next_line(&mut c.stderr).await;
+    for _ in 0..10 {
+        if line.contains("from stripe") {
+            break;
+        }
+        line = next_line(&mut c.stderr).await;
+    }
     assert!(line.contains("from stripe, inner (upstream MCP server)"), "{line}");
     if everything.is_some() {
         assert!(line.contains("up2 (upstream MCP server)"), "{line}");

@@ -408,6 +408,9 @@ impl McpToolkit {
             Upstream::Command { program, args, env } => {
                 let mut command = tokio::process::Command::new(program);
                 command.args(args).envs(env.iter().map(|(k, v)| (k, v)));
+                // If the cleanup task never runs (the runtime is shutting down), dropping the
+                // child still kills it.
+                command.kill_on_drop(true);
                 let stderr = if options.child_stderr {
                     Stdio::inherit()
                 } else {
