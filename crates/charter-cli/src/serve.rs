@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use charter_mcp::client::RenameReason;
-use charter_mcp::{HttpOptions, McpServer, McpToolkit, ServerOptions, ToolkitOptions, Transport, Upstream};
+use charter_mcp::{
+    HttpOptions, McpServer, McpToolkit, ServerOptions, ToolkitOptions, Transport, Upstream,
+};
 use charter_runtime::session::Toolkit;
 use charter_runtime::table::Table;
 

@@ -24,8 +24,17 @@ async fn one_connection_reaches_the_packs_and_every_upstream() {
         stub.url
     );
     let everything = std::env::var("CHARTER_SERVER_EVERYTHING").ok();
-    let mut argv = vec!["mcp", "--pack", "stripe", "--progressive", "--upstream", inner.as_str()];
-    let everything_arg = everything.as_ref().map(|entry| format!("node '{entry}' stdio"));
+    let mut argv = vec![
+        "mcp",
+        "--pack",
+        "stripe",
+        "--progressive",
+        "--upstream",
+        inner.as_str(),
+    ];
+    let everything_arg = everything
+        .as_ref()
+        .map(|entry| format!("node '{entry}' stdio"));
     if let Some(arg) = &everything_arg {
         argv.extend(["--upstream", arg.as_str()]);
     } else {
@@ -43,7 +52,10 @@ async fn one_connection_reaches_the_packs_and_every_upstream() {
         }
         line = next_line(&mut c.stderr).await;
     }
-    assert!(line.contains("from stripe, inner (upstream MCP server)"), "{line}");
+    assert!(
+        line.contains("from stripe, inner (upstream MCP server)"),
+        "{line}"
+    );
     if everything.is_some() {
         assert!(line.contains("up2 (upstream MCP server)"), "{line}");
     }
@@ -55,7 +67,10 @@ async fn one_connection_reaches_the_packs_and_every_upstream() {
     assert_eq!(names(&listed), ["ToolSearch"]);
     let catalogue = listed[0].description.as_deref().unwrap_or_default();
     let searchable: Vec<&str> = catalogue.lines().collect();
-    assert!(searchable.contains(&"inner_github_issues_get"), "the upstream's tools are searchable");
+    assert!(
+        searchable.contains(&"inner_github_issues_get"),
+        "the upstream's tools are searchable"
+    );
     assert!(searchable.contains(&"stripe_refunds_create"));
 
     let loaded = c
@@ -66,7 +81,11 @@ async fn one_connection_reaches_the_packs_and_every_upstream() {
         )
         .await
         .unwrap();
-    assert!(text_of(&loaded).contains("inner_github_issues_get"), "{}", text_of(&loaded));
+    assert!(
+        text_of(&loaded).contains("inner_github_issues_get"),
+        "{}",
+        text_of(&loaded)
+    );
     tokio::time::timeout(Duration::from_secs(10), c.changed.recv())
         .await
         .expect("list_changed after the load");
@@ -88,11 +107,18 @@ async fn one_connection_reaches_the_packs_and_every_upstream() {
         .await
         .unwrap();
     assert_ne!(result.is_error, Some(true), "{}", text_of(&result));
-    assert!(text_of(&result).contains("Crash on start"), "{}", text_of(&result));
+    assert!(
+        text_of(&result).contains("Crash on start"),
+        "{}",
+        text_of(&result)
+    );
     let seen = stub.seen();
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].path, "/repos/octo/hello/issues/7");
-    assert_eq!(seen[0].header("authorization"), Some("Bearer upstream_token_42"));
+    assert_eq!(
+        seen[0].header("authorization"),
+        Some("Bearer upstream_token_42")
+    );
 
     // The upstream's own validation error reaches the model as an error result.
     let bad = c
@@ -130,14 +156,26 @@ async fn one_connection_reaches_the_packs_and_every_upstream() {
 #[test]
 fn upstream_mistakes_are_reported_without_their_secrets() {
     let (code, _, err) = run_cli(
-        &["mcp", "--pack", "stripe", "--upstream", "SECRET_TOKEN=hunter2 /nonexistent/mcp-server --key hunter2"],
+        &[
+            "mcp",
+            "--pack",
+            "stripe",
+            "--upstream",
+            "SECRET_TOKEN=hunter2 /nonexistent/mcp-server --key hunter2",
+        ],
         &[],
     );
     assert_ne!(code, 0);
-    assert!(err.contains("cannot start MCP server `up1` `mcp-server`"), "{err}");
+    assert!(
+        err.contains("cannot start MCP server `up1` `mcp-server`"),
+        "{err}"
+    );
     assert!(!err.contains("hunter2"), "{err}");
 
-    let (code, _, err) = run_cli(&["mcp", "--upstream", "a=node x", "--upstream", "a=node y"], &[]);
+    let (code, _, err) = run_cli(
+        &["mcp", "--upstream", "a=node x", "--upstream", "a=node y"],
+        &[],
+    );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("two upstreams are labelled `a`"), "{err}");
 

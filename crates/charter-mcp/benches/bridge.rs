@@ -13,9 +13,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use charter_mcp::{McpToolkit, ToolkitOptions, Upstream};
-use charter_runtime::scheduler::ToolCall;
-use charter_runtime::session::{SessionOptions, Source, Toolkit, ToolSession};
 use charter_runtime::CallContext;
+use charter_runtime::scheduler::ToolCall;
+use charter_runtime::session::{SessionOptions, Source, ToolSession, Toolkit};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
 use tokio::io::AsyncBufReadExt;

@@ -22,7 +22,10 @@ async fn paged() -> McpToolkit {
 }
 
 fn names(kit: &McpToolkit) -> Vec<String> {
-    kit.dynamic_tools().iter().map(|t| t.name.to_string()).collect()
+    kit.dynamic_tools()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect()
 }
 
 #[tokio::test]
@@ -32,7 +35,12 @@ async fn lists_every_page_with_valid_names_sizes_and_annotations() {
     assert_eq!(listed.len(), 6, "three pages of two: {listed:?}");
     assert_eq!(
         listed[..4],
-        ["up_echo", "up_get_sum", "up_long_running_operation", "up_get_sum_2"]
+        [
+            "up_echo",
+            "up_get_sum",
+            "up_long_running_operation",
+            "up_get_sum_2"
+        ]
     );
     assert_eq!(listed[5], "up_grow");
     let long = &listed[4];
@@ -40,16 +48,25 @@ async fn lists_every_page_with_valid_names_sizes_and_annotations() {
     assert!(long.starts_with("up_a_remarkably_long_tool_name"), "{long}");
     for name in &listed {
         assert!(
-            name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            name.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
                 && !name.contains("__"),
             "{name}"
         );
     }
     // Every change of name is reported, and the server's own name is what a call sends.
     let renames = up.renames();
-    let reason = |remote: &str| renames.iter().find(|r| r.remote == remote).map(|r| r.reason);
+    let reason = |remote: &str| {
+        renames
+            .iter()
+            .find(|r| r.remote == remote)
+            .map(|r| r.reason)
+    };
     assert_eq!(reason("get-sum"), Some(RenameReason::Sanitised));
-    assert_eq!(reason("longRunningOperation"), Some(RenameReason::Sanitised));
+    assert_eq!(
+        reason("longRunningOperation"),
+        Some(RenameReason::Sanitised)
+    );
     assert_eq!(reason("get_sum"), Some(RenameReason::Disambiguated));
     assert_eq!(
         reason("a.remarkably.long.tool.name.that.keeps.going.well.past.fifty"),
@@ -57,7 +74,10 @@ async fn lists_every_page_with_valid_names_sizes_and_annotations() {
     );
     assert_eq!(reason("echo"), None);
     assert_eq!(up.remote_name("up_get_sum_2").as_deref(), Some("get_sum"));
-    assert_eq!(up.remote_name(long).as_deref(), Some("a.remarkably.long.tool.name.that.keeps.going.well.past.fifty"));
+    assert_eq!(
+        up.remote_name(long).as_deref(),
+        Some("a.remarkably.long.tool.name.that.keeps.going.well.past.fifty")
+    );
 
     // Schemas are the server's, as compact JSON text, sized on arrival.
     let tools = up.dynamic_tools();
@@ -72,16 +92,36 @@ async fn lists_every_page_with_valid_names_sizes_and_annotations() {
     // Annotations: explicit booleans only.
     assert_eq!(
         echo.annotations,
-        Annotations { read_only: true, idempotent: true, destructive: false, open_world: false }
+        Annotations {
+            read_only: true,
+            idempotent: true,
+            destructive: false,
+            open_world: false
+        }
     );
-    assert_eq!(tools[1].annotations.read_only, true);
-    assert_eq!(tools[1].annotations.idempotent, false, "an absent hint is false");
-    assert_eq!(tools[2].annotations, Annotations::default(), "no annotations at all");
-    assert_eq!(up.remote_annotations("up_echo"), Some(json!({"readOnlyHint": true, "idempotentHint": true})));
-    assert_eq!(up.remote_annotations("up_get_sum"), Some(json!({"readOnlyHint": true})));
-    assert_eq!(up.remote_annotations("up_long_running_operation"), Some(json!({})));
+    assert!(tools[1].annotations.read_only);
+    assert!(!tools[1].annotations.idempotent, "an absent hint is false");
+    assert_eq!(
+        tools[2].annotations,
+        Annotations::default(),
+        "no annotations at all"
+    );
+    assert_eq!(
+        up.remote_annotations("up_echo"),
+        Some(json!({"readOnlyHint": true, "idempotentHint": true}))
+    );
+    assert_eq!(
+        up.remote_annotations("up_get_sum"),
+        Some(json!({"readOnlyHint": true}))
+    );
+    assert_eq!(
+        up.remote_annotations("up_long_running_operation"),
+        Some(json!({}))
+    );
     assert!(concurrency_safe(&up.remote_annotations("up_echo").unwrap()));
-    assert!(!concurrency_safe(&up.remote_annotations("up_get_sum").unwrap()));
+    assert!(!concurrency_safe(
+        &up.remote_annotations("up_get_sum").unwrap()
+    ));
 
     // A re-list that changes nothing keeps the same shared schema text and the generation.
     assert!(!up.refresh().await.unwrap());
@@ -116,10 +156,22 @@ async fn call_results_map_to_charter_results() {
     assert_eq!(results[1].content, "echo #2\n{\"message\":\"hi\"}");
     assert_eq!(results[1].structured, None);
     assert!(results[2].is_error);
-    assert!(results[2].content.contains("Unknown tool `up_nothing`"), "{}", results[2].content);
-    assert!(results[2].content.contains("up_echo"), "{}", results[2].content);
+    assert!(
+        results[2].content.contains("Unknown tool `up_nothing`"),
+        "{}",
+        results[2].content
+    );
+    assert!(
+        results[2].content.contains("up_echo"),
+        "{}",
+        results[2].content
+    );
     assert!(results[3].is_error);
-    assert!(results[3].content.contains("JSON object"), "{}", results[3].content);
+    assert!(
+        results[3].content.contains("JSON object"),
+        "{}",
+        results[3].content
+    );
     assert!(!results[4].is_error, "{}", results[4].content);
     assert_eq!(results[4].content, "longRunningOperation #3\n{}");
     up.close().await;
@@ -130,7 +182,10 @@ async fn list_changes_reach_a_session_with_its_order_rules() {
     let up = paged().await;
     let mut changes = up.subscribe();
     let mut session = ToolSession::with_options(
-        vec![up.source(), charter_runtime::session::Source::Table(&KIT_TABLE)],
+        vec![
+            up.source(),
+            charter_runtime::session::Source::Table(&KIT_TABLE),
+        ],
         SessionOptions::default(),
     )
     .unwrap();
@@ -165,10 +220,19 @@ async fn list_changes_reach_a_session_with_its_order_rules() {
     assert!(!session.is_callable("up_added_6"));
     let visible: Vec<&str> = session.visible().iter().map(|e| e.name).collect();
     assert_eq!(visible, [TOOL_SEARCH, "up_echo", "up_grow"]);
-    assert!(session.tool_search().unwrap().description.contains("up_added_6"));
+    assert!(
+        session
+            .tool_search()
+            .unwrap()
+            .description
+            .contains("up_added_6")
+    );
     session.search("select:up_added_6", None);
     assert_eq!(session.loaded(), ["up_echo", "up_grow", "up_added_6"]);
-    let answer = session.dispatch("up_added_6", json!({}), &ctx).await.unwrap();
+    let answer = session
+        .dispatch("up_added_6", json!({}), &ctx)
+        .await
+        .unwrap();
     assert!(answer.text.starts_with("added-6 #"), "{}", answer.text);
     // Nothing changed since: refreshing is a no-op.
     assert!(!session.refresh().unwrap());
@@ -190,13 +254,20 @@ async fn a_progressive_charter_server_is_followed_as_it_loads() {
     let ctx = CallContext::new();
     let answer = up
         .execute_tool_calls(
-            &[call("s", "up_tool_search", json!({"query": "select:kit_read,kit_stat"}))],
+            &[call(
+                "s",
+                "up_tool_search",
+                json!({"query": "select:kit_read,kit_stat"}),
+            )],
             &ctx,
             4,
         )
         .await;
     assert!(!answer[0].is_error, "{}", answer[0].content);
-    assert_eq!(json_of(&answer[0])["loaded"], json!(["kit_read", "kit_stat"]));
+    assert_eq!(
+        json_of(&answer[0])["loaded"],
+        json!(["kit_read", "kit_stat"])
+    );
     tokio::time::timeout(Duration::from_secs(10), changes.changed())
         .await
         .expect("list_changed followed")
@@ -205,7 +276,10 @@ async fn a_progressive_charter_server_is_followed_as_it_loads() {
     let read = up
         .execute_tool_calls(&[call("r", "up_kit_read", json!({"key": "k"}))], &ctx, 4)
         .await;
-    assert_eq!(json_of(&read[0]), json!({"key": "k", "value": "value of k"}));
+    assert_eq!(
+        json_of(&read[0]),
+        json!({"key": "k", "value": "value of k"})
+    );
     up.close().await;
 }
 
@@ -223,9 +297,13 @@ async fn a_killed_child_answers_error_results_promptly() {
         call_timeout: Duration::from_secs(120),
         ..options()
     };
-    let up = McpToolkit::connect("up", Upstream::command(FIXTURE, Vec::<String>::new()), options)
-        .await
-        .unwrap();
+    let up = McpToolkit::connect(
+        "up",
+        Upstream::command(FIXTURE, Vec::<String>::new()),
+        options,
+    )
+    .await
+    .unwrap();
     let ctx = CallContext::new();
     let pid = up.child_pid().expect("a child pid");
     // Killed while a call is in flight: the call answers an error, long before its timeout.
@@ -266,17 +344,30 @@ async fn a_killed_child_answers_error_results_promptly() {
     for result in &later {
         assert!(result.is_error);
         assert!(result.content.contains("`up`"), "{}", result.content);
-        assert!(result.content.contains("closed the connection"), "{}", result.content);
+        assert!(
+            result.content.contains("closed the connection"),
+            "{}",
+            result.content
+        );
     }
     // A session holding it answers the same way.
     let session = ToolSession::with_options(
         vec![up.source()],
-        SessionOptions { progressive: false, ..SessionOptions::default() },
+        SessionOptions {
+            progressive: false,
+            ..SessionOptions::default()
+        },
     )
     .unwrap();
-    let error = session.dispatch("up_kit_read", json!({"key": "a"}), &ctx).await.unwrap_err();
+    let error = session
+        .dispatch("up_kit_read", json!({"key": "a"}), &ctx)
+        .await
+        .unwrap_err();
     assert!(error.to_string().contains("unreachable"), "{error}");
-    assert!(up.refresh().await.is_err(), "listing a dead server is an error");
+    assert!(
+        up.refresh().await.is_err(),
+        "listing a dead server is an error"
+    );
 }
 
 #[tokio::test]
@@ -285,9 +376,13 @@ async fn a_call_past_its_timeout_is_an_error_result_and_the_connection_survives(
         call_timeout: Duration::from_millis(300),
         ..options()
     };
-    let up = McpToolkit::connect("up", Upstream::command(FIXTURE, Vec::<String>::new()), options)
-        .await
-        .unwrap();
+    let up = McpToolkit::connect(
+        "up",
+        Upstream::command(FIXTURE, Vec::<String>::new()),
+        options,
+    )
+    .await
+    .unwrap();
     let ctx = CallContext::new();
     let results = up
         .execute_tool_calls(
@@ -300,7 +395,13 @@ async fn a_call_past_its_timeout_is_an_error_result_and_the_connection_survives(
         )
         .await;
     assert!(results[0].is_error);
-    assert!(results[0].content.contains("did not answer `up_kit_slow` within 0.3 s"), "{}", results[0].content);
+    assert!(
+        results[0]
+            .content
+            .contains("did not answer `up_kit_slow` within 0.3 s"),
+        "{}",
+        results[0].content
+    );
     assert!(!results[1].is_error, "{}", results[1].content);
     assert!(up.down().is_none());
     up.close().await;
@@ -308,7 +409,11 @@ async fn a_call_past_its_timeout_is_an_error_result_and_the_connection_survives(
     let closed = up
         .execute_tool_calls(&[call("z", "up_kit_read", json!({"key": "a"}))], &ctx, 4)
         .await;
-    assert!(closed[0].is_error && closed[0].content.contains("closed by this client"), "{}", closed[0].content);
+    assert!(
+        closed[0].is_error && closed[0].content.contains("closed by this client"),
+        "{}",
+        closed[0].content
+    );
 }
 
 #[tokio::test]
@@ -325,27 +430,50 @@ async fn connecting_fails_with_errors_not_panics_or_hangs() {
     .await
     .unwrap_err();
     assert!(matches!(missing, BridgeError::Spawn { .. }), "{missing}");
-    assert!(missing.to_string().contains("charter-mcp-server"), "{missing}");
+    assert!(
+        missing.to_string().contains("charter-mcp-server"),
+        "{missing}"
+    );
 
     // A program that exits at once: the pipe closes during initialize.
-    let exits = McpToolkit::connect("up", Upstream::command("true", Vec::<String>::new()), quick.clone())
-        .await
-        .unwrap_err();
+    let exits = McpToolkit::connect(
+        "up",
+        Upstream::command("true", Vec::<String>::new()),
+        quick.clone(),
+    )
+    .await
+    .unwrap_err();
     assert!(matches!(exits, BridgeError::Connect { .. }), "{exits}");
 
     // A program that never speaks: the connect timeout.
     let silent = McpToolkit::connect(
         "up",
         Upstream::command("sleep", ["30"]),
-        ToolkitOptions { connect_timeout: Duration::from_millis(500), ..options() },
+        ToolkitOptions {
+            connect_timeout: Duration::from_millis(500),
+            ..options()
+        },
     )
     .await
     .unwrap_err();
-    assert!(matches!(silent, BridgeError::Timeout { what: "initialize", .. }), "{silent}");
+    assert!(
+        matches!(
+            silent,
+            BridgeError::Timeout {
+                what: "initialize",
+                ..
+            }
+        ),
+        "{silent}"
+    );
 
-    let label = McpToolkit::connect("Bad_Label", Upstream::command(FIXTURE, Vec::<String>::new()), quick.clone())
-        .await
-        .unwrap_err();
+    let label = McpToolkit::connect(
+        "Bad_Label",
+        Upstream::command(FIXTURE, Vec::<String>::new()),
+        quick.clone(),
+    )
+    .await
+    .unwrap_err();
     assert!(matches!(label, BridgeError::Label(_)), "{label}");
 
     // Nothing listens on the port: an error, not a hang.
@@ -353,10 +481,20 @@ async fn connecting_fails_with_errors_not_panics_or_hangs() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
-    let http = McpToolkit::connect("up", Upstream::http(format!("http://127.0.0.1:{port}/mcp")), quick)
-        .await
-        .unwrap_err();
-    assert!(matches!(http, BridgeError::Connect { .. } | BridgeError::Timeout { .. }), "{http}");
+    let http = McpToolkit::connect(
+        "up",
+        Upstream::http(format!("http://127.0.0.1:{port}/mcp")),
+        quick,
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(
+            http,
+            BridgeError::Connect { .. } | BridgeError::Timeout { .. }
+        ),
+        "{http}"
+    );
 }
 
 /// The kit on charter's MCP server over streamable HTTP, and its URL.
@@ -380,8 +518,13 @@ async fn http_fixture() -> (tokio::process::Child, String) {
 #[tokio::test]
 async fn over_streamable_http_list_call_batch_and_a_server_gone() {
     let (mut server, url) = http_fixture().await;
-    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
-    let up = McpToolkit::connect("web", Upstream::http(url), options()).await.unwrap();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
+    let up = McpToolkit::connect("web", Upstream::http(url), options())
+        .await
+        .unwrap();
     assert_eq!(up.child_pid(), None);
     let expected: Vec<String> = [
         "read", "stat", "write", "fail", "panic", "slow", "count", "reset",
@@ -403,14 +546,21 @@ async fn over_streamable_http_list_call_batch_and_a_server_gone() {
             4,
         )
         .await;
-    assert_eq!(json_of(&results[1]), json!({"key": "a", "value": "value of a"}));
+    assert_eq!(
+        json_of(&results[1]),
+        json!({"key": "a", "value": "value of a"})
+    );
     assert_eq!(results[1].id, "2");
     assert_eq!(json_of(&results[2]), json!({"key": "abc", "length": 12}));
     assert!(results[3].is_error && results[3].content == "kit_fail failed: x");
     let counts = up
         .execute_tool_calls(&[call("n", "web_kit_count", json!({}))], &ctx, 4)
         .await;
-    assert_eq!(json_of(&counts[0])["read"], json!(1), "the duplicate read ran once");
+    assert_eq!(
+        json_of(&counts[0])["read"],
+        json!(1),
+        "the duplicate read ran once"
+    );
 
     server.kill().await.unwrap();
     let gone = tokio::time::timeout(

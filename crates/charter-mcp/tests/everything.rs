@@ -29,7 +29,11 @@ fn everything() -> Option<PathBuf> {
     PATH.get_or_init(|| {
         if let Some(path) = std::env::var_os("CHARTER_SERVER_EVERYTHING") {
             let path = PathBuf::from(path);
-            assert!(path.is_file(), "CHARTER_SERVER_EVERYTHING={} is not a file", path.display());
+            assert!(
+                path.is_file(),
+                "CHARTER_SERVER_EVERYTHING={} is not a file",
+                path.display()
+            );
             return Some(path);
         }
         let npm_works = std::process::Command::new("npm")
@@ -72,10 +76,13 @@ fn quiet() -> ToolkitOptions {
     }
 }
 
-async fn connect(entry: &PathBuf) -> McpToolkit {
+async fn connect(entry: &std::path::Path) -> McpToolkit {
     McpToolkit::connect(
         "everything",
-        Upstream::command("node", [entry.to_string_lossy().into_owned(), "stdio".into()]),
+        Upstream::command(
+            "node",
+            [entry.to_string_lossy().into_owned(), "stdio".into()],
+        ),
         quiet(),
     )
     .await
@@ -95,19 +102,33 @@ async fn lists_and_calls_the_reference_server() {
         "everything_get_structured_content",
         "everything_trigger_long_running_operation",
     ] {
-        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
     }
-    assert_eq!(up.remote_name("everything_get_sum").as_deref(), Some("get-sum"));
+    assert_eq!(
+        up.remote_name("everything_get_sum").as_deref(),
+        Some("get-sum")
+    );
     for tool in &tools {
         assert!(tool.name.len() <= 50, "{}", tool.name);
         assert_eq!(tool.tokens, text_tokens(&tool.schema), "{}", tool.name);
         let schema: serde_json::Value = serde_json::from_str(&tool.schema).unwrap();
         assert_eq!(schema["type"], "object", "{}", tool.name);
     }
-    let echo = tools.iter().find(|t| &*t.name == "everything_echo").unwrap();
+    let echo = tools
+        .iter()
+        .find(|t| &*t.name == "everything_echo")
+        .unwrap();
     assert_eq!(
         echo.annotations,
-        Annotations { read_only: true, idempotent: true, destructive: false, open_world: false }
+        Annotations {
+            read_only: true,
+            idempotent: true,
+            destructive: false,
+            open_world: false
+        }
     );
     assert!(echo.schema.contains("\"message\""), "{}", echo.schema);
 
@@ -118,7 +139,11 @@ async fn lists_and_calls_the_reference_server() {
                 call("1", "everything_echo", json!({"message": "hello"})),
                 call("2", "everything_get_sum", json!({"a": 2, "b": 3})),
                 call("3", "everything_echo", json!({"message": "hello"})),
-                call("4", "everything_get_structured_content", json!({"location": "Chicago"})),
+                call(
+                    "4",
+                    "everything_get_structured_content",
+                    json!({"location": "Chicago"}),
+                ),
                 call("5", "everything_get_tiny_image", json!({})),
             ],
             &ctx,
@@ -134,12 +159,20 @@ async fn lists_and_calls_the_reference_server() {
         results[3].structured,
         Some(json!({"temperature": 36, "conditions": "Light rain / drizzle", "humidity": 82}))
     );
-    assert!(results[4].content.contains("[image image/png"), "{}", results[4].content);
+    assert!(
+        results[4].content.contains("[image image/png"),
+        "{}",
+        results[4].content
+    );
     assert!(results.iter().all(|r| !r.is_error), "{results:?}");
 
     // The server's own validation error is an error result the model can read.
     let bad = up
-        .execute_tool_calls(&[call("x", "everything_get_sum", json!({"a": "two"}))], &ctx, 4)
+        .execute_tool_calls(
+            &[call("x", "everything_get_sum", json!({"a": "two"}))],
+            &ctx,
+            4,
+        )
         .await;
     assert!(bad[0].is_error, "{:?}", bad[0]);
 
@@ -181,7 +214,11 @@ async fn a_killed_reference_server_answers_error_results_promptly() {
     let pid = up.child_pid().unwrap();
     let ctx = CallContext::new();
     let calls = [
-        call("long", "everything_trigger_long_running_operation", json!({"duration": 60, "steps": 2})),
+        call(
+            "long",
+            "everything_trigger_long_running_operation",
+            json!({"duration": 60, "steps": 2}),
+        ),
         call("echo", "everything_echo", json!({"message": "after"})),
     ];
     let pending = up.execute_tool_calls(&calls, &ctx, 4);
@@ -200,11 +237,23 @@ async fn a_killed_reference_server_answers_error_results_promptly() {
     .expect("no hang after the server died");
     // The echo may have answered before the kill (a concurrent batch); the long call cannot.
     assert!(results[0].is_error, "{:?}", results[0]);
-    assert!(results[0].content.contains("unreachable"), "{}", results[0].content);
+    assert!(
+        results[0].content.contains("unreachable"),
+        "{}",
+        results[0].content
+    );
     let later = up
-        .execute_tool_calls(&[call("again", "everything_echo", json!({"message": "x"}))], &ctx, 4)
+        .execute_tool_calls(
+            &[call("again", "everything_echo", json!({"message": "x"}))],
+            &ctx,
+            4,
+        )
         .await;
-    assert!(later[0].is_error && later[0].content.contains("everything"), "{}", later[0].content);
+    assert!(
+        later[0].is_error && later[0].content.contains("everything"),
+        "{}",
+        later[0].content
+    );
 }
 
 #[tokio::test]

@@ -37,9 +37,7 @@ use charter_runtime::scheduler::{Batch, CallResult, ToolCall, concurrency_safe};
 use charter_runtime::session::{DynamicTool, Source, Toolkit};
 use charter_runtime::table::{BoxFuture, ToolOutput};
 use charter_runtime::{CallContext, CharterError};
-use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, Tool,
-};
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, Tool};
 use rmcp::service::{
     NotificationContext, Peer, QuitReason, RunningServiceCancellationToken, ServiceError,
 };
@@ -425,10 +423,11 @@ impl McpToolkit {
                     })?;
                 let pid = transport.id();
                 // On timeout the transport is dropped, which kills the child.
-                let running = tokio::time::timeout(options.connect_timeout, watcher.serve(transport))
-                    .await
-                    .map_err(|_| timed_out("initialize"))?
-                    .map_err(|e| connect_error(&e))?;
+                let running =
+                    tokio::time::timeout(options.connect_timeout, watcher.serve(transport))
+                        .await
+                        .map_err(|_| timed_out("initialize"))?
+                        .map_err(|e| connect_error(&e))?;
                 (running, pid)
             }
             Upstream::Http { url } => {
@@ -437,10 +436,11 @@ impl McpToolkit {
                     client,
                     StreamableHttpClientTransportConfig::with_uri(url.clone()),
                 );
-                let running = tokio::time::timeout(options.connect_timeout, watcher.serve(transport))
-                    .await
-                    .map_err(|_| timed_out("initialize"))?
-                    .map_err(|e| connect_error(&e))?;
+                let running =
+                    tokio::time::timeout(options.connect_timeout, watcher.serve(transport))
+                        .await
+                        .map_err(|_| timed_out("initialize"))?
+                        .map_err(|e| connect_error(&e))?;
                 (running, None)
             }
         };
@@ -605,7 +605,10 @@ impl McpToolkit {
             |call| safe.contains(call.name.as_str()),
             move |call| {
                 Box::pin(async move {
-                    match self.call_remote(&call.name, call.arguments.clone(), ctx).await {
+                    match self
+                        .call_remote(&call.name, call.arguments.clone(), ctx)
+                        .await
+                    {
                         Ok(output) => CallResult {
                             id: call.id.clone(),
                             content: output.text,
@@ -635,11 +638,20 @@ impl McpToolkit {
     ) -> Result<ToolOutput, CharterError> {
         let inner = &self.inner;
         let Some(remote) = self.remote_name(tool) else {
-            let names: Vec<String> = self.read().tools.iter().map(|r| r.tool.name.to_string()).collect();
+            let names: Vec<String> = self
+                .read()
+                .tools
+                .iter()
+                .map(|r| r.tool.name.to_string())
+                .collect();
             return Err(CharterError::Validation(format!(
                 "Unknown tool `{tool}`. The MCP server {} offers: {}.",
                 inner.server,
-                if names.is_empty() { "nothing".to_owned() } else { names.join(", ") }
+                if names.is_empty() {
+                    "nothing".to_owned()
+                } else {
+                    names.join(", ")
+                }
             )));
         };
         let arguments = match arguments {
@@ -659,8 +671,8 @@ impl McpToolkit {
         if let Some(arguments) = arguments {
             params = params.with_arguments(arguments);
         }
-        let answer = tokio::time::timeout(inner.options.call_timeout, inner.peer.call_tool(params))
-            .await;
+        let answer =
+            tokio::time::timeout(inner.options.call_timeout, inner.peer.call_tool(params)).await;
         match answer {
             Err(_) => Err(CharterError::Transport(format!(
                 "the MCP server {} did not answer `{tool}` within {} s",
@@ -778,7 +790,9 @@ fn spawn_relister(toolkit: Weak<Inner>, mut changed: mpsc::UnboundedReceiver<()>
     tokio::spawn(async move {
         while changed.recv().await.is_some() {
             while changed.try_recv().is_ok() {}
-            let Some(inner) = toolkit.upgrade() else { break };
+            let Some(inner) = toolkit.upgrade() else {
+                break;
+            };
             let toolkit = McpToolkit { inner };
             if let Err(error) = toolkit.refresh().await {
                 tracing::warn!(%error, "re-listing after notifications/tools/list_changed failed");
@@ -873,8 +887,8 @@ mod tests {
 
     #[test]
     fn descriptions_hold_no_secrets() {
-        let up = Upstream::parse_command_line("TOKEN=s3cret /usr/bin/node srv.js --key s3cret")
-            .unwrap();
+        let up =
+            Upstream::parse_command_line("TOKEN=s3cret /usr/bin/node srv.js --key s3cret").unwrap();
         assert_eq!(up.describe(), "`node` (child process)");
         assert!(!format!("{up:?}").contains("s3cret"));
         let http = Upstream::http("https://user:pw@example.com:8443/mcp?token=s3cret");

@@ -69,7 +69,7 @@ impl Connection {
             &self.shared.options,
             progressive,
         )
-            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
         let live = Arc::new(Live {
             session: Arc::new(session),
             progressive,

@@ -23,9 +23,13 @@ pub fn options() -> ToolkitOptions {
 
 /// The counting kit on charter's MCP server, over stdio.
 pub async fn kit(label: &str, args: &[&str]) -> McpToolkit {
-    McpToolkit::connect(label, Upstream::command(FIXTURE, args.iter().copied()), options())
-        .await
-        .expect("connect to the fixture")
+    McpToolkit::connect(
+        label,
+        Upstream::command(FIXTURE, args.iter().copied()),
+        options(),
+    )
+    .await
+    .expect("connect to the fixture")
 }
 
 /// One call of a batch.
