@@ -64,6 +64,18 @@ pub struct McpArgs {
     /// origins are always accepted.
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
     pub allow_origins: Vec<String>,
+    /// Also serve the tools of an MCP server started as a child process, behind the same
+    /// ToolSearch: `'CMD ARGS'` or `label='CMD ARGS'` (repeatable; unlabelled ones are up1,
+    /// up2, ...; leading `KEY=VALUE` words set its environment). Its tools are `<label>_<tool>`.
+    #[arg(long = "upstream", value_name = "[LABEL=]COMMAND")]
+    pub upstreams: Vec<String>,
+    /// Also serve the tools of an MCP server reached over streamable HTTP: `URL` or `label=URL`
+    /// (repeatable; numbered after the --upstream ones).
+    #[arg(long = "upstream-http", value_name = "[LABEL=]URL")]
+    pub upstream_urls: Vec<String>,
+    /// Seconds an upstream may take to start and to list its tools.
+    #[arg(long = "upstream-timeout", value_name = "SECS", default_value_t = 30)]
+    pub upstream_timeout: u64,
 }
 
 /// `charter tools`

@@ -116,6 +116,9 @@ pub(crate) enum Failure {
     /// Serving failed (bad or busy address).
     #[error(transparent)]
     Serve(#[from] charter_mcp::ServeError),
+    /// An upstream MCP server could not be reached.
+    #[error(transparent)]
+    Upstream(#[from] charter_mcp::BridgeError),
     /// Writing the output failed.
     #[error(transparent)]
     Io(#[from] io::Error),

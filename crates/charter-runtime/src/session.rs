@@ -37,6 +37,13 @@ pub trait Toolkit: Send + Sync {
         arguments: Value,
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolOutput, CharterError>>;
+    /// A counter that grows whenever [`tools`](Self::tools) would answer differently (an MCP
+    /// server announced `notifications/tools/list_changed` and was re-listed). A session compares
+    /// it with the value it saw when built ([`ToolSession::is_stale`]); a toolkit whose list never
+    /// changes keeps the default, 0.
+    fn generation(&self) -> u64 {
+        0
+    }
 }
 
 /// One tool of a [`Toolkit`], owned.
@@ -148,6 +155,7 @@ pub(crate) struct Dynamic {
 }
 
 /// What the deployment took out of the model's hands for one tool.
+#[derive(Clone)]
 pub(crate) struct Narrowing {
     pub(crate) pins: Vec<(&'static str, Value)>,
     pub(crate) context: Vec<(&'static str, String)>,
@@ -300,6 +308,12 @@ fn default_http() -> Option<Arc<dyn HttpCaller>> {
 
 /// The tools of one conversation and which of their schemas have been sent.
 pub struct ToolSession {
+    /// The sources it was built from, so [`refreshed`](Self::refreshed) can re-read toolkits.
+    sources: Vec<Source>,
+    /// Each toolkit source's [`Toolkit::generation`] when its tools were read, in source order.
+    kit_generations: Vec<u64>,
+    progressive: bool,
+    threshold: u32,
     /// Every tool, in declaration order (sources in the order given).
     entries: Vec<Entry>,
     /// Entry indices sorted by name: lookup by binary search, and the `available` list.
@@ -355,6 +369,7 @@ impl ToolSession {
         mode::check_label(mode.as_deref())?;
         // At threshold 0 every tool is deferred, however small (SPEC §4).
         let resident = |tokens: u32| !progressive || (threshold > 0 && tokens <= threshold);
+        let mut kit_generations = Vec::new();
         let mut entries = Vec::with_capacity(
             sources
                 .iter()
@@ -370,6 +385,9 @@ impl ToolSession {
                 Source::Table(table) => table.tools,
                 Source::Tools(tools) => tools,
                 Source::Toolkit(kit) => {
+                    // Read before the list: a change racing this build leaves the session stale
+                    // (refreshed again), never silently current.
+                    kit_generations.push(kit.generation());
                     for tool in kit.tools() {
                         entries.push(Entry {
                             resident: resident(tool.tokens),
@@ -445,6 +463,10 @@ impl ToolSession {
             generation: 0,
         };
         Ok(ToolSession {
+            sources,
+            kit_generations,
+            progressive,
+            threshold,
             entries,
             by_name,
             catalogue,
@@ -938,6 +960,72 @@ impl ToolSession {
             }
             *generation += 1;
         }
+    }
+
+    /// Whether a toolkit's list changed since this session read it (its
+    /// [`Toolkit::generation`] moved): [`refreshed`](Self::refreshed) then gives the session
+    /// that lists what the toolkits offer now.
+    pub fn is_stale(&self) -> bool {
+        self.sources
+            .iter()
+            .filter_map(|source| match source {
+                Source::Toolkit(kit) => Some(kit.generation()),
+                _ => None,
+            })
+            .ne(self.kit_generations.iter().copied())
+    }
+
+    /// The same session over the toolkits' current lists (an MCP server changed its tools).
+    ///
+    /// The order rules of SPEC §4 still hold across the change: loaded tools keep their load
+    /// order (a tool the server dropped leaves the list, the rest stay loaded), a new tool joins
+    /// the deferred catalogue (or is resident under the threshold), and pins and from-context
+    /// fields carry over. The ToolSearch description is rewritten to the new catalogue: the list
+    /// changed, so this is a new prefix for the provider's prompt cache anyway. The generation
+    /// moves on, so a caller comparing generations notices the change.
+    ///
+    /// A session is shared by `&self`, so this builds a new one for the holder to swap in;
+    /// [`refresh`](Self::refresh) does it in place.
+    pub fn refreshed(&self) -> Result<ToolSession, DeclarationError> {
+        let mut next = ToolSession::with_options(
+            self.sources.clone(),
+            SessionOptions {
+                progressive: self.progressive,
+                threshold: self.threshold,
+                mode: self.mode.clone(),
+                ranking: self.ranking,
+                http: self.http.clone(),
+            },
+        )?;
+        for entry in &self.entries {
+            if let Some(narrowing) = &entry.narrowing
+                && let Some(i) = next.lookup(entry.name())
+            {
+                next.entries[i].narrowing = Some(narrowing.clone());
+            }
+        }
+        let state = self.state();
+        let carried: Vec<u32> = state
+            .order
+            .iter()
+            .filter_map(|i| next.lookup(self.entries[*i as usize].name()))
+            .map(|i| i as u32)
+            .collect();
+        let generation = state.generation + 1;
+        drop(state);
+        next.load(&carried);
+        next.state_mut().generation = generation;
+        Ok(next)
+    }
+
+    /// Rebuilds this session in place when a toolkit's list changed ([`is_stale`](Self::is_stale));
+    /// answers whether it did. See [`refreshed`](Self::refreshed) for what carries over.
+    pub fn refresh(&mut self) -> Result<bool, DeclarationError> {
+        if !self.is_stale() {
+            return Ok(false);
+        }
+        *self = self.refreshed()?;
+        Ok(true)
     }
 
     /// Loads deferred tools (resident ones and repeats are skipped); one generation per change.
