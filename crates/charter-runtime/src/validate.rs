@@ -24,6 +24,55 @@ use crate::table::{Field, Format, NumberRules, ObjectShape, Shape, StringRules, 
 /// How deep arguments may nest before validation stops with an error instead of recursing on.
 pub const MAX_DEPTH: usize = 64;
 
+/// The largest arguments a call may carry, measured as their compact JSON text (1 MiB). Larger
+/// ones are refused before validation, search or execution read them, so a model or a client
+/// cannot make one call cost unbounded time or memory.
+pub const MAX_ARGUMENT_BYTES: usize = 1024 * 1024;
+
+/// How deep arguments may nest at all, free-form (`any`) values included (128, serde_json's own
+/// parsing limit). Checked first, without recursing past it, so no later walk (validation,
+/// deduplication, request encoding) meets a deeper value, whoever built it.
+pub const MAX_ARGUMENT_DEPTH: usize = 128;
+
+/// Refuses arguments over [`MAX_ARGUMENT_DEPTH`] levels or [`MAX_ARGUMENT_BYTES`] bytes, with a
+/// message written for the model. Reads at most the limit's worth of the value.
+pub fn check_limits(arguments: &Value) -> Result<(), String> {
+    if too_deep(arguments, 0) {
+        return Err(format!(
+            "the arguments nest more than {MAX_ARGUMENT_DEPTH} levels deep; send flatter arguments"
+        ));
+    }
+    struct Budget(usize);
+    impl std::io::Write for Budget {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self
+                .0
+                .checked_sub(buf.len())
+                .ok_or(std::io::ErrorKind::FileTooLarge)?;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    match serde_json::to_writer(Budget(MAX_ARGUMENT_BYTES), arguments) {
+        Ok(()) => Ok(()),
+        Err(_) => Err(format!(
+            "the arguments are larger than {MAX_ARGUMENT_BYTES} bytes of JSON; send less (a smaller page, fewer items, a shorter text)"
+        )),
+    }
+}
+
+/// Whether `value` nests deeper than [`MAX_ARGUMENT_DEPTH`]; recursion stops at the limit.
+fn too_deep(value: &Value, depth: usize) -> bool {
+    match value {
+        Value::Array(_) | Value::Object(_) if depth >= MAX_ARGUMENT_DEPTH => true,
+        Value::Array(items) => items.iter().any(|v| too_deep(v, depth + 1)),
+        Value::Object(map) => map.values().any(|v| too_deep(v, depth + 1)),
+        _ => false,
+    }
+}
+
 /// Compiled `pattern`s, compiled once each: patterns are static table text, so the cache only
 /// grows to the number of distinct patterns the session's tools declare.
 #[derive(Default)]
@@ -107,6 +156,13 @@ pub fn message(tool: &str, issues: &[Issue]) -> String {
     out
 }
 
+/// A one-problem message for the model, in the same form as [`message`].
+pub fn message_line(tool: &str, problem: &str) -> String {
+    format!(
+        "Invalid arguments for `{tool}` (1 problem); fix it and call again:\n- (arguments): {problem}"
+    )
+}
+
 /// Validates a call of a static tool against `view` and returns the arguments to execute:
 /// coerced (JSON strings parsed where an object or array is expected), with from-context values
 /// and pins merged in.
@@ -121,6 +177,7 @@ pub fn prepare_arguments(
     ctx: &CallContext,
     patterns: &PatternCache,
 ) -> Result<Value, CharterError> {
+    check_limits(&arguments).map_err(|e| CharterError::Validation(message_line(tool.name, &e)))?;
     let mut walk = Walk::new(view, patterns, Some(ctx));
     // Some models send the arguments object as JSON text.
     let mut arguments = match arguments {
@@ -601,6 +658,15 @@ pub fn describe(shape: &Shape) -> String {
             let alts: Vec<String> = shapes.iter().map(describe).collect();
             format!("one of ({})", alts.join(" | "))
         }
+    }
+}
+
+/// At most `max` characters of `text`, with `…` when cut: what an error message may echo of
+/// something the model or a client sent, however long it was.
+pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => text.into(),
+        Some((end, _)) => format!("{}…", &text[..end]).into(),
     }
 }
 
