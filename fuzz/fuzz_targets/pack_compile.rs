@@ -9,13 +9,22 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     match charter_build::compile_str("fuzz.yaml", &text, "crate") {
-        Ok(code) => assert!(code.contains("pub static ALL"), "generated code without ALL"),
+        Ok(code) => assert!(
+            code.contains("pub static ALL"),
+            "generated code without ALL"
+        ),
         Err(charter_build::BuildError::Pack(diags)) => {
-            assert!(!diags.is_empty(), "a failed build reports at least one mistake");
+            assert!(
+                !diags.is_empty(),
+                "a failed build reports at least one mistake"
+            );
             // YAML breaks lines at `\n`, `\r` and `\r\n`: count every break as one, an upper bound.
             let lines = text.bytes().filter(|b| *b == b'\n' || *b == b'\r').count() as u32 + 2;
             for d in &diags {
-                assert!(d.loc.line >= 1 && d.loc.line <= lines, "diagnostic outside the file: {d}");
+                assert!(
+                    d.loc.line >= 1 && d.loc.line <= lines,
+                    "diagnostic outside the file: {d}"
+                );
                 assert!(!d.message.is_empty());
             }
         }

@@ -71,13 +71,29 @@ fuzz_target!(|data: &[u8]| {
     };
     let url = reqwest::Url::parse(&request.url)
         .unwrap_or_else(|e| panic!("unparseable request URL {:?}: {e}", request.url));
-    assert_eq!(url.host_str(), Some("127.0.0.1"), "host escaped: {}", request.url);
+    assert_eq!(
+        url.host_str(),
+        Some("127.0.0.1"),
+        "host escaped: {}",
+        request.url
+    );
     assert_eq!(url.port(), Some(9), "port escaped: {}", request.url);
-    assert!(url.path().starts_with("/api/"), "path escaped the base: {}", request.url);
-    assert_eq!(url.as_str(), request.url, "the URL parser rewrote the request URL");
+    assert!(
+        url.path().starts_with("/api/"),
+        "path escaped the base: {}",
+        request.url
+    );
+    assert_eq!(
+        url.as_str(),
+        request.url,
+        "the URL parser rewrote the request URL"
+    );
     for (name, value) in &request.headers {
         assert!(
-            !value.as_bytes().iter().any(|b| *b == b'\r' || *b == b'\n' || *b == 0),
+            !value
+                .as_bytes()
+                .iter()
+                .any(|b| *b == b'\r' || *b == b'\n' || *b == 0),
             "control character in header {name}"
         );
     }

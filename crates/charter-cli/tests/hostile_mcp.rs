@@ -71,7 +71,8 @@ impl Raw {
             .expect("an answer within 20 s")
             .expect("read stdout");
         assert!(n > 0, "the server closed stdout");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON from the server ({e}): {line}"))
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("not JSON from the server ({e}): {line}"))
     }
 
     /// The answer to request `id`, skipping notifications and log messages.
@@ -85,10 +86,12 @@ impl Raw {
     }
 
     async fn initialize(&mut self) {
-        self.send(json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+        self.send(
+            json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "hostile", "version": "0"}}}))
-            .await;
+            "clientInfo": {"name": "hostile", "version": "0"}}}),
+        )
+        .await;
         let answer = self.answer(&json!("init")).await;
         assert!(answer.get("result").is_some(), "{answer}");
         self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
@@ -97,9 +100,12 @@ impl Raw {
 
     /// Proves the server still serves: `tools/list` answers with the tools.
     async fn still_serving(&mut self, id: i64) {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"})).await;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}))
+            .await;
         let answer = self.answer(&json!(id)).await;
-        let tools = answer["result"]["tools"].as_array().unwrap_or_else(|| panic!("{answer}"));
+        let tools = answer["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{answer}"));
         assert!(!tools.is_empty());
     }
 
@@ -158,7 +164,8 @@ async fn garbage_lines_get_parse_errors_and_the_server_keeps_serving() {
 async fn invalid_utf8_and_lone_surrogates_are_refused_and_the_server_keeps_serving() {
     let mut s = Raw::spawn(&[], &[]);
     s.initialize().await;
-    s.send_bytes(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"x\":\"\xff\xfe\"}").await;
+    s.send_bytes(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"x\":\"\xff\xfe\"}")
+        .await;
     s.send_bytes(br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"github_issues_get","arguments":{"owner":"\ud800"}}}"#).await;
     s.still_serving(3).await;
     let (status, stderr) = s.finish().await;
@@ -183,11 +190,18 @@ async fn json_10000_levels_deep_is_refused_and_the_server_keeps_serving() {
 #[tokio::test]
 async fn a_call_before_initialize_is_not_run_and_initialize_still_works() {
     let stub = Stub::start().await;
-    let mut s = Raw::spawn(&["--pack", "github"], &[("CHARTER_GITHUB_BASE_URL", &stub.url), ("GITHUB_TOKEN", "t")]);
+    let mut s = Raw::spawn(
+        &["--pack", "github"],
+        &[
+            ("CHARTER_GITHUB_BASE_URL", &stub.url),
+            ("GITHUB_TOKEN", "t"),
+        ],
+    );
     s.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "github_issues_get", "arguments": {"owner": "o", "repo": "r", "issue_number": 1}}}))
         .await;
-    s.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})).await;
+    s.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+        .await;
     // Whatever the server does with them (an error, or nothing), nothing reaches the API.
     s.initialize().await;
     s.still_serving(3).await;
@@ -231,14 +245,22 @@ async fn huge_and_odd_ids_are_echoed_or_refused_and_the_server_keeps_serving() {
     let mut s = Raw::spawn(&[], &[]);
     s.initialize().await;
     let long = "i".repeat(100_000);
-    for id in [json!(long), json!(i64::MAX), json!(-1), json!(""), json!("\u{0}\u{202e}")] {
-        s.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"})).await;
+    for id in [
+        json!(long),
+        json!(i64::MAX),
+        json!(-1),
+        json!(""),
+        json!("\u{0}\u{202e}"),
+    ] {
+        s.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}))
+            .await;
         let answer = s.answer(&id).await;
         assert!(answer["result"]["tools"].is_array(), "{id}: {answer}");
     }
     // Ids JSON-RPC does not allow: never echoed as something else, never fatal.
     for id in [json!(1e300), json!({"a": 1}), json!([1]), json!(true)] {
-        s.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"})).await;
+        s.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}))
+            .await;
     }
     s.still_serving(7).await;
     let (status, stderr) = s.finish().await;
@@ -248,15 +270,35 @@ async fn huge_and_odd_ids_are_echoed_or_refused_and_the_server_keeps_serving() {
 #[tokio::test]
 async fn oversize_arguments_are_a_tool_error_and_the_server_keeps_serving() {
     let stub = Stub::start().await;
-    let mut s = Raw::spawn(&["--pack", "github"], &[("CHARTER_GITHUB_BASE_URL", &stub.url), ("GITHUB_TOKEN", "t")]);
+    let mut s = Raw::spawn(
+        &["--pack", "github"],
+        &[
+            ("CHARTER_GITHUB_BASE_URL", &stub.url),
+            ("GITHUB_TOKEN", "t"),
+        ],
+    );
     s.initialize().await;
     let body = "b".repeat(2 * 1024 * 1024);
     let answer = s
-        .call(20, "github_issues_create", json!({"owner": "o", "repo": "r", "title": "t", "body": body}))
+        .call(
+            20,
+            "github_issues_create",
+            json!({"owner": "o", "repo": "r", "title": "t", "body": body}),
+        )
         .await;
     let result = &answer["result"];
-    assert_eq!(result["isError"], true, "{}", &answer.to_string()[..200.min(answer.to_string().len())]);
-    assert!(result["content"][0]["text"].as_str().unwrap().contains("larger than 1048576 bytes"));
+    assert_eq!(
+        result["isError"],
+        true,
+        "{}",
+        &answer.to_string()[..200.min(answer.to_string().len())]
+    );
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("larger than 1048576 bytes")
+    );
     assert_eq!(stub.count(), 0);
     s.still_serving(21).await;
     let (status, stderr) = s.finish().await;
@@ -266,17 +308,34 @@ async fn oversize_arguments_are_a_tool_error_and_the_server_keeps_serving() {
 #[tokio::test]
 async fn hostile_path_arguments_over_mcp_never_leave_the_declared_host() {
     let stub = Stub::start().await;
-    let mut s = Raw::spawn(&["--pack", "github"], &[("CHARTER_GITHUB_BASE_URL", &stub.url), ("GITHUB_TOKEN", "t")]);
+    let mut s = Raw::spawn(
+        &["--pack", "github"],
+        &[
+            ("CHARTER_GITHUB_BASE_URL", &stub.url),
+            ("GITHUB_TOKEN", "t"),
+        ],
+    );
     s.initialize().await;
     let refused = s
-        .call(30, "github_issues_get", json!({"owner": "..", "repo": "%2e%2e", "issue_number": 1}))
+        .call(
+            30,
+            "github_issues_get",
+            json!({"owner": "..", "repo": "%2e%2e", "issue_number": 1}),
+        )
         .await;
     assert_eq!(refused["result"]["isError"], true, "{refused}");
     let answer = s
-        .call(31, "github_issues_get", json!({"owner": "@evil.example", "repo": "//evil.example", "issue_number": 1}))
+        .call(
+            31,
+            "github_issues_get",
+            json!({"owner": "@evil.example", "repo": "//evil.example", "issue_number": 1}),
+        )
         .await;
     assert_ne!(answer["result"]["isError"], true, "{answer}");
-    assert_eq!(stub.paths(), ["/repos/%40evil.example/%2F%2Fevil.example/issues/1"]);
+    assert_eq!(
+        stub.paths(),
+        ["/repos/%40evil.example/%2F%2Fevil.example/issues/1"]
+    );
     let (status, stderr) = s.finish().await;
     assert_clean_exit(status, &stderr);
 }
@@ -284,7 +343,13 @@ async fn hostile_path_arguments_over_mcp_never_leave_the_declared_host() {
 #[tokio::test]
 async fn a_client_vanishing_mid_call_ends_the_server_cleanly() {
     let stub = Stub::start_slow(Duration::from_secs(30)).await;
-    let mut s = Raw::spawn(&["--pack", "github"], &[("CHARTER_GITHUB_BASE_URL", &stub.url), ("GITHUB_TOKEN", "t")]);
+    let mut s = Raw::spawn(
+        &["--pack", "github"],
+        &[
+            ("CHARTER_GITHUB_BASE_URL", &stub.url),
+            ("GITHUB_TOKEN", "t"),
+        ],
+    );
     s.initialize().await;
     s.send(json!({"jsonrpc": "2.0", "id": 40, "method": "tools/call",
         "params": {"name": "github_issues_get", "arguments": {"owner": "o", "repo": "r", "issue_number": 1}}}))
@@ -307,11 +372,15 @@ async fn a_burst_of_junk_between_calls_loses_no_answer() {
     s.initialize().await;
     for i in 0..50 {
         s.send_bytes(b"garbage").await;
-        s.send(json!({"jsonrpc": "2.0", "id": 1000 + i, "method": "tools/call",
-            "params": {"name": "ToolSearch", "arguments": {"query": "select:github_issues_get"}}}))
+        s.send(
+            json!({"jsonrpc": "2.0", "id": 1000 + i, "method": "tools/call",
+            "params": {"name": "ToolSearch", "arguments": {"query": "select:github_issues_get"}}}),
+        )
+        .await;
+        s.send(json!({"jsonrpc": "2.0", "result": {}, "id": 999_999}))
+            .await; // a stray response
+        s.send(json!({"jsonrpc": "2.0", "method": "notifications/nonsense", "params": [1]}))
             .await;
-        s.send(json!({"jsonrpc": "2.0", "result": {}, "id": 999_999})).await; // a stray response
-        s.send(json!({"jsonrpc": "2.0", "method": "notifications/nonsense", "params": [1]})).await;
     }
     let mut answered = std::collections::BTreeSet::new();
     while answered.len() < 50 {
@@ -349,7 +418,10 @@ impl Stub {
             async move {
                 log.lock().unwrap().push(request.uri().path().to_owned());
                 tokio::time::sleep(delay).await;
-                ([("content-type", "application/json")], r#"{"number": 1, "title": "t"}"#)
+                (
+                    [("content-type", "application/json")],
+                    r#"{"number": 1, "title": "t"}"#,
+                )
             }
         });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -58,13 +58,21 @@ impl Server {
                 .expect("a start line")
                 .unwrap();
             assert!(n > 0, "the server exited before its start line");
-            if let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")) {
+            if let Some(url) = line
+                .split_whitespace()
+                .find(|w| w.starts_with("http://127.0.0.1:"))
+            {
                 break url.trim_end_matches([')', ',']).to_owned();
             }
         };
         tokio::spawn(async move {
             let mut sink = String::new();
-            while stderr.read_line(&mut sink).await.map(|n| n > 0).unwrap_or(false) {
+            while stderr
+                .read_line(&mut sink)
+                .await
+                .map(|n| n > 0)
+                .unwrap_or(false)
+            {
                 sink.clear();
             }
         });
@@ -113,8 +121,9 @@ fn args(v: Value) -> Map<String, Value> {
 }
 
 fn issue_get() -> CallToolRequestParams {
-    CallToolRequestParams::new("github_issues_get")
-        .with_arguments(args(json!({"owner": "octo", "repo": "hello", "issue_number": 7})))
+    CallToolRequestParams::new("github_issues_get").with_arguments(args(
+        json!({"owner": "octo", "repo": "hello", "issue_number": 7}),
+    ))
 }
 
 fn text(result: &CallToolResult) -> String {
@@ -163,7 +172,12 @@ async fn a_thousand_concurrent_requests_are_all_answered_with_bounded_memory() {
     let results = futures::future::join_all(requests).await;
     let elapsed = started.elapsed();
     let errors: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
-    assert!(errors.is_empty(), "{} of {REQUESTS} failed, e.g. {:?}", errors.len(), errors.first());
+    assert!(
+        errors.is_empty(),
+        "{} of {REQUESTS} failed, e.g. {:?}",
+        errors.len(),
+        errors.first()
+    );
     assert_eq!(api_count.load(Ordering::Relaxed), CLIENTS + REQUESTS / 2);
     let after = rss_kib(server.pid());
     eprintln!(
@@ -198,29 +212,38 @@ async fn a_soak_of_mixed_calls_does_not_grow_the_server() {
         let listed = c.list_all_tools().await.unwrap();
         assert_eq!(listed.len(), 1, "progressive: only ToolSearch at first");
         let loaded = c
-            .call_tool(CallToolRequestParams::new("ToolSearch").with_arguments(args(
-                json!({"query": "select:github_issues_get,github_issues_list"}),
-            )))
+            .call_tool(
+                CallToolRequestParams::new("ToolSearch").with_arguments(args(
+                    json!({"query": "select:github_issues_get,github_issues_list"}),
+                )),
+            )
             .await
             .unwrap();
         assert_ne!(loaded.is_error, Some(true), "{}", text(&loaded));
         let ok = c.call_tool(issue_get()).await.unwrap();
         assert_ne!(ok.is_error, Some(true), "{}", text(&ok));
         let bad = c
-            .call_tool(CallToolRequestParams::new("github_issues_get").with_arguments(args(
-                json!({"owner": "..", "repo": 5, "extra": [1, 2, 3]}),
-            )))
+            .call_tool(
+                CallToolRequestParams::new("github_issues_get")
+                    .with_arguments(args(json!({"owner": "..", "repo": 5, "extra": [1, 2, 3]}))),
+            )
             .await
             .unwrap();
         assert_eq!(bad.is_error, Some(true));
         let keywords = c
-            .call_tool(CallToolRequestParams::new("ToolSearch").with_arguments(args(
-                json!({"query": "+github pull request review", "max_results": 3}),
-            )))
+            .call_tool(
+                CallToolRequestParams::new("ToolSearch").with_arguments(args(
+                    json!({"query": "+github pull request review", "max_results": 3}),
+                )),
+            )
             .await
             .unwrap();
         assert_ne!(keywords.is_error, Some(true));
-        assert!(c.call_tool(CallToolRequestParams::new("nope_nothing")).await.is_err());
+        assert!(
+            c.call_tool(CallToolRequestParams::new("nope_nothing"))
+                .await
+                .is_err()
+        );
         c.cancel().await.unwrap();
     };
 
