@@ -34,6 +34,12 @@ pub const MAX_ARGUMENT_BYTES: usize = 1024 * 1024;
 /// deduplication, request encoding) meets a deeper value, whoever built it.
 pub const MAX_ARGUMENT_DEPTH: usize = 128;
 
+/// The most values one validation may visit or copy (2,000,000), counting every `one_of`
+/// alternative tried and the copy each trial works on. Plain arguments visit each value once and stay far below it; a recursive `one_of`
+/// whose alternatives share a field would otherwise cost time exponential in the depth the
+/// model chooses. Past it the call is refused as too complex.
+pub const MAX_VALIDATION_STEPS: usize = 2_000_000;
+
 /// Refuses arguments over [`MAX_ARGUMENT_DEPTH`] levels or [`MAX_ARGUMENT_BYTES`] bytes, with a
 /// message written for the model. Reads at most the limit's worth of the value.
 pub fn check_limits(arguments: &Value) -> Result<(), String> {
@@ -178,7 +184,8 @@ pub fn prepare_arguments(
     patterns: &PatternCache,
 ) -> Result<Value, CharterError> {
     check_limits(&arguments).map_err(|e| CharterError::Validation(message_line(tool.name, &e)))?;
-    let mut walk = Walk::new(view, patterns, Some(ctx));
+    let steps = std::cell::Cell::new(0);
+    let mut walk = Walk::new(view, patterns, Some(ctx), &steps);
     // Some models send the arguments object as JSON text.
     let mut arguments = match arguments {
         Value::Null => Value::Object(Map::new()),
@@ -225,11 +232,15 @@ pub fn validate_field_value(
     value: Value,
     patterns: &PatternCache,
 ) -> Result<Value, String> {
-    let mut walk = Walk::new(view, patterns, None);
+    let steps = std::cell::Cell::new(0);
+    let mut walk = Walk::new(view, patterns, None, &steps);
     walk.path.push('/');
     walk.path.push_str(&escape(field.name));
     let mut value = value;
     walk.value(field.shape, &mut value, 1);
+    if steps.get() > MAX_VALIDATION_STEPS {
+        return Err(too_complex());
+    }
     if !walk.bad_patterns.is_empty() {
         return Err(format!(
             "tool `{tool}` declares a pattern that does not compile: {}",
@@ -256,6 +267,8 @@ fn missing_context(tool: &str, missing: &[String]) -> CharterError {
 }
 
 struct Walk<'a> {
+    /// Values visited so far by this validation, trial walks of `one_of` included.
+    steps: &'a std::cell::Cell<usize>,
     active: &'a [&'a str],
     widest: bool,
     patterns: &'a PatternCache,
@@ -267,8 +280,14 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    fn new(view: &'a View, patterns: &'a PatternCache, ctx: Option<&'a CallContext>) -> Self {
+    fn new(
+        view: &'a View,
+        patterns: &'a PatternCache,
+        ctx: Option<&'a CallContext>,
+        steps: &'a std::cell::Cell<usize>,
+    ) -> Self {
         Walk {
+            steps,
             active: view.active,
             widest: view.widest,
             patterns,
@@ -281,6 +300,9 @@ impl<'a> Walk<'a> {
     }
 
     fn finish(self, tool: &str) -> Result<(), CharterError> {
+        if self.steps.get() > MAX_VALIDATION_STEPS {
+            return Err(CharterError::Validation(message_line(tool, &too_complex())));
+        }
         if !self.bad_patterns.is_empty() {
             return Err(CharterError::Declaration(DeclarationError::new(format!(
                 "tool `{tool}` declares a pattern that does not compile: {}",
@@ -409,6 +431,11 @@ impl<'a> Walk<'a> {
 
     /// Checks one value; `nullable` says a `null` was also allowed here (for the message).
     fn typed(&mut self, shape: &Shape, value: &mut Value, depth: usize, nullable: bool) {
+        let steps = self.steps.get() + 1;
+        self.steps.set(steps);
+        if steps > MAX_VALIDATION_STEPS {
+            return;
+        }
         if depth > MAX_DEPTH {
             self.issue(
                 format!("at most {MAX_DEPTH} levels of nesting"),
@@ -499,6 +526,7 @@ impl<'a> Walk<'a> {
         let mut matched: Vec<(Value, Vec<String>)> = Vec::new();
         for alternative in shapes {
             let mut trial = Walk {
+                steps: self.steps,
                 active: self.active,
                 widest: self.widest,
                 patterns: self.patterns,
@@ -508,6 +536,12 @@ impl<'a> Walk<'a> {
                 missing_context: Vec::new(),
                 bad_patterns: Vec::new(),
             };
+            // Each trial works on a copy: charge the copy, so a big value under a `one_of`
+            // spends the budget as fast as the work it causes.
+            self.steps.set(self.steps.get().saturating_add(nodes(value)));
+            if self.steps.get() > MAX_VALIDATION_STEPS {
+                return;
+            }
             let mut candidate = value.clone();
             trial.value(alternative, &mut candidate, depth);
             self.bad_patterns.append(&mut trial.bad_patterns);
@@ -589,6 +623,22 @@ impl<'a> Walk<'a> {
             self.issue(format_expected(format).into(), shown());
         }
     }
+}
+
+/// How many values `value` holds (itself included).
+fn nodes(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(nodes).sum::<usize>(),
+        Value::Object(map) => 1 + map.values().map(nodes).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+fn too_complex() -> String {
+    format!(
+        "the arguments are too complex to validate (more than {MAX_VALIDATION_STEPS} checks, \
+         counting every alternative of a `one_of` tried); send a smaller or flatter value"
+    )
 }
 
 /// Replaces a string holding JSON of the expected kind (`{` object, `[` array) by its value.

@@ -907,3 +907,136 @@ fn concurrent_searches_and_resets_from_many_threads_keep_the_loaded_set_consiste
         assert!(s.is_callable(name));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Validation cost.
+
+mod recursive {
+    //! A recursive filter whose two `one_of` alternatives share the field they recurse through:
+    //! without a budget, validating a value `d` levels deep tries 2^d alternatives.
+    use charter_runtime::table::*;
+
+    const fn text(enum_values: &'static [&'static str]) -> Shape {
+        Shape::String(StringRules {
+            enum_values,
+            min_length: None,
+            max_length: None,
+            pattern: None,
+            format: None,
+        })
+    }
+    static AND: Shape = text(&["and"]);
+    static OR: Shape = text(&["or"]);
+    static ITEMS: Shape = Shape::Array(ArrayRules {
+        items: &FILTER,
+        min_items: None,
+        max_items: None,
+    });
+    const fn field(name: &'static str, shape: &'static Shape, required: bool) -> Field {
+        Field {
+            name,
+            wire: name,
+            description: "A field.",
+            shape,
+            required,
+            modes: &[],
+            default: None,
+            location: Location::Arg,
+            style: ListStyle::Repeat,
+            allow_slash: false,
+            from_context: None,
+        }
+    }
+    static FILTER: Shape = Shape::OneOf(&[
+        Shape::Object(ObjectShape {
+            fields: &[field("op", &AND, true), field("items", &ITEMS, false)],
+        }),
+        Shape::Object(ObjectShape {
+            fields: &[field("op", &OR, true), field("items", &ITEMS, false)],
+        }),
+    ]);
+    static INPUT: ObjectShape = ObjectShape {
+        fields: &[field("filter", &FILTER, true)],
+    };
+    pub static VIEWS: [View; 1] = [View {
+        key: ViewKey::Default,
+        schema: "{}",
+        tokens: 0,
+        active: &[],
+        widest: true,
+        paths: &[],
+        spans: &[],
+    }];
+    pub static TOOL: ToolDef = ToolDef {
+        name: "rec_filter",
+        pack: "rec",
+        tool: "filter",
+        description: "Filters.",
+        annotations: Annotations {
+            read_only: true,
+            idempotent: true,
+            destructive: false,
+            open_world: false,
+        },
+        mode: None,
+        input: &INPUT,
+        views: &VIEWS,
+        search: SearchData {
+            description_lc: "filters.",
+            hints: &[],
+        },
+        exec: Exec::Rust(charter_runtime::testing::echo),
+    };
+}
+
+fn nested_filter(depth: usize) -> Value {
+    let mut v = json!({"op": "or"});
+    for _ in 0..depth {
+        v = json!({"op": "or", "items": [v]});
+    }
+    v
+}
+
+#[test]
+fn a_recursive_one_of_cannot_make_validation_exponential() {
+    use charter_runtime::validate::{MAX_VALIDATION_STEPS, PatternCache, prepare_arguments};
+    let patterns = PatternCache::new();
+    let ctx = CallContext::new();
+    let check = |depth: usize| {
+        prepare_arguments(
+            &recursive::TOOL,
+            &recursive::VIEWS[0],
+            &[],
+            json!({ "filter": nested_filter(depth) }),
+            &ctx,
+            &patterns,
+        )
+    };
+    // Shallow: valid, and what runs is what was sent.
+    let ok = check(8).expect("valid");
+    assert_eq!(ok["filter"], nested_filter(8));
+    // 60 levels would be 2^60 trials: refused as too complex instead, in bounded time.
+    match check(60) {
+        Err(CharterError::Validation(m)) => {
+            assert!(
+                m.contains(&format!("more than {MAX_VALIDATION_STEPS} checks")),
+                "{m}"
+            )
+        }
+        other => panic!("expected a validation error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_large_flat_value_stays_within_the_validation_budget() {
+    let table = testing::table(json!({"pack": "flat", "tools": [{"name": "t", "params": {
+        "xs": {"type": "array", "items": {"type": "integer"}, "description": "Numbers."}
+    }}]}));
+    let s = eager(&[table]);
+    let xs: Vec<u32> = (0..120_000).collect();
+    let out = call(&s, "flat_t", json!({ "xs": xs })).expect("valid");
+    assert_eq!(
+        out.structured.unwrap()["xs"].as_array().unwrap().len(),
+        120_000
+    );
+}
