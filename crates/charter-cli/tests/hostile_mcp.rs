@@ -219,23 +219,43 @@ async fn wrong_types_in_requests_are_json_rpc_errors() {
         json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": ["github_issues_get"]}),
         json!({"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {"name": "github_issues_get", "arguments": "owner"}}),
         json!({"jsonrpc": "2.0", "id": 13, "method": "tools/call", "params": {"name": "github_issues_get", "arguments": [1, 2]}}),
-        json!({"jsonrpc": "2.0", "id": 14, "method": "tools/list", "params": {"cursor": 7}}),
-        json!({"jsonrpc": "2.0", "id": 15, "method": "no/such/method"}),
+        json!({"jsonrpc": "2.0", "id": 14, "method": "no/such/method"}),
+        json!({"jsonrpc": "1.0", "id": 15, "method": "tools/list"}),
+        json!({"id": 16, "method": "tools/call"}),
     ];
-    for case in cases {
+    for (k, case) in cases.into_iter().enumerate() {
         let id = case["id"].clone();
         s.send(case).await;
-        // A message that does not fit the protocol cannot be read for its id: JSON-RPC answers
-        // it under a null id. Either way it is an error, never a result.
-        let answer = loop {
+        // A marker after each case: everything the server said about the case comes before it.
+        let marker = json!(format!("marker-{k}"));
+        s.send(json!({"jsonrpc": "2.0", "id": marker, "method": "ping"}))
+            .await;
+        let mut said = Vec::new();
+        loop {
             let message = s.recv().await;
-            if message.get("id") == Some(&id) || message.get("id") == Some(&Value::Null) {
-                break message;
+            if message.get("id") == Some(&marker) {
+                break;
             }
-        };
-        assert!(error_code(&answer) < 0, "{answer}");
+            said.push(message);
+        }
+        // A message that does not fit the protocol cannot be read for its id: it is answered
+        // without one (JSON-RPC says a null id; rmcp leaves it out). Either way it is an error, never a result, and never silence.
+        let errors: Vec<&Value> = said
+            .iter()
+            .filter(|m| m.get("id") == Some(&id) || m.get("id").is_none_or(Value::is_null))
+            .collect();
+        assert_eq!(errors.len(), 1, "case {id}: {said:?}");
+        assert!(error_code(errors[0]) < 0, "case {id}: {}", errors[0]);
     }
-    s.still_serving(16).await;
+    // A wrongly typed optional parameter may be read leniently, but is answered either way.
+    s.send(json!({"jsonrpc": "2.0", "id": 20, "method": "tools/list", "params": {"cursor": 7}}))
+        .await;
+    let answer = s.answer(&json!(20)).await;
+    assert!(
+        answer.get("result").is_some() || answer.get("error").is_some(),
+        "{answer}"
+    );
+    s.still_serving(21).await;
     let (status, stderr) = s.finish().await;
     assert_clean_exit(status, &stderr);
 }
