@@ -21,6 +21,10 @@ use crate::validate::{self, Issue, Narrowed, PatternCache};
 
 pub use crate::search::{Ranking, TOOL_SEARCH};
 
+/// How many calls of one batch [`ToolSession::execute_tool_calls`] runs (128); the rest are
+/// answered with an error result each, in place.
+pub const MAX_BATCH_CALLS: usize = 128;
+
 /// A tool whose table is built at run time (an MCP server reached through the bridge).
 ///
 /// Implementations keep their schemas as text sized once on arrival, so a session reads them
@@ -724,6 +728,10 @@ impl ToolSession {
                 }
             }
             Query::Keywords { required, terms } => {
+                // A host's own query past the limit ranks by its first terms (ToolSearch calls
+                // from the model are refused before this).
+                let required = &required[..required.len().min(search::MAX_QUERY_TERMS)];
+                let terms = &terms[..terms.len().min(search::MAX_QUERY_TERMS - required.len())];
                 let candidate = |k: usize| self.entries[self.catalogue[k] as usize].candidate();
                 let index = self
                     .search_index
@@ -745,7 +753,7 @@ impl ToolSession {
                 .to_owned(),
             (_, 0, 0) => format!(
                 "No tool matched `{}`. Try other keywords, or `select:` with exact names from `available`.",
-                query.trim()
+                validate::clip(query.trim(), 200)
             ),
             (_, 0, _) => "None of these names exist, so nothing was loaded. Use exact names from `available`.".to_owned(),
             (_, n, u) => {
@@ -829,7 +837,20 @@ impl ToolSession {
                 None
             }
         };
-        let is_select = query.is_some_and(|q| matches!(Query::parse(q), Query::Select(_)));
+        let parsed = query.map(Query::parse);
+        let is_select = matches!(parsed, Some(Query::Select(_)));
+        if let Some(Query::Keywords { required, terms }) = &parsed
+            && required.len() + terms.len() > search::MAX_QUERY_TERMS
+        {
+            issues.push(Issue {
+                path: "/query".into(),
+                expected: format!(
+                    "at most {} keywords; use fewer, more specific words, or `select:` with exact names",
+                    search::MAX_QUERY_TERMS
+                ),
+                got: format!("{} keywords", required.len() + terms.len()),
+            });
+        }
         let limit = match search::max_results(map.get("max_results")) {
             Ok(n) => Some(n),
             Err(_) if is_select => None,
@@ -863,7 +884,18 @@ impl ToolSession {
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
         Box::pin(async move {
-            if name == TOOL_SEARCH && self.search_description.is_some() {
+            let is_search = name == TOOL_SEARCH && self.search_description.is_some();
+            // Static tools are measured by validation; the rest before anything reads them.
+            let measured = is_search
+                || self
+                    .lookup(name)
+                    .is_some_and(|i| matches!(self.entries[i].kind, Kind::Dynamic { .. }));
+            if measured && let Err(problem) = validate::check_limits(&arguments) {
+                return Err(CharterError::Validation(validate::message_line(
+                    name, &problem,
+                )));
+            }
+            if is_search {
                 return self
                     .tool_search_call(&arguments)
                     .map(|answer| ToolOutput::json(answer.to_json()));
@@ -926,13 +958,32 @@ impl ToolSession {
     /// per call, in the calls' order, under each call's id. An unknown or not-yet-loaded name has
     /// no annotations here, so it makes the batch serial: a ToolSearch earlier in the same batch
     /// then loads a tool before a later call of it runs.
+    ///
+    /// At most [`MAX_BATCH_CALLS`] calls of one batch run; each call past that gets an error
+    /// result (under its own id, in its place) telling the model to send it again next turn, so
+    /// nothing is silently dropped and one turn cannot queue unbounded work.
     pub async fn execute_tool_calls(
         &self,
         calls: &[crate::scheduler::ToolCall],
         ctx: &CallContext,
         concurrency: usize,
     ) -> Vec<crate::scheduler::CallResult> {
-        use crate::scheduler::{Batch, ToolCall, concurrency_safe_annotations};
+        use crate::scheduler::{Batch, CallResult, ToolCall, concurrency_safe_annotations};
+
+        let (run, over) = calls.split_at(calls.len().min(MAX_BATCH_CALLS));
+        let calls = run;
+        let refused = over.iter().enumerate().map(|(k, call)| CallResult {
+            id: call.id.clone(),
+            content: format!(
+                "Not run: one turn may make at most {MAX_BATCH_CALLS} tool calls and this was call #{} of {}. \
+                 Call `{}` again in the next turn if you still need it.",
+                MAX_BATCH_CALLS + 1 + k,
+                MAX_BATCH_CALLS + over.len(),
+                validate::clip(&call.name, 64),
+            ),
+            structured: None,
+            is_error: true,
+        });
 
         let concurrent = |call: &ToolCall| {
             call.name != TOOL_SEARCH
@@ -941,9 +992,11 @@ impl ToolSession {
                     .annotations(&call.name)
                     .is_some_and(|a| concurrency_safe_annotations(&a))
         };
-        Batch::from_calls(calls, concurrent, move |call| answer(self, call, ctx))
+        let mut results = Batch::from_calls(calls, concurrent, move |call| answer(self, call, ctx))
             .run(concurrency)
-            .await
+            .await;
+        results.extend(refused);
+        results
     }
 
     /// Clears the loaded set so the session can serve another conversation.
@@ -1063,7 +1116,8 @@ impl ToolSession {
             .map(|i| self.entries[*i as usize].name())
             .collect();
         let mut message = format!(
-            "Unknown tool `{name}`. Callable now: {}.",
+            "Unknown tool `{}`. Callable now: {}.",
+            validate::clip(name, 100),
             if callable.is_empty() {
                 "none".to_owned()
             } else {
