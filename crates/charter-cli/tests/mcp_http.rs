@@ -294,3 +294,34 @@ async fn the_http_tool_list_answers_json() {
         "{reply}"
     );
 }
+
+#[tokio::test]
+async fn http_progressive_serves_the_full_stable_list_on_protocol_2026_07_28() {
+    use rmcp::model::{ClientConfig, ProtocolVersion};
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    install_crypto();
+    let server = spawn_http(&["--progressive", "--pack", "github,stripe"], &[]).await;
+    let transport = StreamableHttpClientTransport::from_uri(server.url.clone());
+    let client = ClientConfig::default()
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .expect("2026-07-28 discovery over HTTP");
+    assert_eq!(
+        client.peer_info().unwrap().protocol_version,
+        ProtocolVersion::V_2026_07_28
+    );
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect();
+    assert_eq!(names, pack_names(&["github", "stripe"]));
+    client.cancel().await.unwrap();
+}
