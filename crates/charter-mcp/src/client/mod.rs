@@ -356,6 +356,9 @@ impl ClientHandler for Watcher {
 
 /// An MCP server's tools as a [`Toolkit`]; cheap to clone (one shared connection).
 ///
+/// The [`CallContext`] of a call is not forwarded: its values are host-only (credentials,
+/// from-context fields), and the remote server has its own configuration.
+///
 /// Dropping the last handle closes the connection and stops a child server;
 /// [`close`](Self::close) does it and waits.
 #[derive(Clone)]
