@@ -538,7 +538,8 @@ impl<'a> Walk<'a> {
             };
             // Each trial works on a copy: charge the copy, so a big value under a `one_of`
             // spends the budget as fast as the work it causes.
-            self.steps.set(self.steps.get().saturating_add(nodes(value)));
+            self.steps
+                .set(self.steps.get().saturating_add(nodes(value)));
             if self.steps.get() > MAX_VALIDATION_STEPS {
                 return;
             }

@@ -228,8 +228,15 @@ async fn users_do_not_see_each_other() {
 #[test]
 fn binary_serves_its_tools_beside_the_packs_through_the_cli() {
     let bin = env!("CARGO_BIN_EXE_charter-example-notes");
-    let out = Command::new(bin).args(["tools", "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(bin)
+        .args(["tools", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let tools: Value = serde_json::from_slice(&out.stdout).unwrap();
     let names: Vec<&str> = tools
         .as_array()
@@ -240,14 +247,21 @@ fn binary_serves_its_tools_beside_the_packs_through_the_cli() {
     for def in TOOLS.tools {
         assert!(names.contains(&def.name), "{} missing", def.name);
     }
-    assert!(names.iter().any(|n| n.starts_with("github_")), "packs listed beside");
+    assert!(
+        names.iter().any(|n| n.starts_with("github_")),
+        "packs listed beside"
+    );
 
     // One call through the CLI: what the model would receive.
     let out = Command::new(bin)
         .args(["call", "notes_add", r#"{"a": 2, "b": 3}"#])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "5.0");
 
     // A refused call is the model's error, not a crash.
