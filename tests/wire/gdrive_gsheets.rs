@@ -4,7 +4,7 @@
 
 #![cfg(all(feature = "pack-gdrive", feature = "pack-gsheets"))]
 
-mod google_stub;
+use crate::google_stub;
 
 use charter::CharterError;
 use charter::http::next_page;

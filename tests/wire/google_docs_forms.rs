@@ -5,8 +5,7 @@
 
 #![cfg(all(feature = "pack-gdocs", feature = "pack-gforms"))]
 
-#[path = "support/wire_stub.rs"]
-mod stub;
+use crate::wire_stub as stub;
 
 use charter::CharterError;
 use charter::http::next_page;

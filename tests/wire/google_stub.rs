@@ -1,5 +1,5 @@
 //! A recording HTTP stub on 127.0.0.1 and sessions over the Google packs pointed at it, shared
-//! by `packs_gmail.rs`, `packs_gcalendar.rs` and `packs_gdrive_gsheets.rs`. The stub is a real
+//! by `gmail.rs`, `gcalendar.rs` and `gdrive_gsheets.rs`. The stub is a real
 //! axum server: it records every request (method, raw path, raw query, headers, body) and
 //! answers what the test's closure says.
 

@@ -4,7 +4,7 @@
 
 #![cfg(feature = "pack-gcalendar")]
 
-mod google_stub;
+use crate::google_stub;
 
 use charter::CharterError;
 use charter::http::next_page;

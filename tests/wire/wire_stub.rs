@@ -1,5 +1,5 @@
 //! A recording HTTP stub on 127.0.0.1 and sessions over compiled packs, shared by the per-pack
-//! request tests (`packs_slack.rs`, `packs_notion.rs`, `packs_google_docs_forms.rs`). The stub is
+//! request tests (`slack.rs`, `notion.rs`, `google_docs_forms.rs`). The stub is
 //! a real axum server: each test checks what actually arrived on the wire.
 
 #![allow(dead_code)] // each test file uses a different part of it

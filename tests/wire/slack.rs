@@ -4,8 +4,7 @@
 
 #![cfg(feature = "pack-slack")]
 
-#[path = "support/wire_stub.rs"]
-mod stub;
+use crate::wire_stub as stub;
 
 use charter::CharterError;
 use charter::http::next_page;

@@ -1,0 +1,6 @@
+//! The `#[charter::tool]`, `derive(Schema)` and `pack!` macros at run time, in one test binary.
+//! The compile-fail cases are in `tests/macros_ui.rs` (trybuild).
+
+mod macros;
+mod macros_schemars;
+mod macros_stress;
