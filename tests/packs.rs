@@ -13,6 +13,10 @@ fn feature_on(label: &str) -> Option<bool> {
         "linear" => Some(cfg!(feature = "pack-linear")),
         "firecrawl" => Some(cfg!(feature = "pack-firecrawl")),
         "tavily" => Some(cfg!(feature = "pack-tavily")),
+        "slack" => Some(cfg!(feature = "pack-slack")),
+        "notion" => Some(cfg!(feature = "pack-notion")),
+        "gdocs" => Some(cfg!(feature = "pack-gdocs")),
+        "gforms" => Some(cfg!(feature = "pack-gforms")),
         _ => None,
     }
 }
