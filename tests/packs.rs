@@ -17,6 +17,10 @@ fn feature_on(label: &str) -> Option<bool> {
         "notion" => Some(cfg!(feature = "pack-notion")),
         "gdocs" => Some(cfg!(feature = "pack-gdocs")),
         "gforms" => Some(cfg!(feature = "pack-gforms")),
+        "gmail" => Some(cfg!(feature = "pack-gmail")),
+        "gcalendar" => Some(cfg!(feature = "pack-gcalendar")),
+        "gdrive" => Some(cfg!(feature = "pack-gdrive")),
+        "gsheets" => Some(cfg!(feature = "pack-gsheets")),
         _ => None,
     }
 }
