@@ -127,27 +127,68 @@ fn rare_terms_outweigh_common_ones() {
 }
 
 #[test]
-fn ties_prefer_the_plain_tool_then_the_shorter_name_not_the_alphabet() {
+fn ties_prefer_the_plain_tool_then_the_kind_asked_for_then_the_shorter_name_not_the_alphabet() {
     let t = testing::table(json!({"pack": "cal", "tools": [
         {"name": "events_import", "description": "Calendar events."},
         {"name": "events_quick_add", "description": "Calendar events."},
         {"name": "events_list", "description": "Calendar events."},
         {"name": "events_get", "description": "Calendar events."},
+        {"name": "events_delete", "description": "Calendar events."},
         {"name": "events_watch", "description": "Calendar events."}
     ]}));
     let s = relevance(&[t]);
-    // Equal scores: the plain list/get first (shorter first), then the variants by length,
-    // then the alphabet.
+    // Equal scores: the plain list/get first (of those, a plural asks for the list), then the
+    // plain delete of one item, then the variants by length; the alphabet last.
     assert_eq!(
         top(&s, "events", 10),
         [
-            "cal_events_get",
             "cal_events_list",
+            "cal_events_get",
+            "cal_events_delete",
             "cal_events_watch",
             "cal_events_import",
             "cal_events_quick_add"
         ]
     );
+    // No plural asks for one item: the get before the list.
+    assert_eq!(
+        top(&s, "event", 10),
+        [
+            "cal_events_get",
+            "cal_events_list",
+            "cal_events_delete",
+            "cal_events_watch",
+            "cal_events_import",
+            "cal_events_quick_add"
+        ]
+    );
+}
+
+#[test]
+fn more_of_the_query_matched_beats_one_rare_word() {
+    let t = testing::table(json!({"pack": "p", "tools": [
+        {"name": "history_get", "description": "What changed in the mailbox."},
+        {"name": "charges_list", "description": "The payments made by card."},
+        {"name": "notes_list", "description": "Notes."}
+    ]}));
+    let s = relevance(&[t]);
+    // "history" is in one tool's name (weight 3); "card" and "payment" are in the other's
+    // description (1 + 1): matching two of the three words wins.
+    assert_eq!(first(&s, "card payment history"), "p_charges_list");
+    assert_eq!(first(&s, "history"), "p_history_get");
+}
+
+#[test]
+fn the_first_word_matches_the_verb_a_description_opens_with() {
+    let t = testing::table(json!({"pack": "gh", "tools": [
+        {"name": "comments_get", "description": "Get one comment on an issue."},
+        {"name": "comments_create", "description": "Comment on an issue."},
+        {"name": "comments_list", "description": "List the comments on an issue."}
+    ]}));
+    let s = relevance(&[t]);
+    assert_eq!(first(&s, "comment on issue"), "gh_comments_create");
+    // Elsewhere in the query, the same word is only a word.
+    assert_eq!(first(&s, "issue comment"), "gh_comments_get");
 }
 
 #[test]

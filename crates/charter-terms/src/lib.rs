@@ -22,6 +22,10 @@ pub mod field {
     /// The pack label (added when a session indexes its catalogue, since a `#[charter::tool]`
     /// does not know its pack).
     pub const PACK: u8 = 16;
+    /// The description's first word when it is not a stop word: the verb of a description
+    /// written in the imperative ("Share a calendar with...", "Comment on an issue..."),
+    /// which a query's first word often is too.
+    pub const LEAD: u8 = 32;
 }
 
 /// A set of [`field`] bits.
@@ -91,6 +95,9 @@ pub fn terms(text: &str) -> impl Iterator<Item = String> + '_ {
     })
 }
 
+/// Words that look inflected and are not (`news` is not the plural of `new`).
+const UNSTEMMED: &[&str] = &["news", "series", "species"];
+
 /// A small suffix stemmer for lowercase English words, applied identically to tool text at build
 /// time and to queries: plurals (`issues`, `branches`, `entries`), `-ing` and `-ed` forms and a
 /// final silent `e` all reduce to one stem, so `create`, `creates`, `created` and `creating`
@@ -98,7 +105,7 @@ pub fn terms(text: &str) -> impl Iterator<Item = String> + '_ {
 /// of three letters lose only a plural `s` (`prs`, `ids`), and a suffix is kept when what would
 /// remain has no vowel (`string`).
 pub fn stem(word: &str) -> String {
-    if !word.is_ascii() {
+    if !word.is_ascii() || UNSTEMMED.contains(&word) {
         return word.to_owned();
     }
     if word.len() <= 3 {
@@ -126,6 +133,15 @@ pub fn stem(word: &str) -> String {
     } else if w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is")
     {
         w.pop();
+    }
+    // -ly, -ction, -ee on long words: `recently`/`recent`, `extraction`/`extract`,
+    // `assignee`/`assign`, `attendees`/`attend` (a search for one means the other).
+    if let Some(base) = w.strip_suffix("ly").filter(|b| b.len() >= 5) {
+        w = base.to_owned();
+    } else if w.len() >= 8 && w.ends_with("ction") {
+        w.truncate(w.len() - 3);
+    } else if let Some(base) = w.strip_suffix("ee").filter(|b| b.len() >= 5) {
+        w = base.to_owned();
     }
     // -ing, -ed (`settings` is `setting` by now, then `set`).
     let mut stripped = false;
@@ -161,6 +177,25 @@ pub fn stem(word: &str) -> String {
     w
 }
 
+/// Whether a lowercase word is a plural the stemmer reduces (`issues`, `prs`, `entries`), as
+/// opposed to a word that merely ends in `s` (`status`, `address`, `news`).
+pub fn is_plural(word: &str) -> bool {
+    let Some(singular) = word.strip_suffix('s') else {
+        return false;
+    };
+    if word.ends_with("ss") || singular.is_empty() {
+        return false;
+    }
+    let stemmed = stem(word);
+    if stemmed == word {
+        return false;
+    }
+    stemmed == stem(singular)
+        || word
+            .strip_suffix("ies")
+            .is_some_and(|base| stemmed == stem(&format!("{base}y")))
+}
+
 /// The terms of a tool as build time records them: every stem with the fields it occurs in,
 /// each stem once, sorted by stem.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -182,6 +217,12 @@ impl ToolTerms {
             out.add(hint, field::HINT);
         }
         out.add(description, field::DESCRIPTION);
+        if let Some(first) = words(description).next() {
+            let first = first.to_lowercase();
+            if first.chars().count() >= 2 && !is_stop_word(&first) {
+                out.add(&first, field::LEAD);
+            }
+        }
         for param in params {
             out.add(param, field::PARAM);
         }
@@ -226,12 +267,20 @@ impl ToolTerms {
 /// ToolSearch prefers the plain tool when two tools score the same.
 pub const PLAIN_VERBS: &[&str] = &["create", "get", "insert", "list", "retrieve", "search"];
 
-/// Whether a tool name (without its pack) is the plain list/get/create/search of a resource: its
-/// last part is one of [`PLAIN_VERBS`], or it is a single word.
-pub fn is_plain(tool: &str) -> bool {
-    match tool.rsplit_once('_') {
-        Some((_, last)) => PLAIN_VERBS.contains(&last),
-        None => true,
+/// Verbs that change or remove one item of a resource (`customers_delete`, `events_patch`).
+pub const ITEM_VERBS: &[&str] = &["delete", "edit", "modify", "patch", "remove", "update"];
+
+/// How far a tool name is from the plain operation on its resource, for tie-breaks: 0 for the
+/// plain list/get/create/search ([`PLAIN_VERBS`]), 1 for the plain update/delete of one item
+/// ([`ITEM_VERBS`]), 2 for anything else (`events_import`, `customers_delete_discount`).
+pub fn variant_tier(tool: &str) -> u8 {
+    let last = tool.rsplit_once('_').map_or(tool, |(_, last)| last);
+    if !tool.contains('_') || PLAIN_VERBS.contains(&last) {
+        0
+    } else if ITEM_VERBS.contains(&last) {
+        1
+    } else {
+        2
     }
 }
 
@@ -278,6 +327,10 @@ mod tests {
         assert_eq!(same(&["scrape", "scraping", "scraped"]), "scrap");
         assert_eq!(same(&["add", "added", "adding"]), "add");
         assert_eq!(same(&["box", "boxes"]), "box");
+        assert_eq!(same(&["recent", "recently"]), "recent");
+        assert_eq!(same(&["extract", "extraction", "extractions"]), "extract");
+        assert_eq!(same(&["assign", "assignee", "assignees", "assigned"]), "assign");
+        assert_eq!(same(&["attend", "attendees"]), "attend");
     }
 
     #[test]
@@ -310,7 +363,7 @@ mod tests {
         assert_eq!(
             got,
             [
-                ("list", field::NAME | field::DESCRIPTION),
+                ("list", field::NAME | field::DESCRIPTION | field::LEAD),
                 ("open", field::HINT),
                 ("owner", field::PARAM),
                 ("pag", field::PARAM),
@@ -326,12 +379,24 @@ mod tests {
     }
 
     #[test]
-    fn plain_tools() {
-        assert!(is_plain("events_list"));
-        assert!(is_plain("payment_intents_create"));
-        assert!(is_plain("search"));
-        assert!(!is_plain("events_import"));
-        assert!(!is_plain("pulls_list_files"));
-        assert!(!is_plain("releases_get_latest"));
+    fn plurals() {
+        for w in ["issues", "prs", "entries", "branches", "ids", "details", "messages"] {
+            assert!(is_plural(w), "{w}");
+        }
+        for w in ["status", "address", "news", "bus", "issue", "pr", "analysis", "s"] {
+            assert!(!is_plural(w), "{w}");
+        }
+    }
+
+    #[test]
+    fn variant_tiers() {
+        assert_eq!(variant_tier("events_list"), 0);
+        assert_eq!(variant_tier("payment_intents_create"), 0);
+        assert_eq!(variant_tier("search"), 0);
+        assert_eq!(variant_tier("customers_delete"), 1);
+        assert_eq!(variant_tier("events_patch"), 1);
+        assert_eq!(variant_tier("events_import"), 2);
+        assert_eq!(variant_tier("pulls_list_files"), 2);
+        assert_eq!(variant_tier("customers_delete_discount"), 2);
     }
 }

@@ -44,8 +44,10 @@ pub enum Ranking {
     /// with the shipped synonym table exactly as tool text was at build time; each term found
     /// counts its inverse document frequency over the catalogue times the weight of the best
     /// field it occurs in (name parts > hints > pack label > description > parameter names).
-    /// Score 0 is dropped; ties go to the plain list/get/create of a resource, then the shorter
-    /// name, then the alphabet.
+    /// A tool matching more of the query's words ranks higher; the query's first word also
+    /// counts when the description opens with it. Score 0 is dropped; ties go to the plain
+    /// list/get/create of a resource over its variants, then to a list when the query says a
+    /// plural (one item otherwise), then to the shorter name, then the alphabet.
     #[default]
     Relevance,
     /// SPEC §4 scoring: two points per term found in the name, one per term found in the
