@@ -1,0 +1,273 @@
+//! The MCP server (SPEC §9): a session's tools, with annotations, over stdio or streamable HTTP.
+//!
+//! One [`McpServer`] is built per process from the static tables. It parses every schema text
+//! once into the `Arc<JsonObject>` rmcp wants ([`catalog`]) and shares that across connections,
+//! so answering `tools/list` only clones `Arc`s. Each connection (a stdio pipe, or an MCP
+//! session over HTTP) gets its own [`ToolSession`](charter_runtime::ToolSession): what one
+//! conversation has loaded never leaks into another.
+//!
+//! - Eager (the default): every schema is listed; most MCP clients never re-list.
+//! - Progressive: only `ToolSearch` is listed, loaded tools join the list in load order and
+//!   `notifications/tools/list_changed` follows each load. A client on protocol `2026-07-28`
+//!   (whose tool list must not vary as a side effect of other requests) gets the full, stable
+//!   list instead.
+
+mod catalog;
+mod handler;
+mod http;
+
+use std::sync::Arc;
+
+use charter_runtime::CallContext;
+use charter_runtime::error::DeclarationError;
+use charter_runtime::session::{HttpCaller, SessionOptions, Source, ToolSession};
+use charter_runtime::table::Table;
+
+use catalog::Catalog;
+use handler::Connection;
+
+pub use http::{HttpOptions, HttpServer};
+
+/// How an [`McpServer`] serves its tools.
+#[derive(Clone)]
+pub struct ServerOptions {
+    /// List only `ToolSearch` at first and grow the list as tools load (default false: every
+    /// schema listed, which is what most MCP clients can follow).
+    pub progressive: bool,
+    /// With `progressive`, tools whose schema is at most this many tokens stay listed from the
+    /// start (default 0: every tool deferred).
+    pub threshold: u32,
+    /// The session mode (tier, region, A/B arm) every connection is served under.
+    pub mode: Option<String>,
+    /// Who executes HTTP-pack tools; `None` lets the session pick its default executor.
+    pub http: Option<Arc<dyn HttpCaller>>,
+    /// The per-call context every call runs with (credentials are still resolved per call).
+    pub context: CallContext,
+    /// The server name announced in `initialize` (default `charter`).
+    pub name: String,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            progressive: false,
+            threshold: 0,
+            mode: None,
+            http: None,
+            context: CallContext::default(),
+            name: "charter".to_owned(),
+        }
+    }
+}
+
+impl std::fmt::Debug for ServerOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerOptions")
+            .field("progressive", &self.progressive)
+            .field("threshold", &self.threshold)
+            .field("mode", &self.mode)
+            .field("http", &self.http.as_ref().map(|_| ".."))
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Which transport a server runs on, for its start line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// MCP over the process's stdin/stdout.
+    Stdio,
+    /// Streamable HTTP at this URL.
+    Http(String),
+}
+
+/// Why serving failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The `--http` address is not `HOST:PORT`.
+    #[error("invalid HTTP address `{addr}`: {reason} (expected HOST:PORT, e.g. 127.0.0.1:8080)")]
+    BadAddress {
+        /// The address as given.
+        addr: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The address could not be bound (in use, not local, no permission).
+    #[error("cannot listen on {addr}: {reason}")]
+    Bind {
+        /// The address as given.
+        addr: String,
+        /// What the system said, with a hint.
+        reason: String,
+    },
+    /// The connection failed before or while serving.
+    #[error("MCP transport error: {0}")]
+    Transport(String),
+}
+
+/// Serves a fixed set of tables over MCP; cheap to clone (shared state).
+#[derive(Clone)]
+pub struct McpServer {
+    shared: Arc<Shared>,
+}
+
+/// What every connection shares.
+pub(crate) struct Shared {
+    pub(crate) tables: Vec<&'static Table>,
+    pub(crate) options: ServerOptions,
+    pub(crate) catalog: Catalog,
+}
+
+impl McpServer {
+    /// A server over these tables. Builds one session up front so a bad deployment (an empty
+    /// mode label, duplicate names, a schema that is not a JSON object) fails here, at start,
+    /// rather than on the first connection.
+    pub fn new(
+        tables: &[&'static Table],
+        options: ServerOptions,
+    ) -> Result<Self, DeclarationError> {
+        let tables = tables.to_vec();
+        let eager = build_session(&tables, &options, false)?;
+        let progressive = if options.progressive {
+            Some(build_session(&tables, &options, true)?)
+        } else {
+            None
+        };
+        let catalog = Catalog::build(&tables, &eager, progressive.as_ref())?;
+        Ok(Self {
+            shared: Arc::new(Shared {
+                tables,
+                options,
+                catalog,
+            }),
+        })
+    }
+
+    /// How many tools the server serves (`ToolSearch` not counted).
+    pub fn tool_count(&self) -> usize {
+        self.shared.catalog.tool_count()
+    }
+
+    /// The pack labels served, in order.
+    pub fn packs(&self) -> Vec<&'static str> {
+        self.shared.tables.iter().map(|t| t.pack).collect()
+    }
+
+    /// The one line a server writes to stderr on start: how many tools from which packs, over
+    /// which transport, eager or progressive, and which packs lack credentials.
+    pub fn start_line(&self, transport: &Transport) -> String {
+        let options = &self.shared.options;
+        let over = match transport {
+            Transport::Stdio => "stdio".to_owned(),
+            Transport::Http(url) => format!("streamable HTTP at {url}"),
+        };
+        let how = if options.progressive {
+            let resident = self.shared.catalog.resident_count();
+            let first = if resident == 0 {
+                "only ToolSearch listed".to_owned()
+            } else {
+                format!("{resident} small tools and ToolSearch listed")
+            };
+            format!(
+                "progressive ({first}, tools join the list as they load; clients on protocol \
+                 2026-07-28 get the full stable list)"
+            )
+        } else {
+            "eager (every schema listed)".to_owned()
+        };
+        let mode = match &options.mode {
+            Some(mode) => format!(", mode `{mode}`"),
+            None => String::new(),
+        };
+        let missing: Vec<String> = self
+            .shared
+            .tables
+            .iter()
+            .filter_map(|t| missing_credential(t).map(|env| format!("{} (set {env})", t.pack)))
+            .collect();
+        let creds = if missing.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; no credentials for {}: its calls will say what to set",
+                missing.join(", ")
+            )
+        };
+        format!(
+            "charter: serving {} tools from {} over MCP ({over}), {how}{mode}{creds}",
+            self.tool_count(),
+            self.packs().join(", "),
+        )
+    }
+
+    /// Serves one MCP connection over the process's stdin/stdout until the client hangs up.
+    pub async fn serve_stdio(&self) -> Result<(), ServeError> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves one MCP connection over any byte pipe pair until the client hangs up.
+    pub async fn serve_io<R, W>(&self, read: R, write: W) -> Result<(), ServeError>
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+        W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
+        use rmcp::ServiceExt;
+        let running = self
+            .connection()
+            .serve((read, write))
+            .await
+            .map_err(|e| ServeError::Transport(e.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| ServeError::Transport(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Binds the streamable HTTP transport (`/mcp`) on `addr`; call [`HttpServer::run`] to
+    /// serve. Binding first lets the caller report the real address (port 0 picks one).
+    pub async fn bind_http(
+        &self,
+        addr: &str,
+        options: HttpOptions,
+    ) -> Result<HttpServer, ServeError> {
+        http::bind(self.clone(), addr, options).await
+    }
+
+    /// A fresh handler for one connection.
+    pub(crate) fn connection(&self) -> Connection {
+        Connection::new(self.shared.clone())
+    }
+}
+
+/// Builds a session over `tables` with the server's options.
+pub(crate) fn build_session(
+    tables: &[&'static Table],
+    options: &ServerOptions,
+    progressive: bool,
+) -> Result<ToolSession, DeclarationError> {
+    ToolSession::with_options(
+        tables.iter().map(|t| Source::Table(t)).collect(),
+        SessionOptions {
+            progressive,
+            threshold: options.threshold,
+            mode: options.mode.clone(),
+            http: options.http.clone(),
+            ..SessionOptions::default()
+        },
+    )
+}
+
+/// The credential variable a pack needs and the environment lacks, if any.
+fn missing_credential(table: &Table) -> Option<&'static str> {
+    table.tools.iter().find_map(|tool| match tool.exec {
+        charter_runtime::table::Exec::Http(route) => {
+            let env = route.pack.auth.env()?;
+            match std::env::var_os(env) {
+                Some(v) if !v.is_empty() => None,
+                _ => Some(env),
+            }
+        }
+        charter_runtime::table::Exec::Rust(_) => None,
+    })
+}
