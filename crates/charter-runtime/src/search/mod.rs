@@ -43,7 +43,8 @@ pub enum Ranking {
     /// Whole-term relevance (the default): the query's words are split, stemmed and expanded
     /// with the shipped synonym table exactly as tool text was at build time; each term found
     /// counts its inverse document frequency over the catalogue times the weight of the best
-    /// field it occurs in (name parts > hints > pack label > description > parameter names).
+    /// field it occurs in (name parts, the pack label included > hints > description > parameter
+    /// names).
     /// A tool matching more of the query's words ranks higher; the query's first word also
     /// counts when the description opens with it. Score 0 is dropped; ties go to the plain
     /// list/get/create of a resource over its variants, then to a list when the query says a

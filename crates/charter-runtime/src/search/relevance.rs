@@ -34,13 +34,14 @@ use super::Candidate;
 /// The shipped synonym table (see the file for its format).
 pub const SYNONYMS: &str = include_str!("synonyms.txt");
 
-/// How much a field counts: name parts above hints above the pack label above the description
-/// above parameter names. A term in several fields counts its best field only: counting the name
-/// and the description twice would reward wordy descriptions.
+/// How much a field counts: name parts (the pack label is the first part of every qualified
+/// name) above hints above the description above parameter names. A term in several fields counts
+/// its best field only: counting the name and the description twice would reward wordy
+/// descriptions.
 const WEIGHTS: [(Fields, f32); 5] = [
     (field::NAME, 3.0),
+    (field::PACK, 3.0),
     (field::HINT, 2.5),
-    (field::PACK, 1.5),
     (field::DESCRIPTION, 1.0),
     (field::PARAM, 0.5),
 ];
@@ -476,8 +477,8 @@ mod tests {
     #[test]
     fn weights_order_fields() {
         assert!(weight(field::NAME) > weight(field::HINT));
-        assert!(weight(field::HINT) > weight(field::PACK));
-        assert!(weight(field::PACK) > weight(field::DESCRIPTION));
+        assert_eq!(weight(field::PACK), weight(field::NAME));
+        assert!(weight(field::HINT) > weight(field::DESCRIPTION));
         assert!(weight(field::DESCRIPTION) > weight(field::PARAM));
         assert_eq!(weight(field::NAME | field::DESCRIPTION), weight(field::NAME));
         assert_eq!(weight(field::LEAD), 0.0, "the lead word is a bonus, not a field");
