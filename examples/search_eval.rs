@@ -10,83 +10,38 @@
 //! cargo run -p charter --example search_eval                      # both rankings
 //! cargo run -p charter --example search_eval -- --ranking classic # one ranking, with its misses
 //! cargo run -p charter --example search_eval -- --misses          # list misses of both
+//! cargo run -p charter --example search_eval -- --queries search-eval/holdout.yaml
+//! cargo run -p charter --example search_eval -- --own-names       # each tool by its own words
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
 
-use charter::session::{Ranking, SessionOptions, Source, ToolSession};
-use serde::Deserialize;
+use charter::session::Ranking;
 
-#[derive(Deserialize)]
-struct File {
-    queries: Vec<Labelled>,
-}
+#[path = "../search-eval/eval.rs"]
+mod eval;
 
-#[derive(Deserialize)]
-struct Labelled {
-    q: String,
-    packs: Vec<String>,
-    tools: Vec<String>,
-}
+use eval::{Labelled, Outcome, Totals};
 
-/// How one ranking did on one query.
-struct Outcome {
-    /// 1-based rank of the first correct tool within the top ten.
-    rank: Option<usize>,
-    top: Vec<String>,
-}
-
-#[derive(Default)]
-struct Totals {
-    queries: usize,
-    at1: usize,
-    at5: usize,
-    rr: f64,
-}
-
-impl Totals {
-    fn add(&mut self, o: &Outcome) {
-        self.queries += 1;
-        if o.rank == Some(1) {
-            self.at1 += 1;
-        }
-        if o.rank.is_some_and(|r| r <= 5) {
-            self.at5 += 1;
-        }
-        self.rr += o.rank.map_or(0.0, |r| 1.0 / r as f64);
-    }
-
-    fn row(&self, label: &str) -> String {
-        let pct = |n: usize| 100.0 * n as f64 / self.queries.max(1) as f64;
-        format!(
-            "| {label:<10} | {:>7} | {:>7.1} % | {:>7.1} % | {:>5.3} |",
-            self.queries,
-            pct(self.at1),
-            pct(self.at5),
-            self.rr / self.queries.max(1) as f64
-        )
-    }
+fn row(t: &Totals, label: &str) -> String {
+    format!(
+        "| {label:<10} | {:>7} | {:>7.1} % | {:>7.1} % | {:>5.3} |",
+        t.queries,
+        t.recall1(),
+        t.recall5(),
+        t.mrr()
+    )
 }
 
 fn parse_ranking(name: &str) -> Option<Ranking> {
-    match name {
-        "classic" => Some(Ranking::Classic),
-        "relevance" | "best" => Some(Ranking::Relevance),
-        _ => None,
-    }
-}
-
-fn ranking_name(r: Ranking) -> &'static str {
-    match r {
-        Ranking::Classic => "classic",
-        Ranking::Relevance => "relevance",
-    }
+    name.parse().ok()
 }
 
 fn main() -> ExitCode {
     let mut rankings = vec![Ranking::Classic, Ranking::Relevance];
     let mut show_misses = false;
+    let mut own_names = false;
     let mut path = concat!(env!("CARGO_MANIFEST_DIR"), "/search-eval/queries.yaml").to_owned();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -102,6 +57,7 @@ fn main() -> ExitCode {
                 }
             },
             "--misses" => show_misses = true,
+            "--own-names" => own_names = true,
             "--queries" => match args.next() {
                 Some(p) => path = p,
                 None => {
@@ -111,66 +67,64 @@ fn main() -> ExitCode {
             },
             other => {
                 eprintln!(
-                    "unknown argument `{other}`; usage: search_eval [--ranking classic|relevance|best] [--misses] [--queries FILE]"
+                    "unknown argument `{other}`; usage: search_eval [--ranking classic|relevance|best] [--misses] [--queries FILE] [--own-names]"
                 );
                 return ExitCode::from(2);
             }
         }
     }
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("{path}: {e}");
-            return ExitCode::FAILURE;
+    if own_names {
+        // Every tool searched for by its own words, `<pack> <tool words>`.
+        println!("| ranking    |  tools  | found first | in the top 5 |");
+        println!("|------------|---------|-------------|--------------|");
+        for ranking in &rankings {
+            let session = eval::session(*ranking);
+            let (mut total, mut first, mut five) = (0usize, 0usize, 0usize);
+            for table in charter::packs::ALL {
+                for tool in table.tools {
+                    let query = format!("{} {}", tool.pack, tool.tool.replace('_', " "));
+                    let answer = session.search(&query, None);
+                    session.reset();
+                    total += 1;
+                    match answer.loaded.iter().position(|n| n == tool.name) {
+                        Some(0) => {
+                            first += 1;
+                            five += 1;
+                        }
+                        Some(_) => five += 1,
+                        None => {}
+                    }
+                }
+            }
+            let pct = |n: usize| 100.0 * n as f64 / total as f64;
+            println!(
+                "| {:<10} | {total:>7} | {:>9.1} % | {:>10.1} % |",
+                ranking.name(),
+                pct(first),
+                pct(five)
+            );
         }
-    };
-    let file: File = match serde_saphyr::from_str(&text) {
+        return ExitCode::SUCCESS;
+    }
+    let file = match eval::load(&path) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("{path}: {e}");
+            eprintln!("{e}");
             return ExitCode::FAILURE;
         }
     };
-
-    let sources = || -> Vec<Source> {
-        charter::packs::ALL
-            .iter()
-            .map(|t| Source::Table(t))
-            .collect()
-    };
-    let shipped: BTreeSet<&str> = charter::packs::ALL.iter().map(|t| t.pack).collect();
-    let tools: usize = charter::packs::ALL.iter().map(|t| t.tools.len()).sum();
-    let names: BTreeSet<&str> = charter::packs::ALL
-        .iter()
-        .flat_map(|t| t.tools.iter().map(|d| d.name))
-        .collect();
-
     // Check the labels before scoring anything: a typo must not pass as a miss.
-    let mut bad = Vec::new();
-    let mut pending = 0;
-    for l in &file.queries {
-        let words = l.q.split_whitespace().count();
-        if !(1..=5).contains(&words) {
-            bad.push(format!("`{}`: {words} words (1 to 5)", l.q));
-        }
-        if l.tools.is_empty() {
-            pending += 1;
-        }
-        for t in &l.tools {
-            if !names.contains(t.as_str()) {
-                bad.push(format!("`{}`: no shipped tool is named `{t}`", l.q));
-            } else if !l.packs.iter().any(|p| t.starts_with(&format!("{p}_"))) {
-                bad.push(format!("`{}`: `{t}` is not a tool of {:?}", l.q, l.packs));
-            }
-        }
-    }
+    let bad = eval::check(&file);
     if !bad.is_empty() {
         for b in &bad {
             eprintln!("{path}: {b}");
         }
         return ExitCode::FAILURE;
     }
+    let shipped: BTreeSet<&str> = charter::packs::ALL.iter().map(|t| t.pack).collect();
+    let tools: usize = charter::packs::ALL.iter().map(|t| t.tools.len()).sum();
     let labelled: Vec<&Labelled> = file.queries.iter().filter(|l| !l.tools.is_empty()).collect();
+    let pending = file.queries.len() - labelled.len();
     println!(
         "{} packs ({}), {tools} tools; {} queries, {} labelled, {pending} pending (their packs are not shipped yet)\n",
         shipped.len(),
@@ -178,45 +132,15 @@ fn main() -> ExitCode {
         file.queries.len(),
         labelled.len()
     );
-
-    let mut results: Vec<(Ranking, Vec<Outcome>)> = Vec::new();
-    for &ranking in &rankings {
-        let options = SessionOptions {
-            ranking,
-            ..SessionOptions::default()
-        };
-        let session = match ToolSession::with_options(sources(), options) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("building the session: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-        let outcomes = labelled
-            .iter()
-            .map(|l| {
-                let answer = session.search(&l.q, Some(10));
-                session.reset();
-                let rank = answer
-                    .loaded
-                    .iter()
-                    .position(|n| l.tools.contains(n))
-                    .map(|p| p + 1);
-                Outcome {
-                    rank,
-                    top: answer.loaded,
-                }
-            })
-            .collect();
-        results.push((ranking, outcomes));
-    }
+    let results: Vec<(Ranking, Vec<Outcome>)> = rankings
+        .iter()
+        .map(|r| (*r, eval::run(&eval::session(*r), &labelled)))
+        .collect();
 
     println!("| ranking    | queries | recall@1  | recall@5  |  MRR  |");
     println!("|------------|---------|-----------|-----------|-------|");
     for (ranking, outcomes) in &results {
-        let mut totals = Totals::default();
-        outcomes.iter().for_each(|o| totals.add(o));
-        println!("{}", totals.row(ranking_name(*ranking)));
+        println!("{}", row(&eval::totals(outcomes), ranking.name()));
     }
 
     // Per pack: a query counts for every pack it is about.
@@ -224,7 +148,7 @@ fn main() -> ExitCode {
     let mut header = String::from("| pack       | queries |");
     let mut rule = String::from("|------------|---------|");
     for (ranking, _) in &results {
-        header.push_str(&format!(" {:^19} |", ranking_name(*ranking)));
+        header.push_str(&format!(" {:^19} |", ranking.name()));
         rule.push_str("---------------------|");
     }
     println!("{header}\n{rule}");
@@ -239,13 +163,11 @@ fn main() -> ExitCode {
     for (pack, idx) in &by_pack {
         let mut line = format!("| {pack:<10} | {:>7} |", idx.len());
         for (_, outcomes) in &results {
-            let mut t = Totals::default();
-            idx.iter().for_each(|i| t.add(&outcomes[*i]));
-            let pct = |n: usize| 100.0 * n as f64 / t.queries as f64;
+            let t = eval::totals(idx.iter().map(|i| &outcomes[*i]));
             line.push_str(&format!(
                 " {:>6.1} % / {:>6.1} % |",
-                pct(t.at1),
-                pct(t.at5)
+                t.recall1(),
+                t.recall5()
             ));
         }
         println!("{line}");
@@ -261,7 +183,7 @@ fn main() -> ExitCode {
             println!(
                 "\n{} misses with `{}` (no correct tool in the top five):",
                 misses.len(),
-                ranking_name(*ranking)
+                ranking.name()
             );
             for (l, o) in misses {
                 let top: Vec<&str> = o.top.iter().take(5).map(String::as_str).collect();
@@ -280,7 +202,7 @@ fn main() -> ExitCode {
             println!(
                 "\n{} found but not first with `{}`:",
                 firsts.len(),
-                ranking_name(*ranking)
+                ranking.name()
             );
             for (l, o) in firsts {
                 println!(
