@@ -52,12 +52,18 @@ fn bench(c: &mut Criterion) {
                 })
             });
         }
-        group.bench_function(format!("{}/first_query_of_a_new_session", ranking.name()), |b| {
-            b.iter(|| {
-                let fresh = session(ranking);
-                fresh.search(black_box("refund a payment"), None).loaded.len()
-            })
-        });
+        group.bench_function(
+            format!("{}/first_query_of_a_new_session", ranking.name()),
+            |b| {
+                b.iter(|| {
+                    let fresh = session(ranking);
+                    fresh
+                        .search(black_box("refund a payment"), None)
+                        .loaded
+                        .len()
+                })
+            },
+        );
     }
     group.bench_function("build_session", |b| {
         b.iter(|| session(black_box(Ranking::Relevance)))

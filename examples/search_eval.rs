@@ -123,7 +123,11 @@ fn main() -> ExitCode {
     }
     let shipped: BTreeSet<&str> = charter::packs::ALL.iter().map(|t| t.pack).collect();
     let tools: usize = charter::packs::ALL.iter().map(|t| t.tools.len()).sum();
-    let labelled: Vec<&Labelled> = file.queries.iter().filter(|l| !l.tools.is_empty()).collect();
+    let labelled: Vec<&Labelled> = file
+        .queries
+        .iter()
+        .filter(|l| !l.tools.is_empty())
+        .collect();
     let pending = file.queries.len() - labelled.len();
     println!(
         "{} packs ({}), {tools} tools; {} queries, {} labelled, {pending} pending (their packs are not shipped yet)\n",

@@ -10,7 +10,10 @@ use charter::session::Ranking;
 mod eval;
 
 fn labelled(file: &eval::File) -> Vec<&eval::Labelled> {
-    file.queries.iter().filter(|l| !l.tools.is_empty()).collect()
+    file.queries
+        .iter()
+        .filter(|l| !l.tools.is_empty())
+        .collect()
 }
 
 fn set(name: &str) -> eval::File {
@@ -43,7 +46,10 @@ fn relevance_meets_the_targets_on_the_retrieval_set() {
         relevance.recall1(),
         relevance.recall5()
     );
-    assert!(relevance.mrr() > classic.mrr(), "{relevance:?} vs {classic:?}");
+    assert!(
+        relevance.mrr() > classic.mrr(),
+        "{relevance:?} vs {classic:?}"
+    );
 }
 
 #[test]

@@ -185,7 +185,14 @@ fn search_ranking_flag_keeps_the_classic_scoring_available() {
     assert!(got.iter().all(|n| n.starts_with("github_")), "{got:?}");
     // Classic: "pr" is a substring, found inside other words (`protection`, `prices`).
     let (code, out, err) = run_cli(
-        &["search", "PR", "--pack", "github,stripe", "--ranking", "classic"],
+        &[
+            "search",
+            "PR",
+            "--pack",
+            "github,stripe",
+            "--ranking",
+            "classic",
+        ],
         &[],
     );
     assert_eq!(code, 0, "{err}");
@@ -197,7 +204,10 @@ fn search_ranking_flag_keeps_the_classic_scoring_available() {
     // An unknown ranking is a usage error naming the two that exist.
     let (code, _, err) = run_cli(&["search", "PR", "--ranking", "fuzzy"], &[]);
     assert_eq!(code, 2);
-    assert!(err.contains("relevance") && err.contains("classic"), "{err}");
+    assert!(
+        err.contains("relevance") && err.contains("classic"),
+        "{err}"
+    );
 }
 
 #[test]

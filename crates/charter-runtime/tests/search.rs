@@ -62,13 +62,19 @@ fn terms_match_whole_words_only() {
     // tools through the synonym table (PR = pull request), and nothing else.
     let got = top(&s, "pr", 10);
     assert!(!got.is_empty());
-    assert!(got.iter().all(|n| n.starts_with("office_pulls_")), "{got:?}");
+    assert!(
+        got.iter().all(|n| n.starts_with("office_pulls_")),
+        "{got:?}"
+    );
     // "cust" is a prefix of "customers", not a word.
     assert!(top(&s, "cust", 10).is_empty());
     // Classic matches substrings, inside words.
     let classic = session(&[office()], classic(true, 0, None));
     let got = top(&classic, "pr", 10);
-    assert!(got.contains(&"office_sheets_values_get".to_owned()), "{got:?}");
+    assert!(
+        got.contains(&"office_sheets_values_get".to_owned()),
+        "{got:?}"
+    );
 }
 
 #[test]
@@ -212,9 +218,22 @@ fn plus_term_still_requires_the_name_to_contain_it() {
 #[test]
 fn a_query_without_usable_terms_matches_nothing() {
     let s = relevance(&[tracker(), billing()]);
-    for query in ["", "   ", "+", "+ +", "select:", "the", "a an the of", "?! -- ,"] {
+    for query in [
+        "",
+        "   ",
+        "+",
+        "+ +",
+        "select:",
+        "the",
+        "a an the of",
+        "?! -- ,",
+    ] {
         let answer = s.search(query, None);
-        assert!(answer.loaded.is_empty(), "query {query:?}: {:?}", answer.loaded);
+        assert!(
+            answer.loaded.is_empty(),
+            "query {query:?}: {:?}",
+            answer.loaded
+        );
         assert!(!answer.available.is_empty(), "query {query:?}");
     }
     assert!(s.loaded().is_empty());
@@ -227,8 +246,14 @@ fn a_query_without_usable_terms_matches_nothing() {
 #[test]
 fn select_is_unchanged() {
     let s = relevance(&[tracker(), billing()]);
-    let answer = s.search("select:BILLING_refunds_list, tracker_issues_list,nope", Some(1));
-    assert_eq!(answer.loaded, ["billing_refunds_list", "tracker_issues_list"]);
+    let answer = s.search(
+        "select:BILLING_refunds_list, tracker_issues_list,nope",
+        Some(1),
+    );
+    assert_eq!(
+        answer.loaded,
+        ["billing_refunds_list", "tracker_issues_list"]
+    );
     assert_eq!(answer.unknown, ["nope"]);
 }
 
@@ -283,8 +308,8 @@ fn hand_built_definitions_are_searchable_from_their_text() {
         },
         exec: charter_runtime::table::Exec::Rust(testing::echo),
     }];
-    let s = ToolSession::with_options(vec![Source::Tools(&TOOLS)], SessionOptions::default())
-        .unwrap();
+    let s =
+        ToolSession::with_options(vec![Source::Tools(&TOOLS)], SessionOptions::default()).unwrap();
     assert_eq!(top(&s, "cities", 5), ["hand_weather_now"]);
     assert_eq!(top(&s, "forecast", 5), ["hand_weather_now"]);
     assert_eq!(top(&s, "weather", 5), ["hand_weather_now"]);

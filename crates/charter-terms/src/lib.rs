@@ -36,12 +36,11 @@ pub type Fields = u8;
 /// ("my tickets", "who am I") and they tell tools apart.
 pub const STOP_WORDS: &[&str] = &[
     "a", "about", "an", "and", "are", "as", "at", "be", "been", "being", "but", "by", "can",
-    "could", "did", "do", "does", "e", "eg", "etc", "for", "from", "g", "had", "has", "have",
-    "he", "her", "here", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its",
-    "just", "of", "on", "onto", "or", "our", "she", "should", "so", "such", "than", "that",
-    "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "too",
-    "us", "via", "was", "we", "were", "what", "when", "where", "which", "will", "with", "would",
-    "you", "your",
+    "could", "did", "do", "does", "e", "eg", "etc", "for", "from", "g", "had", "has", "have", "he",
+    "her", "here", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "of",
+    "on", "onto", "or", "our", "she", "should", "so", "such", "than", "that", "the", "their",
+    "them", "then", "there", "these", "they", "this", "those", "to", "too", "us", "via", "was",
+    "we", "were", "what", "when", "where", "which", "will", "with", "would", "you", "your",
 ];
 
 /// Whether a lowercase word is a stop word.
@@ -130,8 +129,7 @@ pub fn stem(word: &str) -> String {
         .map(|(b, suffix)| format!("{b}{}", &suffix[..suffix.len() - 2]))
     {
         w = base;
-    } else if w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is")
-    {
+    } else if w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is") {
         w.pop();
     }
     // -ly, -ction, -ee on long words: `recently`/`recent`, `extraction`/`extract`,
@@ -298,7 +296,9 @@ mod tests {
         let got: Vec<&str> = words("PaymentIntent pull_request, e-mail (v2)/ABC x").collect();
         assert_eq!(
             got,
-            ["Payment", "Intent", "pull", "request", "e", "mail", "v2", "ABC", "x"]
+            [
+                "Payment", "Intent", "pull", "request", "e", "mail", "v2", "ABC", "x"
+            ]
         );
         assert_eq!(words("  ").count(), 0);
         assert_eq!(words("café naïve").collect::<Vec<_>>(), ["café", "naïve"]);
@@ -308,7 +308,10 @@ mod tests {
     fn stems_conflate_inflections() {
         let same = |forms: &[&str]| {
             let stems: Vec<String> = forms.iter().map(|f| stem(f)).collect();
-            assert!(stems.windows(2).all(|w| w[0] == w[1]), "{forms:?} -> {stems:?}");
+            assert!(
+                stems.windows(2).all(|w| w[0] == w[1]),
+                "{forms:?} -> {stems:?}"
+            );
             stems[0].clone()
         };
         assert_eq!(same(&["create", "creates", "created", "creating"]), "creat");
@@ -329,13 +332,18 @@ mod tests {
         assert_eq!(same(&["box", "boxes"]), "box");
         assert_eq!(same(&["recent", "recently"]), "recent");
         assert_eq!(same(&["extract", "extraction", "extractions"]), "extract");
-        assert_eq!(same(&["assign", "assignee", "assignees", "assigned"]), "assign");
+        assert_eq!(
+            same(&["assign", "assignee", "assignees", "assigned"]),
+            "assign"
+        );
         assert_eq!(same(&["attend", "attendees"]), "attend");
     }
 
     #[test]
     fn short_and_vowelless_words_are_left_alone() {
-        for w in ["pr", "dm", "id", "bus", "css", "string", "thing", "need", "feed"] {
+        for w in [
+            "pr", "dm", "id", "bus", "css", "string", "thing", "need", "feed",
+        ] {
             assert_eq!(stem(w), w);
         }
         assert_eq!(stem("prs"), "pr");
@@ -380,10 +388,14 @@ mod tests {
 
     #[test]
     fn plurals() {
-        for w in ["issues", "prs", "entries", "branches", "ids", "details", "messages"] {
+        for w in [
+            "issues", "prs", "entries", "branches", "ids", "details", "messages",
+        ] {
             assert!(is_plural(w), "{w}");
         }
-        for w in ["status", "address", "news", "bus", "issue", "pr", "analysis", "s"] {
+        for w in [
+            "status", "address", "news", "bus", "issue", "pr", "analysis", "s",
+        ] {
             assert!(!is_plural(w), "{w}");
         }
     }

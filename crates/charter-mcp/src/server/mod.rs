@@ -258,7 +258,6 @@ pub(crate) fn build_session(
             mode: options.mode.clone(),
             ranking: options.ranking,
             http: options.http.clone(),
-            ..SessionOptions::default()
         },
     )
 }
