@@ -52,7 +52,9 @@ pub struct DeclarationError {
 impl DeclarationError {
     /// A declaration error with this message.
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into() }
+        Self {
+            message: message.into(),
+        }
     }
 }
 

@@ -20,12 +20,12 @@
 pub mod context;
 pub mod egress;
 pub mod error;
-pub mod mode;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod mode;
 pub mod scheduler;
-pub mod search;
 pub mod schema;
+pub mod search;
 pub mod session;
 pub mod table;
 pub mod tokens;
@@ -36,13 +36,13 @@ pub mod validate;
 pub mod testing;
 
 pub use context::CallContext;
+pub use egress::{EgressMap, egress_map};
 pub use error::{ApiError, CharterError, DeclarationError};
+pub use scheduler::{CallResult, ToolCall, argument_identity, concurrency_safe, run_tool_batch};
+pub use schema::Schema;
+pub use session::{SearchAnswer, SessionOptions, Source, ToolSession};
 pub use table::{Annotations, Table, ToolDef, ToolOutput};
 pub use tokens::{json_tokens, schema_tokens, text_tokens};
-pub use scheduler::{CallResult, ToolCall, argument_identity, concurrency_safe, run_tool_batch};
-pub use egress::{EgressMap, egress_map};
-pub use session::{SearchAnswer, SessionOptions, Source, ToolSession};
-pub use schema::Schema;
 
 #[doc(hidden)]
 pub mod __private {

@@ -201,8 +201,10 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The entry point generated for a `#[charter::tool]` function: takes the validated arguments
 /// (pins and from-context values already merged in) and the per-call context.
-pub type Handler =
-    for<'a> fn(serde_json::Value, &'a CallContext) -> BoxFuture<'a, Result<ToolOutput, CharterError>>;
+pub type Handler = for<'a> fn(
+    serde_json::Value,
+    &'a CallContext,
+) -> BoxFuture<'a, Result<ToolOutput, CharterError>>;
 
 /// What a tool hands back to the model.
 #[derive(Debug, Clone, PartialEq)]
@@ -216,12 +218,18 @@ pub struct ToolOutput {
 impl ToolOutput {
     /// A plain-text answer.
     pub fn text(text: impl Into<String>) -> Self {
-        Self { text: text.into(), structured: None }
+        Self {
+            text: text.into(),
+            structured: None,
+        }
     }
 
     /// A JSON answer; the text is its compact rendering.
     pub fn json(value: serde_json::Value) -> Self {
-        Self { text: value.to_string(), structured: Some(value) }
+        Self {
+            text: value.to_string(),
+            structured: Some(value),
+        }
     }
 }
 
@@ -363,7 +371,11 @@ impl Field {
         if self.modes.is_empty() {
             return true;
         }
-        if self.modes.iter().any(|m| *m == "response_only" || *m == "disabled") {
+        if self
+            .modes
+            .iter()
+            .any(|m| *m == "response_only" || *m == "disabled")
+        {
             return false;
         }
         widest || self.modes.iter().any(|m| active.contains(m))
@@ -510,7 +522,12 @@ impl Method {
             Method::Delete => (false, true, true),
             Method::Post | Method::Patch => (false, false, false),
         };
-        Annotations { read_only, idempotent, destructive, open_world: true }
+        Annotations {
+            read_only,
+            idempotent,
+            destructive,
+            open_world: true,
+        }
     }
 }
 
