@@ -206,6 +206,8 @@ pub mod tracker {
                 search: SearchData {
                     description_lc: "list the issues of a project, newest first.",
                     hints: &["tickets", "bugs"],
+                    terms: "bug first internal issu label list newest pag per project scor stat ticket",
+                    fields: &[2, 4, 8, 5, 8, 37, 4, 8, 8, 12, 8, 8, 2],
                 },
                 exec: Exec::Http(&ROUTE_ISSUES_LIST),
             },
@@ -685,6 +687,8 @@ pub mod tracker {
                 search: SearchData {
                     description_lc: "open an issue in a project.",
                     hints: &[],
+                    terms: "assign creat due issu label metadata open priority project thread titl",
+                    fields: &[8, 1, 8, 5, 8, 8, 36, 8, 12, 8, 8],
                 },
                 exec: Exec::Http(&ROUTE_ISSUES_CREATE),
             },
@@ -915,6 +919,8 @@ pub mod tracker {
                 search: SearchData {
                     description_lc: "change an issue's title, state or estimate.",
                     hints: &[],
+                    terms: "chang estimat extra issu number project reason stat titl updat",
+                    fields: &[36, 12, 8, 5, 8, 8, 8, 12, 12, 1],
                 },
                 exec: Exec::Http(&ROUTE_ISSUES_UPDATE),
             },
@@ -991,6 +997,8 @@ pub mod tracker {
                 search: SearchData {
                     description_lc: "lock an issue's conversation.",
                     hints: &[],
+                    terms: "conversation issu lock number project reason",
+                    fields: &[4, 5, 45, 8, 8, 8],
                 },
                 exec: Exec::Http(&ROUTE_ISSUES_LOCK),
             },
@@ -1051,6 +1059,8 @@ pub mod tracker {
                 search: SearchData {
                     description_lc: "delete an issue for good.",
                     hints: &[],
+                    terms: "delet good issu number project",
+                    fields: &[37, 4, 5, 8, 8],
                 },
                 exec: Exec::Http(&ROUTE_ISSUES_DELETE),
             },
@@ -1120,6 +1130,8 @@ pub mod tracker {
                 search: SearchData {
                     description_lc: "read a file of a project's repository.",
                     hints: &[],
+                    terms: "fil get match non path project read repository",
+                    fields: &[5, 1, 8, 8, 8, 12, 36, 4],
                 },
                 exec: Exec::Http(&ROUTE_FILES_GET),
             },
@@ -1181,6 +1193,8 @@ pub mod tracker {
                 search: SearchData {
                     description_lc: "check whether a file exists, without reading it.",
                     hints: &[],
+                    terms: "check exist fil path project read whether without",
+                    fields: &[36, 5, 5, 8, 8, 4, 4, 4],
                 },
                 exec: Exec::Http(&ROUTE_FILES_EXISTS),
             },
@@ -1323,6 +1337,8 @@ pub mod tracker {
                 search: SearchData {
                     description_lc: "search the events of every project.",
                     hints: &["audit", "history"],
+                    terms: "after audit event every expand filter history limit project search start valu",
+                    fields: &[8, 2, 5, 4, 8, 8, 2, 8, 4, 37, 8, 8],
                 },
                 exec: Exec::Http(&ROUTE_EVENTS_SEARCH),
             },
@@ -1383,6 +1399,8 @@ pub mod tracker {
                 search: SearchData {
                     description_lc: "read an issue and its first comments through the graphql api.",
                     hints: &[],
+                    terms: "api comment first graph issu number project ql read through",
+                    fields: &[4, 4, 4, 5, 5, 8, 8, 4, 36, 4],
                 },
                 exec: Exec::Http(&ROUTE_ISSUE_GRAPH),
             },

@@ -111,6 +111,7 @@ static EXAMPLE: Table = Table {
             search: SearchData {
                 description_lc: "add two numbers exactly.",
                 hints: &["sum", "plus", "math"],
+                ..SearchData::EMPTY
             },
             exec: Exec::Rust(add),
         },
@@ -150,6 +151,7 @@ static EXAMPLE: Table = Table {
             search: SearchData {
                 description_lc: "the current time (utc).",
                 hints: &["clock", "date"],
+                ..SearchData::EMPTY
             },
             exec: Exec::Rust(now),
         },

@@ -482,6 +482,15 @@ impl Cx<'_> {
         for h in &tool.hints {
             if h.value.trim().is_empty() {
                 s.err(h.loc, "empty search hint: remove it");
+            } else if charter_terms::terms(&h.value).next().is_none() {
+                // ToolSearch matches whole words, never stop words or single letters.
+                s.err(
+                    h.loc,
+                    format!(
+                        "search hint `{}` has no word ToolSearch can match (only stop words or single letters): write the words users say, or remove it",
+                        h.value
+                    ),
+                );
             }
         }
         if let Some(t) = &tool.timeout_ms

@@ -147,6 +147,30 @@ fn opt_f64(n: Option<&Number>) -> TokenStream {
     }
 }
 
+/// The stemmed search terms of a tool and the fields each occurs in (`SearchData::terms` and
+/// `fields`): its own name, hints, description and the top-level parameters a model can set.
+fn search_terms(t: &ToolModel) -> (Literal, TokenStream) {
+    let params = t
+        .params
+        .iter()
+        .filter(|f| {
+            f.from_context.is_none()
+                && !f
+                    .modes
+                    .iter()
+                    .any(|m| m == "response_only" || m == "disabled")
+        })
+        .map(|f| f.name.as_str());
+    let terms = charter_terms::ToolTerms::new(
+        &t.tool,
+        t.hints.iter().map(String::as_str),
+        &t.description,
+        params,
+    );
+    let fields = terms.fields().into_iter().map(Literal::u8_unsuffixed);
+    (s(&terms.joined()), quote!(&[#(#fields),*]))
+}
+
 fn strs<'a>(items: impl IntoIterator<Item = &'a str>) -> TokenStream {
     let items = items.into_iter().map(s);
     quote!(&[#(#items),*])
@@ -455,6 +479,7 @@ impl Gen<'_> {
         let description_lc = s(&t.description.to_lowercase());
         let hints_lc: Vec<String> = t.hints.iter().map(|h| h.to_lowercase()).collect();
         let hints = strs(hints_lc.iter().map(String::as_str));
+        let (search_terms, search_fields) = search_terms(t);
         let route = Self::route_ident(t);
         let def = quote!(ToolDef {
             name: #name,
@@ -465,7 +490,12 @@ impl Gen<'_> {
             mode: #mode,
             input: &ObjectShape { fields: &[#(#fields),*] },
             views: &[#(#views),*],
-            search: SearchData { description_lc: #description_lc, hints: #hints },
+            search: SearchData {
+                description_lc: #description_lc,
+                hints: #hints,
+                terms: #search_terms,
+                fields: #search_fields,
+            },
             exec: Exec::Http(&#route),
         });
         (def, consts)

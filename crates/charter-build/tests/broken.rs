@@ -254,6 +254,28 @@ fn required_field_never_shown() {
 }
 
 #[test]
+fn search_hint_without_a_word() {
+    let file = "search_hint_without_a_word.yaml";
+    let d = diagnostics(file);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    has(
+        &d,
+        file,
+        8,
+        20,
+        "search hint `of the` has no word ToolSearch can match",
+    );
+    has(&d, file, 8, 30, "empty search hint");
+    has(
+        &d,
+        file,
+        8,
+        35,
+        "search hint `x y z` has no word ToolSearch can match",
+    );
+}
+
+#[test]
 fn empty_mode_label() {
     only("empty_mode_label.yaml", 10, 54, "empty mode label");
 }

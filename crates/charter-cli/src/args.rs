@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use charter_runtime::session::Ranking;
 use clap::{Args, Parser, Subcommand};
 
 /// LLM tools declared, not implemented: serve, list, search and check charter tool packs.
@@ -94,6 +95,10 @@ pub struct McpArgs {
     /// With --progressive, tools whose schema is at most N tokens stay listed from the start.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threshold: u32,
+    /// With --progressive, how ToolSearch ranks keywords: `relevance` or `classic` (the SPEC §4
+    /// substring scoring, for strict compatibility).
+    #[arg(long, value_name = "RANKING", default_value = "relevance")]
+    pub ranking: Ranking,
     /// With --http, also accept this Host header value (repeatable); loopback is always accepted.
     #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
     pub allow_hosts: Vec<String>,
@@ -143,6 +148,10 @@ pub struct SearchArgs {
     /// How many tools a keyword query returns (default 5).
     #[arg(long, value_name = "N")]
     pub max_results: Option<u32>,
+    /// How keywords are ranked: `relevance` (stemmed whole words, field weights, synonyms) or
+    /// `classic` (the SPEC §4 substring scoring, for strict compatibility).
+    #[arg(long, value_name = "RANKING", default_value = "relevance")]
+    pub ranking: Ranking,
 }
 
 /// `charter egress`

@@ -23,6 +23,7 @@ pub(crate) fn run(
             progressive: true,
             threshold: 0,
             mode: args.mode.clone(),
+            ranking: args.ranking,
             ..SessionOptions::default()
         },
     )?;

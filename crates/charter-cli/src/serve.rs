@@ -50,6 +50,7 @@ pub(crate) fn run(
             progressive: args.progressive,
             threshold: args.threshold,
             mode: args.mode.clone(),
+            ranking: args.ranking,
             http: Some(crate::executor::LazyHttp::shared()),
             ..ServerOptions::default()
         },

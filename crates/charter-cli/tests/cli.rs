@@ -166,6 +166,51 @@ fn search_prints_the_toolsearch_answer() {
 }
 
 #[test]
+fn search_ranking_flag_keeps_the_classic_scoring_available() {
+    let loaded = |out: &str| -> Vec<String> {
+        let answer: Value = serde_json::from_str(out).expect("JSON");
+        answer["loaded"]
+            .as_array()
+            .expect("loaded")
+            .iter()
+            .map(|v| v.as_str().unwrap().to_owned())
+            .collect()
+    };
+    // Relevance (the default): "PR" is a word, read as "pull request", never a piece of
+    // "prices" or "products".
+    let (code, out, err) = run_cli(&["search", "PR", "--pack", "github,stripe"], &[]);
+    assert_eq!(code, 0, "{err}");
+    let got = loaded(&out);
+    assert!(got[0].starts_with("github_pulls_"), "{got:?}");
+    assert!(got.iter().all(|n| n.starts_with("github_")), "{got:?}");
+    // Classic: "pr" is a substring, found inside other words (`protection`, `prices`).
+    let (code, out, err) = run_cli(
+        &[
+            "search",
+            "PR",
+            "--pack",
+            "github,stripe",
+            "--ranking",
+            "classic",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let got = loaded(&out);
+    assert!(
+        got.iter().any(|n| n.contains("pr") && !n.contains("pulls")),
+        "{got:?}"
+    );
+    // An unknown ranking is a usage error naming the two that exist.
+    let (code, _, err) = run_cli(&["search", "PR", "--ranking", "fuzzy"], &[]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("relevance") && err.contains("classic"),
+        "{err}"
+    );
+}
+
+#[test]
 fn call_prints_what_the_model_receives() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let stub = rt.block_on(Stub::start(issues_fixture()));

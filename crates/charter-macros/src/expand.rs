@@ -190,7 +190,7 @@ fn tool_stub(f: &ToolFn, plan: &ToolPlan, errors: &Errors) -> TokenStream {
         impl #k::schema::Tool for #ident {
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = "";
-            const SEARCH: #k::table::SearchData = #k::table::SearchData { description_lc: "", hints: &[] };
+            const SEARCH: #k::table::SearchData = #k::table::SearchData::EMPTY;
             const ANNOTATIONS: #k::table::Annotations = #k::table::Annotations {
                 read_only: false, idempotent: false, destructive: false, open_world: false,
             };
@@ -260,6 +260,26 @@ fn tool_impl(attr: &ToolAttr, f: &ToolFn, plan: &ToolPlan) -> TokenStream {
         .iter()
         .map(|h| h.value().trim().to_lowercase())
         .collect();
+    // The stemmed search terms, as the pack compiler makes them for YAML tools.
+    let terms = charter_terms::ToolTerms::new(
+        name,
+        hints.iter().map(String::as_str),
+        description,
+        f.params.iter().filter_map(|p| match &p.kind {
+            ParamKind::Value(v)
+                if v.from_context.is_none()
+                    && !v
+                        .modes
+                        .iter()
+                        .any(|m| m.value() == "response_only" || m.value() == "disabled") =>
+            {
+                Some(p.name.as_str())
+            }
+            _ => None,
+        }),
+    );
+    let search_terms = terms.joined();
+    let search_fields = terms.fields();
     let [read_only, idempotent, destructive, open_world] = [
         attr.read_only,
         attr.idempotent,
@@ -421,6 +441,8 @@ fn tool_impl(attr: &ToolAttr, f: &ToolFn, plan: &ToolPlan) -> TokenStream {
             const SEARCH: #k::table::SearchData = #k::table::SearchData {
                 description_lc: #description_lc,
                 hints: &[#(#hints),*],
+                terms: #search_terms,
+                fields: &[#(#search_fields),*],
             };
             const ANNOTATIONS: #k::table::Annotations = #k::table::Annotations {
                 read_only: #read_only,

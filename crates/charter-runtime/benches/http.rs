@@ -76,6 +76,7 @@ const fn tool(name: &'static str, input: &'static ObjectShape, route: &'static R
         search: SearchData {
             description_lc: "",
             hints: &[],
+            ..SearchData::EMPTY
         },
         exec: Exec::Http(route),
     }

@@ -1,6 +1,6 @@
 //! Session costs over a synthetic 700-tool catalogue (7 packs × 100 tools, built by
-//! `charter_runtime::testing`): building a session, ranking a keyword query, a `select:` of two
-//! tools, validating a typical call. Targets (issue 4): build ≤ 100 µs, keyword query ≤ 20 µs,
+//! `charter_runtime::testing`): building a session, ranking a keyword query (relevance, the
+//! default, and classic), a `select:` of two tools, validating a typical call. Targets (issue 4): build ≤ 100 µs, keyword query ≤ 20 µs,
 //! validation ≤ 10 µs.
 //!
 //! `cargo bench -p charter-runtime --bench session`
@@ -12,7 +12,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use charter_runtime::session::{SessionOptions, Source, ToolSession};
+use charter_runtime::session::{Ranking, SessionOptions, Source, ToolSession};
 use charter_runtime::testing;
 use charter_runtime::validate::{PatternCache, prepare_arguments};
 use charter_runtime::{CallContext, Table};
@@ -108,6 +108,22 @@ fn bench<M: Measurement>(c: &mut Criterion<M>) {
         b.iter(|| {
             let answer = s.search(black_box("create invoice"), None);
             s.reset();
+            answer
+        })
+    });
+    // The same query under the SPEC §4 classic ranking (the default is relevance).
+    let classic = ToolSession::with_options(
+        sources(&tables),
+        SessionOptions {
+            ranking: Ranking::Classic,
+            ..options(0)
+        },
+    )
+    .unwrap();
+    group.bench_function("keyword_query_classic", |b| {
+        b.iter(|| {
+            let answer = classic.search(black_box("create invoice"), None);
+            classic.reset();
             answer
         })
     });

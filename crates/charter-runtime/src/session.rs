@@ -103,7 +103,8 @@ pub struct SessionOptions {
     pub threshold: u32,
     /// The session mode (a tier, a region, an A/B arm), resolved once here.
     pub mode: Option<String>,
-    /// The keyword ranking.
+    /// The keyword ranking (default [`Ranking::Relevance`]; [`Ranking::Classic`] is the SPEC §4
+    /// scoring, for strict compatibility).
     pub ranking: Ranking,
     /// Who executes HTTP tools (default: a shared `HttpExecutor` when the `http` feature is on).
     pub http: Option<Arc<dyn HttpCaller>>,
@@ -115,7 +116,7 @@ impl Default for SessionOptions {
             progressive: true,
             threshold: 0,
             mode: None,
-            ranking: Ranking::Classic,
+            ranking: Ranking::Relevance,
             http: None,
         }
     }
@@ -193,13 +194,23 @@ impl Entry {
         match &self.kind {
             Kind::Static { def, .. } => Candidate {
                 name: def.name,
+                pack: def.pack,
+                tool: def.tool,
                 description: def.search.description_lc,
                 hints: def.search.hints,
+                terms: def.search.terms(),
             },
             Kind::Dynamic(d) => Candidate {
                 name: &d.name_lc,
+                pack: d.kit.pack(),
+                tool: d
+                    .name_lc
+                    .strip_prefix(d.kit.pack())
+                    .and_then(|t| t.strip_prefix('_'))
+                    .unwrap_or(&d.name_lc),
                 description: &d.description_lc,
                 hints: &[],
+                terms: None,
             },
         }
     }
@@ -733,9 +744,9 @@ impl ToolSession {
                 let required = &required[..required.len().min(search::MAX_QUERY_TERMS)];
                 let terms = &terms[..terms.len().min(search::MAX_QUERY_TERMS - required.len())];
                 let candidate = |k: usize| self.entries[self.catalogue[k] as usize].candidate();
-                let index = self
-                    .search_index
-                    .get_or_init(|| SearchIndex::build(self.catalogue.len(), candidate));
+                let index = self.search_index.get_or_init(|| {
+                    SearchIndex::for_ranking(self.ranking, self.catalogue.len(), candidate)
+                });
                 let hits = self.ranking.rank(index, required, terms, limit);
                 for k in hits {
                     let i = self.catalogue[k];

@@ -122,13 +122,60 @@ pub struct PropSpan {
     pub required: Option<(u32, u32)>,
 }
 
-/// Text the search ranking reads, lowercased at build time.
+/// What ToolSearch reads about a tool, prepared at build time: lowercased text for the classic
+/// ranking, stemmed terms for the relevance ranking.
 #[derive(Debug, Clone, Copy)]
 pub struct SearchData {
     /// The description, lowercased.
     pub description_lc: &'static str,
     /// Words users say for the tool (declared search hints), lowercased.
     pub hints: &'static [&'static str],
+    /// The tool's search terms, stemmed by `charter_terms` (its own name's parts, hints,
+    /// description and top-level parameter names), each once, sorted, joined by single spaces.
+    /// Empty for a hand-built definition: the session then derives them from the name, hints
+    /// and description when it indexes the catalogue.
+    pub terms: &'static str,
+    /// For each term of `terms`, in order, the fields it occurs in (`charter_terms::field` bits).
+    pub fields: &'static [u8],
+}
+
+impl SearchData {
+    /// No search text at all: a base for hand-built definitions
+    /// (`SearchData { description_lc: "...", ..SearchData::EMPTY }`).
+    pub const EMPTY: SearchData = SearchData {
+        description_lc: "",
+        hints: &[],
+        terms: "",
+        fields: &[],
+    };
+
+    /// The precomputed terms with their fields, or `None` when none were generated (or they do
+    /// not line up with `fields`, which generated code never does).
+    pub fn terms(&self) -> Option<SearchTerms> {
+        let n = if self.terms.is_empty() {
+            0
+        } else {
+            self.terms.bytes().filter(|b| *b == b' ').count() + 1
+        };
+        (n > 0 && n == self.fields.len()).then_some(SearchTerms {
+            terms: self.terms,
+            fields: self.fields,
+        })
+    }
+}
+
+/// The precomputed terms of one tool (see [`SearchData::terms`]).
+#[derive(Debug, Clone, Copy)]
+pub struct SearchTerms {
+    terms: &'static str,
+    fields: &'static [u8],
+}
+
+impl SearchTerms {
+    /// Each term with the fields it occurs in.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u8)> + 'static {
+        self.terms.split(' ').zip(self.fields.iter().copied())
+    }
 }
 
 /// How a validated call runs.

@@ -178,6 +178,23 @@ fn tool_def(
         Some(_) => return Err(format!("{name}: `hints` must be an array")),
     };
     let views = views(input, mode);
+    // The stemmed terms, as the pack compiler generates them.
+    let terms = charter_terms::ToolTerms::new(
+        tool,
+        hints.iter().copied(),
+        &description,
+        input
+            .fields
+            .iter()
+            .filter(|f| {
+                f.from_context.is_none()
+                    && !f
+                        .modes
+                        .iter()
+                        .any(|m| *m == "response_only" || *m == "disabled")
+            })
+            .map(|f| f.name),
+    );
     Ok(ToolDef {
         name,
         pack,
@@ -185,6 +202,8 @@ fn tool_def(
         search: SearchData {
             description_lc: leak_str(description.to_lowercase()),
             hints: leak(hints),
+            terms: leak_str(terms.joined()),
+            fields: leak(terms.fields()),
         },
         description: leak_str(description),
         annotations,

@@ -984,6 +984,7 @@ mod recursive {
         search: SearchData {
             description_lc: "filters.",
             hints: &[],
+            ..SearchData::EMPTY
         },
         exec: Exec::Rust(charter_runtime::testing::echo),
     };

@@ -289,7 +289,7 @@ fn select_ignores_a_malformed_max_results() {
 
 #[test]
 fn keywords_rank_name_over_description_ties_alphabetical_top_five() {
-    let s = session(&[calendar()], options(true, 0, None));
+    let s = session(&[calendar()], classic(true, 0, None));
     let answer = search(&s, json!({"query": "calendar event"}));
     // Scores: event_create 2+1 (name: calendar? no; event yes=2; desc: calendar 1, event 1) ...
     // calendar_event_create: name has "calendar" (pack) and "event": 2+1 + 2+1 = 6
@@ -328,7 +328,7 @@ fn a_name_match_outweighs_a_description_match() {
         {"name": "zoom_meeting", "description": "Start a video call."},
         {"name": "notes", "description": "Meeting notes and the meeting agenda."}
     ]}));
-    let s = session(&[t], options(true, 0, None));
+    let s = session(&[t], classic(true, 0, None));
     // zoom_meeting: 2 (name); agenda, notes: 1 each (description, counted once), alphabetical.
     let answer = search(&s, json!({"query": "meeting"}));
     assert_eq!(
@@ -347,7 +347,7 @@ fn a_name_match_outweighs_a_description_match() {
 
 #[test]
 fn keywords_use_the_default_of_five_and_drop_score_zero() {
-    let s = session(&[tracker(), billing(), calendar()], options(true, 0, None));
+    let s = session(&[tracker(), billing(), calendar()], classic(true, 0, None));
     let answer = search(&s, json!({"query": "list"}));
     // Names containing "list": 5 of them; descriptions containing "list": the same tools.
     let got = loaded(&answer);
@@ -380,14 +380,14 @@ fn keywords_use_the_default_of_five_and_drop_score_zero() {
 
 #[test]
 fn hints_count_like_the_description() {
-    let s = session(&[tracker(), billing()], options(true, 0, None));
+    let s = session(&[tracker(), billing()], classic(true, 0, None));
     let answer = search(&s, json!({"query": "tickets"}));
     assert_eq!(loaded(&answer), ["tracker_issues_list"]);
 }
 
 #[test]
 fn plus_term_filters_by_name_and_combines_with_keywords() {
-    let s = session(&[tracker(), billing(), calendar()], options(true, 0, None));
+    let s = session(&[tracker(), billing(), calendar()], classic(true, 0, None));
     let answer = search(&s, json!({"query": "+billing", "max_results": 10}));
     assert_eq!(
         loaded(&answer),

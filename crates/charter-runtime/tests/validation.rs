@@ -276,6 +276,7 @@ static TREE_TOOLS: [ToolDef; 1] = [ToolDef {
     search: SearchData {
         description_lc: "walk a tree.",
         hints: &[],
+        ..SearchData::EMPTY
     },
     exec: Exec::Rust(testing::echo),
 }];

@@ -679,6 +679,7 @@ macro_rules! demo_tool {
             search: SearchData {
                 description_lc: $description,
                 hints: &[],
+                ..SearchData::EMPTY
             },
             exec: Exec::Rust($handler),
         }

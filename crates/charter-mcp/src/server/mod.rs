@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use charter_runtime::CallContext;
 use charter_runtime::error::DeclarationError;
-use charter_runtime::session::{HttpCaller, SessionOptions, Source, ToolSession, Toolkit};
+use charter_runtime::session::{HttpCaller, Ranking, SessionOptions, Source, ToolSession, Toolkit};
 use charter_runtime::table::Table;
 
 use catalog::Catalog;
@@ -39,6 +39,8 @@ pub struct ServerOptions {
     pub threshold: u32,
     /// The session mode (tier, region, A/B arm) every connection is served under.
     pub mode: Option<String>,
+    /// How ToolSearch ranks keyword queries (default [`Ranking::Relevance`]).
+    pub ranking: Ranking,
     /// Who executes HTTP-pack tools; `None` lets the session pick its default executor.
     pub http: Option<Arc<dyn HttpCaller>>,
     /// The per-call context every call runs with (credentials are still resolved per call).
@@ -53,6 +55,7 @@ impl Default for ServerOptions {
             progressive: false,
             threshold: 0,
             mode: None,
+            ranking: Ranking::default(),
             http: None,
             context: CallContext::default(),
             name: "charter".to_owned(),
@@ -66,6 +69,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("progressive", &self.progressive)
             .field("threshold", &self.threshold)
             .field("mode", &self.mode)
+            .field("ranking", &self.ranking)
             .field("http", &self.http.as_ref().map(|_| ".."))
             .field("name", &self.name)
             .finish_non_exhaustive()
@@ -281,8 +285,8 @@ pub(crate) fn build_session(
             progressive,
             threshold: options.threshold,
             mode: options.mode.clone(),
+            ranking: options.ranking,
             http: options.http.clone(),
-            ..SessionOptions::default()
         },
     )
 }

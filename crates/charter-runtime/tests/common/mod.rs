@@ -124,6 +124,14 @@ pub fn options(progressive: bool, threshold: u32, mode: Option<&str>) -> Session
     }
 }
 
+/// Options pinned to the SPEC §4 classic ranking, for tests of its exact scores and ties.
+pub fn classic(progressive: bool, threshold: u32, mode: Option<&str>) -> SessionOptions {
+    SessionOptions {
+        ranking: charter_runtime::session::Ranking::Classic,
+        ..options(progressive, threshold, mode)
+    }
+}
+
 pub fn session(tables: &[&'static Table], options: SessionOptions) -> ToolSession {
     ToolSession::with_options(tables.iter().map(|t| Source::Table(t)).collect(), options)
         .expect("session builds")

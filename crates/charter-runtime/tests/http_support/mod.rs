@@ -319,6 +319,7 @@ pub const fn tool(
         search: SearchData {
             description_lc: "a tool.",
             hints: &[],
+            ..SearchData::EMPTY
         },
         exec: Exec::Http(route),
     }

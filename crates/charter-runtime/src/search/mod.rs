@@ -1,11 +1,19 @@
-//! ToolSearch (SPEC §4): the query forms, the `max_results` rules and the keyword ranking.
+//! ToolSearch (SPEC §4): the query forms, the `max_results` rules and the keyword rankings.
 //!
-//! Everything here reads text lowercased ahead of time (tool names are lowercase by
-//! construction; descriptions come as [`SearchData::description_lc`](crate::table::SearchData)),
-//! so a query over thousands of tools is a handful of substring scans, with no allocation per
-//! tool.
+//! Two rankings read text prepared at build time:
+//! - [`Ranking::Relevance`] (the default, [`relevance`]): stemmed whole terms with field
+//!   weights, inverse document frequency over the session's catalogue, query-side synonyms and
+//!   tie-breaks that prefer the plain tool of a resource.
+//! - [`Ranking::Classic`]: the SPEC §4 scoring (substrings of the lowercased name and
+//!   description), kept for strict compatibility and comparison.
 
 use serde_json::Value;
+
+use crate::table::SearchTerms;
+
+pub mod relevance;
+
+pub use charter_terms as terms;
 
 /// The name of the search tool offered while anything is deferred.
 pub const TOOL_SEARCH: &str = "ToolSearch";
@@ -38,10 +46,46 @@ pub const MAX_QUERY_TERMS: usize = 64;
 /// How ToolSearch ranks keyword queries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Ranking {
-    /// SPEC §4 scoring: two points per term found in the name, one per term found in the
-    /// description (or the tool's declared search hints); score 0 dropped, ties alphabetical.
+    /// Whole-term relevance (the default): the query's words are split, stemmed and expanded
+    /// with the shipped synonym table exactly as tool text was at build time; each term found
+    /// counts its inverse document frequency over the catalogue times the weight of the best
+    /// field it occurs in (name parts, the pack label included > hints > description > parameter
+    /// names).
+    /// A tool matching more of the query's words ranks higher; the query's first word also
+    /// counts when the description opens with it. Score 0 is dropped; ties go to the plain
+    /// list/get/create of a resource over its variants, then to a list when the query says a
+    /// plural (one item otherwise), then to the shorter name, then the alphabet.
     #[default]
+    Relevance,
+    /// SPEC §4 scoring: two points per term found in the name, one per term found in the
+    /// description (or the tool's declared search hints), as substrings; score 0 dropped, ties
+    /// alphabetical.
     Classic,
+}
+
+impl Ranking {
+    /// The ranking's name (`relevance`, `classic`), as a CLI flag spells it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Ranking::Relevance => "relevance",
+            Ranking::Classic => "classic",
+        }
+    }
+}
+
+impl std::str::FromStr for Ranking {
+    type Err = String;
+
+    /// `relevance` (or `best`) and `classic`, case-insensitive.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "relevance" | "best" => Ok(Ranking::Relevance),
+            "classic" => Ok(Ranking::Classic),
+            other => Err(format!(
+                "unknown ranking `{other}`: use `relevance` (the default) or `classic`"
+            )),
+        }
+    }
 }
 
 /// A parsed ToolSearch query.
@@ -146,10 +190,17 @@ pub fn max_results(value: Option<&Value>) -> Result<usize, String> {
 pub struct Candidate<'a> {
     /// The qualified name, lowercase.
     pub name: &'a str,
+    /// The pack label.
+    pub pack: &'a str,
+    /// The tool's own name inside its pack (the qualified name without `<pack>_`).
+    pub tool: &'a str,
     /// The description, lowercase.
     pub description: &'a str,
     /// Declared search hints, lowercase.
     pub hints: &'a [&'a str],
+    /// The stemmed terms prepared at build time; `None` (a toolkit tool, a hand-built
+    /// definition) makes the relevance index derive them from the text above.
+    pub terms: Option<SearchTerms>,
 }
 
 /// The catalogue's searchable text laid end to end: every name in one buffer, every description
@@ -159,10 +210,12 @@ pub struct Candidate<'a> {
 ///
 /// Built once per session, on the first keyword query: it copies every description, which
 /// building a session must not do.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct SearchIndex {
     names: Buffer,
     texts: Buffer,
+    /// The relevance ranking's inverted index (absent from an index built for `Classic`).
+    terms: Option<relevance::TermIndex>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -217,8 +270,40 @@ impl Buffer {
 }
 
 impl SearchIndex {
-    /// The index of `count` candidates.
+    /// The index of `count` candidates for the classic ranking.
     pub fn build<'a>(count: usize, candidate: impl Fn(usize) -> Candidate<'a>) -> Self {
+        Self::for_ranking(Ranking::Classic, count, candidate)
+    }
+
+    /// The index of `count` candidates (in alphabetical order) for `ranking`: the names (for
+    /// `+term` filters) and what that ranking reads.
+    pub fn for_ranking<'a>(
+        ranking: Ranking,
+        count: usize,
+        candidate: impl Fn(usize) -> Candidate<'a>,
+    ) -> Self {
+        match ranking {
+            Ranking::Classic => Self::classic(count, candidate),
+            Ranking::Relevance => {
+                let mut names = Buffer::with_capacity(
+                    count,
+                    (0..count).map(|i| candidate(i).name.len() + 1).sum(),
+                );
+                for i in 0..count {
+                    names.start();
+                    names.push(candidate(i).name);
+                }
+                names.finish();
+                SearchIndex {
+                    names,
+                    texts: Buffer::default(),
+                    terms: Some(relevance::TermIndex::build(count, &candidate)),
+                }
+            }
+        }
+    }
+
+    fn classic<'a>(count: usize, candidate: impl Fn(usize) -> Candidate<'a>) -> Self {
         let (mut name_bytes, mut text_bytes) = (0, 0);
         for i in 0..count {
             let c = candidate(i);
@@ -240,7 +325,11 @@ impl SearchIndex {
         }
         names.finish();
         texts.finish();
-        SearchIndex { names, texts }
+        SearchIndex {
+            names,
+            texts,
+            terms: None,
+        }
     }
 
     /// How many candidates it covers.
@@ -256,12 +345,16 @@ impl SearchIndex {
 
 impl Ranking {
     /// Ranks the candidates an index was built from (in alphabetical order) and returns the
-    /// positions of the best `limit`, best first; ties keep alphabetical order.
+    /// positions of the best `limit`, best first.
     ///
-    /// A candidate must contain every `required` term in its name. With plain `terms`, its score
-    /// is the sum over terms of 2 (found in the name) plus 1 (found in the description or a
-    /// hint), and score 0 is dropped; with only required terms, every candidate passing the
-    /// filter matches.
+    /// A candidate must contain every `required` term in its name (as a substring, in both
+    /// rankings). With only required terms, every candidate passing the filter matches. Classic:
+    /// the score is the sum over `terms` of 2 (found in the name) plus 1 (found in the
+    /// description or a hint), score 0 dropped, ties alphabetical. Relevance: see
+    /// [`Ranking::Relevance`]; a query whose words leave no term (only stop words) matches
+    /// nothing unless it has required terms.
+    ///
+    /// An index built for the other ranking holds no data for this one: it ranks nothing.
     pub fn rank(
         self,
         index: &SearchIndex,
@@ -271,8 +364,31 @@ impl Ranking {
     ) -> Vec<usize> {
         match self {
             Ranking::Classic => classic(index, required, terms, limit),
+            Ranking::Relevance => {
+                let count = index.len();
+                let Some(term_index) = &index.terms else {
+                    return Vec::new();
+                };
+                if (required.is_empty() && terms.is_empty()) || limit == 0 || count == 0 {
+                    return Vec::new();
+                }
+                let passes = (!required.is_empty()).then(|| required_filter(index, required));
+                term_index.rank(terms, passes.as_deref(), limit)
+            }
         }
     }
+}
+
+/// Which candidates hold every required term in their name.
+fn required_filter(index: &SearchIndex, required: &[String]) -> Vec<bool> {
+    let count = index.len();
+    let mut found = vec![0u16; count];
+    for term in required {
+        let finder = memchr::memmem::Finder::new(term.as_bytes());
+        index.names.each_match(&finder, |k| found[k] += 1);
+    }
+    let needed = required.len() as u16;
+    found.into_iter().map(|n| n == needed).collect()
 }
 
 fn classic(index: &SearchIndex, required: &[String], terms: &[String], limit: usize) -> Vec<usize> {
@@ -366,8 +482,11 @@ mod tests {
         ];
         let get = |i: usize| Candidate {
             name: tools[i].0,
+            pack: tools[i].0.split_once('_').unwrap().0,
+            tool: tools[i].0.split_once('_').unwrap().1,
             description: tools[i].1,
             hints: tools[i].2,
+            terms: None,
         };
         let index = SearchIndex::build(4, get);
         let rank = |required: &[&str], terms: &[&str], limit: usize| {

@@ -1,0 +1,520 @@
+//! The relevance ranking: whole-term matching over stemmed, field-weighted terms, weighted by
+//! inverse document frequency over the catalogue, with query-side synonyms and tie-breaks that
+//! prefer the tool an agent most often means.
+//!
+//! Every tool's terms were split, stemmed and tagged with their fields at build time
+//! ([`SearchData::terms`](crate::table::SearchData)); the session only lays them out as an
+//! inverted index (once, on the first keyword query) and counts document frequencies. A query
+//! goes through the same pipeline ([`charter_terms`]), is expanded with the shipped synonym
+//! table, and is scored by walking the postings of its few terms.
+//!
+//! The score of a tool is built from the query's *slots* (a word, or a phrase the synonym table
+//! knows, such as `pull request`):
+//! - a term found counts its inverse document frequency times the weight of the best field
+//!   holding it ([`WEIGHTS`]); a synonym counts a little less than the word typed, and never more
+//!   information than it;
+//! - the query's first word also counts when it is the first word of the description (the
+//!   imperative verb a description opens with: "Comment on an issue", "Share a calendar");
+//! - the slots' scores add up, times the number of slots matched (coordination: a tool
+//!   matching both words of `payment history` beats one matching `history` alone).
+//!
+//! Ties go, in order, to the plain list/get/create of a resource over its variants (then the
+//! plain update/delete of one item), to the kind of tool the query asks for (a plural asks for a
+//! list, `open pull requests`; none asks for one item, `open a PR`), to the shorter name, and
+//! only then to the alphabet.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use charter_terms::{Fields, field};
+
+use super::Candidate;
+
+/// The shipped synonym table (see the file for its format).
+pub const SYNONYMS: &str = include_str!("synonyms.txt");
+
+/// How much a field counts: name parts (the pack label is the first part of every qualified
+/// name) above hints above the description above parameter names. A term in several fields counts
+/// its best field only: counting the name and the description twice would reward wordy
+/// descriptions.
+const WEIGHTS: [(Fields, f32); 5] = [
+    (field::NAME, 3.0),
+    (field::PACK, 3.0),
+    (field::HINT, 2.5),
+    (field::DESCRIPTION, 1.0),
+    (field::PARAM, 0.5),
+];
+
+/// What the query's first word adds, per unit of idf, when it opens the tool's description.
+const LEAD: f32 = 1.0;
+
+/// What a term reached through a two-way synonym (`PR` for `pull request`) counts, relative to
+/// the word typed.
+const SYNONYM: f32 = 0.9;
+
+/// What a term reached through a one-way entry (`new` read as `create`) counts.
+const BROADER: f32 = 0.8;
+
+/// Inverse document frequency (the BM25 form, always positive) of a term `df` of `n` tools hold.
+fn idf(n: f32, df: u32) -> f32 {
+    let d = df as f32;
+    ((n - d + 0.5) / (d + 0.5) + 1.0).ln()
+}
+
+/// The weight of a term occurring in `fields`: that of the best of them.
+fn weight(fields: Fields) -> f32 {
+    WEIGHTS
+        .iter()
+        .filter(|(bit, _)| fields & bit != 0)
+        .map(|(_, w)| *w)
+        .fold(0.0, f32::max)
+}
+
+/// A fast hasher for short term strings (the Fx hash rustc uses, eight bytes a step): the index
+/// hashes every term of the catalogue once, and a query hashes a handful.
+#[derive(Default)]
+struct Fx(u64);
+
+impl Fx {
+    fn mix(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.mix(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(last));
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.mix(u64::from(byte));
+    }
+}
+
+type Map<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+
+/// One posting: a candidate holding a term, and how strongly.
+#[derive(Debug, Clone, Copy)]
+struct Posting {
+    candidate: u32,
+    /// The weight of the best field holding the term.
+    weight: f32,
+    /// Whether the term is the first word of the tool's description.
+    lead: bool,
+}
+
+/// The synonym table, stemmed: for a phrase (as stems), the phrases it also means, each with
+/// what a match through it counts.
+#[derive(Debug, Default)]
+struct Synonyms {
+    alternatives: Map<Vec<String>, Vec<(Vec<String>, f32)>>,
+    longest: usize,
+}
+
+impl Synonyms {
+    fn parse(text: &str) -> Self {
+        let mut out = Synonyms::default();
+        let phrase = |p: &str| -> Vec<String> { charter_terms::terms(p).collect() };
+        for line in text.lines() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (from, to, discount): (Vec<Vec<String>>, Vec<Vec<String>>, f32) =
+                match line.split_once('>') {
+                    Some((left, right)) => (
+                        vec![phrase(left)],
+                        right.split('|').map(phrase).collect(),
+                        BROADER,
+                    ),
+                    None => {
+                        let all: Vec<Vec<String>> = line.split('|').map(phrase).collect();
+                        (all.clone(), all, SYNONYM)
+                    }
+                };
+            for f in from.into_iter().filter(|f| !f.is_empty()) {
+                out.longest = out.longest.max(f.len());
+                let alts = out.alternatives.entry(f.clone()).or_default();
+                for t in &to {
+                    if !t.is_empty() && *t != f && !alts.iter().any(|(a, _)| a == t) {
+                        alts.push((t.clone(), discount));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The catalogue's terms as an inverted index with document frequencies, and what the
+/// tie-breaks read about each candidate.
+#[derive(Debug, Default)]
+pub(super) struct TermIndex {
+    /// Term -> its id.
+    ids: Map<Cow<'static, str>, u32>,
+    /// Postings of term `id`: `postings[starts[id]..starts[id + 1]]`, by candidate.
+    starts: Vec<u32>,
+    postings: Vec<Posting>,
+    /// Inverse document frequency of each term.
+    idf: Vec<f32>,
+    /// Per candidate: how far it is from the plain operation on its resource
+    /// ([`charter_terms::variant_tier`]).
+    variant: Vec<u8>,
+    /// Per candidate: the length of the tool's own name.
+    name_len: Vec<u16>,
+    /// Per candidate: whether it lists or searches a collection (`_list` in its name, or a
+    /// trailing `_search`).
+    lister: Vec<bool>,
+    synonyms: Synonyms,
+}
+
+impl TermIndex {
+    pub(super) fn build<'a>(count: usize, candidate: &impl Fn(usize) -> Candidate<'a>) -> Self {
+        // A catalogue's vocabulary is a few distinct stems per tool (1,336 over the 815 shipped
+        // tools): sized once, rarely rehashed.
+        let mut ids: Map<Cow<'static, str>, u32> =
+            Map::with_capacity_and_hasher(count * 2, Default::default());
+        // (term id, candidate, fields), candidates in order.
+        let mut flat: Vec<(u32, u32, Fields)> = Vec::with_capacity(count * 32);
+        let mut variant = Vec::with_capacity(count);
+        let mut name_len = Vec::with_capacity(count);
+        let mut lister = Vec::with_capacity(count);
+        let id_of = |term: Cow<'static, str>, ids: &mut Map<Cow<'static, str>, u32>| -> u32 {
+            if let Some(id) = ids.get(term.as_ref()) {
+                return *id;
+            }
+            let id = ids.len() as u32;
+            ids.insert(term, id);
+            id
+        };
+        let mut packs: Vec<(&str, Vec<String>)> = Vec::new();
+        for k in 0..count {
+            let c = candidate(k);
+            let k32 = k as u32;
+            let first = flat.len();
+            match c.terms {
+                Some(terms) => {
+                    for (term, fields) in terms.iter() {
+                        let id = id_of(Cow::Borrowed(term), &mut ids);
+                        flat.push((id, k32, fields));
+                    }
+                }
+                None => {
+                    // A toolkit tool arrived at run time, or a definition was written by hand:
+                    // its text goes through the build-time pipeline here, once.
+                    let terms = charter_terms::ToolTerms::new(
+                        c.tool,
+                        c.hints.iter().copied(),
+                        c.description,
+                        std::iter::empty(),
+                    );
+                    for (term, fields) in terms.iter() {
+                        let id = id_of(Cow::Owned(term.to_owned()), &mut ids);
+                        flat.push((id, k32, fields));
+                    }
+                }
+            }
+            // The pack label: a `#[charter::tool]` does not know its pack at build time.
+            let pack_terms = match packs.iter().position(|(p, _)| *p == c.pack) {
+                Some(i) => i,
+                None => {
+                    packs.push((c.pack, charter_terms::terms(c.pack).collect()));
+                    packs.len() - 1
+                }
+            };
+            for term in &packs[pack_terms].1 {
+                let id = match ids.get(term.as_str()) {
+                    Some(id) => *id,
+                    None => id_of(Cow::Owned(term.clone()), &mut ids),
+                };
+                match flat[first..].iter_mut().find(|(i, _, _)| *i == id) {
+                    Some(entry) => entry.2 |= field::PACK,
+                    None => flat.push((id, k32, field::PACK)),
+                }
+            }
+            variant.push(charter_terms::variant_tier(c.tool));
+            name_len.push(c.tool.len().min(u16::MAX as usize) as u16);
+            lister.push(c.tool.split('_').any(|p| p == "list") || c.tool.ends_with("_search"));
+        }
+        // Document frequency counts the tools whose name, hints, pack or description hold the
+        // term: parameter names (`owner`, `repo`, `page` on hundreds of tools) would make a word
+        // look common that few tools are about.
+        let terms = ids.len();
+        let mut postings_of = vec![0u32; terms];
+        let mut df = vec![0u32; terms];
+        for (id, _, fields) in &flat {
+            postings_of[*id as usize] += 1;
+            if fields & !field::PARAM != 0 {
+                df[*id as usize] += 1;
+            }
+        }
+        let mut starts = Vec::with_capacity(terms + 1);
+        let mut at = 0u32;
+        for n in &postings_of {
+            starts.push(at);
+            at += n;
+        }
+        starts.push(at);
+        let mut fill = starts.clone();
+        let empty = Posting {
+            candidate: 0,
+            weight: 0.0,
+            lead: false,
+        };
+        let mut postings = vec![empty; flat.len()];
+        for (id, k, fields) in flat {
+            let slot = &mut fill[id as usize];
+            postings[*slot as usize] = Posting {
+                candidate: k,
+                weight: weight(fields),
+                lead: fields & field::LEAD != 0,
+            };
+            *slot += 1;
+        }
+        let n = count as f32;
+        TermIndex {
+            ids,
+            starts,
+            postings,
+            idf: df.iter().map(|d| idf(n, *d)).collect(),
+            variant,
+            name_len,
+            lister,
+            synonyms: Synonyms::parse(SYNONYMS),
+        }
+    }
+
+    /// The summed idf of a phrase's terms; a term no tool holds counts as the rarest.
+    fn information(&self, phrase: &[String]) -> f32 {
+        let n = self.variant.len() as f32;
+        phrase
+            .iter()
+            .map(|t| match self.ids.get(t.as_str()) {
+                Some(id) => self.idf[*id as usize],
+                None => idf(n, 0),
+            })
+            .sum()
+    }
+
+    fn postings(&self, term: &str) -> Option<(f32, &[Posting])> {
+        let id = *self.ids.get(term)? as usize;
+        let range = self.starts[id] as usize..self.starts[id + 1] as usize;
+        Some((self.idf[id], &self.postings[range]))
+    }
+
+    /// Adds `scale` times the score of `phrase` (the sum over its terms of idf times field
+    /// weight, plus `lead` per unit of idf where the term opens the description) to `into`,
+    /// recording candidates seen for the first time in `touched`.
+    fn score_phrase(
+        &self,
+        phrase: &[String],
+        scale: f32,
+        lead: f32,
+        into: &mut [f32],
+        touched: &mut Vec<u32>,
+    ) {
+        for term in phrase {
+            if let Some((idf, postings)) = self.postings(term) {
+                for p in postings {
+                    let slot = &mut into[p.candidate as usize];
+                    if *slot == 0.0 {
+                        touched.push(p.candidate);
+                    }
+                    let bonus = if p.lead { lead } else { 0.0 };
+                    *slot += scale * idf * (p.weight + bonus);
+                }
+            }
+        }
+    }
+
+    /// Ranks the candidates (given in alphabetical order) for a query's words, best first:
+    /// positions of at most `limit` candidates. `passes` says whether a candidate passes the
+    /// `+term` filter (`None`: no filter).
+    pub(super) fn rank(
+        &self,
+        words: &[String],
+        passes: Option<&[bool]>,
+        limit: usize,
+    ) -> Vec<usize> {
+        let count = self.variant.len();
+        let mut stems: Vec<String> = Vec::new();
+        let mut plural = false;
+        for word in words {
+            for w in charter_terms::words(word) {
+                let lower = w.to_lowercase();
+                if lower.chars().count() < 2 || charter_terms::is_stop_word(&lower) {
+                    continue;
+                }
+                plural |= charter_terms::is_plural(&lower);
+                stems.push(charter_terms::stem(&lower));
+            }
+        }
+        let passes_k = |k: usize| passes.is_none_or(|p| p[k]);
+        if stems.is_empty() {
+            // Only `+term`s (or nothing usable): the filter alone, plain tools first.
+            if passes.is_none() {
+                return Vec::new();
+            }
+            let mut hits: Vec<usize> = (0..count).filter(|k| passes_k(*k)).collect();
+            hits.sort_by_key(|k| (self.variant[*k], self.name_len[*k], *k));
+            hits.truncate(limit);
+            return hits;
+        }
+        let mut total = vec![0.0f32; count];
+        let mut matched = vec![0u8; count];
+        let mut best = vec![0.0f32; count];
+        let mut phrase = vec![0.0f32; count];
+        let mut hit: Vec<u32> = Vec::new();
+        let mut slot_touched: Vec<u32> = Vec::new();
+        let mut phrase_touched: Vec<u32> = Vec::new();
+        let mut i = 0;
+        while i < stems.len() {
+            // The longest phrase at `i` the synonym table knows, else the single stem.
+            let mut len = self.synonyms.longest.min(stems.len() - i);
+            let alternatives = loop {
+                if len == 0 {
+                    len = 1;
+                    break None;
+                }
+                if let Some(alts) = self.synonyms.alternatives.get(&stems[i..i + len]) {
+                    break Some(alts);
+                }
+                len -= 1;
+            };
+            let literal = &stems[i..i + len];
+            let lead = if i == 0 { LEAD } else { 0.0 };
+            // The slot's score for a candidate: its best reading, the words typed or one of
+            // their synonyms.
+            self.score_phrase(literal, 1.0, lead, &mut best, &mut slot_touched);
+            for (alt, discount) in alternatives.into_iter().flatten() {
+                // Scaled to the words typed, and never worth more information than they are:
+                // a rare synonym must not outweigh the word itself.
+                let per_word = |p: &[String]| self.information(p) / p.len() as f32;
+                let rarity = (per_word(literal) / per_word(alt)).min(1.0);
+                let scale = discount * rarity * literal.len() as f32 / alt.len() as f32;
+                self.score_phrase(alt, scale, 0.0, &mut phrase, &mut phrase_touched);
+                for k in phrase_touched.drain(..) {
+                    let k = k as usize;
+                    if best[k] == 0.0 {
+                        slot_touched.push(k as u32);
+                    }
+                    best[k] = best[k].max(phrase[k]);
+                    phrase[k] = 0.0;
+                }
+            }
+            for k in slot_touched.drain(..) {
+                let k = k as usize;
+                if total[k] == 0.0 {
+                    hit.push(k as u32);
+                }
+                total[k] += best[k];
+                matched[k] = matched[k].saturating_add(1);
+                best[k] = 0.0;
+            }
+            i += len;
+        }
+        // Coordination: a tool matching more of the query's slots answers more of it.
+        for k in &hit {
+            let k = *k as usize;
+            total[k] *= f32::from(matched[k]);
+        }
+        let mut hits: Vec<usize> = hit
+            .into_iter()
+            .map(|k| k as usize)
+            .filter(|k| passes_k(*k) && total[*k] > 0.0)
+            .collect();
+        // A plural in the query asks for a list; none asks for one item.
+        let kind = |k: usize| u8::from(self.lister[k] != plural);
+        let order = |a: &usize, b: &usize| {
+            total[*b]
+                .total_cmp(&total[*a])
+                .then(self.variant[*a].cmp(&self.variant[*b]))
+                .then(kind(*a).cmp(&kind(*b)))
+                .then(self.name_len[*a].cmp(&self.name_len[*b]))
+                .then(a.cmp(b))
+        };
+        if hits.len() > limit {
+            hits.select_nth_unstable_by(limit - 1, order);
+            hits.truncate(limit);
+        }
+        hits.sort_unstable_by(order);
+        hits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_synonym_table_parses_into_stemmed_phrases() {
+        let s = Synonyms::parse(SYNONYMS);
+        let get = |p: &str| {
+            s.alternatives
+                .get(&charter_terms::terms(p).collect::<Vec<_>>())
+        };
+        let has = |alts: Option<&Vec<(Vec<String>, f32)>>, want: &[&str], discount: f32| {
+            alts.is_some_and(|alts| {
+                alts.iter().any(|(a, d)| {
+                    a.iter().map(String::as_str).eq(want.iter().copied()) && *d == discount
+                })
+            })
+        };
+        assert!(has(get("PRs"), &["pull", "request"], SYNONYM));
+        assert!(has(get("pull requests"), &["pr"], SYNONYM));
+        // One-way entries do not reverse.
+        assert!(has(get("new"), &["creat"], BROADER));
+        assert!(get("create").is_none_or(|alts| !alts.iter().any(|(a, _)| a[0] == "new")));
+        assert!(s.longest >= 2);
+        // Every phrase of the table keeps at least one term.
+        for line in SYNONYMS
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        {
+            for p in line.split(['|', '>']) {
+                assert!(
+                    charter_terms::terms(p).next().is_some(),
+                    "`{p}` in `{line}` has no usable term"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn weights_order_fields() {
+        assert!(weight(field::NAME) > weight(field::HINT));
+        assert_eq!(weight(field::PACK), weight(field::NAME));
+        assert!(weight(field::HINT) > weight(field::DESCRIPTION));
+        assert!(weight(field::DESCRIPTION) > weight(field::PARAM));
+        assert_eq!(
+            weight(field::NAME | field::DESCRIPTION),
+            weight(field::NAME)
+        );
+        assert_eq!(
+            weight(field::LEAD),
+            0.0,
+            "the lead word is a bonus, not a field"
+        );
+    }
+
+    #[test]
+    fn idf_falls_with_document_frequency() {
+        assert!(idf(800.0, 1) > idf(800.0, 10));
+        assert!(idf(800.0, 10) > idf(800.0, 400));
+        assert!(idf(800.0, 800) > 0.0);
+    }
+}
