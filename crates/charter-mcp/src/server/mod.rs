@@ -17,6 +17,7 @@ mod handler;
 mod http;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use charter_runtime::CallContext;
 use charter_runtime::error::DeclarationError;
@@ -116,12 +117,14 @@ pub(crate) struct Shared {
     pub(crate) tables: Vec<&'static Table>,
     pub(crate) options: ServerOptions,
     pub(crate) catalog: Catalog,
+    /// Whether the background schema parse has been started.
+    warming: AtomicBool,
 }
 
 impl McpServer {
-    /// A server over these tables. Builds one session up front so a bad deployment (an empty
-    /// mode label, duplicate names, a schema that is not a JSON object) fails here, at start,
-    /// rather than on the first connection.
+    /// A server over these tables. Builds its sessions up front, so a bad deployment (an empty
+    /// mode label, duplicate names) fails here, at start, rather than on the first connection.
+    /// Schemas are parsed later (see [`McpServer::check_schemas`]).
     pub fn new(
         tables: &[&'static Table],
         options: ServerOptions,
@@ -133,14 +136,41 @@ impl McpServer {
         } else {
             None
         };
-        let catalog = Catalog::build(&tables, &eager, progressive.as_ref())?;
+        let catalog = Catalog::build(&tables, &eager, progressive.as_ref());
         Ok(Self {
             shared: Arc::new(Shared {
                 tables,
                 options,
                 catalog,
+                warming: AtomicBool::new(false),
             }),
         })
+    }
+
+    /// Parses every schema now (the server otherwise parses them on a background thread once it
+    /// starts serving, and on first use) and reports the first that is not a JSON object.
+    pub fn check_schemas(&self) -> Result<(), DeclarationError> {
+        self.shared.catalog.warm()
+    }
+
+    /// Starts parsing every schema on another thread, once per server: it runs while the first
+    /// client connects and initializes, so neither waits for it.
+    fn warm_in_background(&self) {
+        if self.shared.warming.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let shared = self.shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name("charter-schemas".to_owned())
+            .spawn(move || {
+                if let Err(error) = shared.catalog.warm() {
+                    tracing::error!(%error, "a tool schema cannot be served");
+                }
+            });
+        if let Err(error) = spawned {
+            // Not fatal: every schema still parses on first use.
+            tracing::debug!(%error, "no thread to parse schemas ahead of use");
+        }
     }
 
     /// How many tools the server serves (`ToolSearch` not counted).
@@ -212,6 +242,7 @@ impl McpServer {
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
         use rmcp::ServiceExt;
+        self.warm_in_background();
         let running = self
             .connection()
             .serve((read, write))
@@ -231,6 +262,7 @@ impl McpServer {
         addr: &str,
         options: HttpOptions,
     ) -> Result<HttpServer, ServeError> {
+        self.warm_in_background();
         http::bind(self.clone(), addr, options).await
     }
 
