@@ -196,7 +196,7 @@ impl Builder {
             if self.cargo {
                 println!("cargo::rerun-if-changed={}", f.display());
             }
-            let text = std::fs::read_to_string(f).map_err(|source| BuildError::Io {
+            let text = crate::pack::read_file(f).map_err(|source| BuildError::Io {
                 path: f.clone(),
                 source,
             })?;

@@ -141,7 +141,7 @@ pub fn compile_str(file: &str, text: &str, runtime_path: &str) -> Result<String,
 pub fn check_file(path: impl AsRef<Path>) -> Result<PackSummary, Vec<Diagnostic>> {
     let path = path.as_ref();
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = pack::read_file(path).map_err(|e| {
         vec![Diagnostic::new(
             &file,
             Loc::new(1, 1),

@@ -28,6 +28,43 @@ pub enum Command {
     Check(CheckArgs),
     /// Run one tool call and print exactly what the model would receive (or the error it would see).
     Call(CallArgs),
+    /// Import an API description into a YAML pack.
+    #[command(subcommand)]
+    Import(ImportCommand),
+}
+
+/// What `charter import` reads.
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// Write a YAML pack from an OpenAPI 3 document (JSON or YAML): every operation becomes a
+    /// tool or is reported with the reason it could not.
+    Openapi(ImportOpenapiArgs),
+}
+
+/// `charter import openapi`
+#[derive(Debug, Args)]
+pub struct ImportOpenapiArgs {
+    /// The OpenAPI document.
+    #[arg(value_name = "SPEC")]
+    pub spec: PathBuf,
+    /// The pack label (`[a-z0-9-]+`); tools are published as `<pack>_<tool>`.
+    #[arg(long)]
+    pub pack: String,
+    /// Keep only these operations (operation ids or tool names), comma-separated.
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["tags", "paths"])]
+    pub ops: Vec<String>,
+    /// Keep only operations carrying one of these tags, comma-separated.
+    #[arg(long, value_delimiter = ',', conflicts_with = "paths")]
+    pub tags: Vec<String>,
+    /// Keep only operations whose path matches one of these globs, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub paths: Vec<String>,
+    /// The base URL, instead of the document's first server.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Write the pack here instead of stdout.
+    #[arg(long, short, value_name = "FILE.yaml")]
+    pub output: Option<PathBuf>,
 }
 
 /// Which packs a command works on.
@@ -64,6 +101,18 @@ pub struct McpArgs {
     /// origins are always accepted.
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
     pub allow_origins: Vec<String>,
+    /// Also serve the tools of an MCP server started as a child process, behind the same
+    /// ToolSearch: `'CMD ARGS'` or `label='CMD ARGS'` (repeatable; unlabelled ones are up1,
+    /// up2, ...; leading `KEY=VALUE` words set its environment). Its tools are `<label>_<tool>`.
+    #[arg(long = "upstream", value_name = "[LABEL=]COMMAND")]
+    pub upstreams: Vec<String>,
+    /// Also serve the tools of an MCP server reached over streamable HTTP: `URL` or `label=URL`
+    /// (repeatable; numbered after the --upstream ones).
+    #[arg(long = "upstream-http", value_name = "[LABEL=]URL")]
+    pub upstream_urls: Vec<String>,
+    /// Seconds an upstream may take to start and to list its tools.
+    #[arg(long = "upstream-timeout", value_name = "SECS", default_value_t = 30)]
+    pub upstream_timeout: u64,
 }
 
 /// `charter tools`

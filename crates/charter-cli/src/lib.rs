@@ -18,6 +18,7 @@ mod call;
 mod check;
 mod egress;
 mod executor;
+mod import;
 mod packs;
 mod search;
 mod serve;
@@ -87,6 +88,7 @@ where
         Command::Egress(a) => egress::run(a, tables, out),
         Command::Check(a) => check::run(a, out, err),
         Command::Call(a) => call::run(a, tables, out),
+        Command::Import(args::ImportCommand::Openapi(a)) => import::run(a, out, err),
     };
     match result {
         Ok(code) => code,
@@ -116,6 +118,9 @@ pub(crate) enum Failure {
     /// Serving failed (bad or busy address).
     #[error(transparent)]
     Serve(#[from] charter_mcp::ServeError),
+    /// An upstream MCP server could not be reached.
+    #[error(transparent)]
+    Upstream(#[from] charter_mcp::BridgeError),
     /// Writing the output failed.
     #[error(transparent)]
     Io(#[from] io::Error),
@@ -142,6 +147,7 @@ fn subcommand_name(command: &Command) -> &'static str {
         Command::Egress(_) => "egress",
         Command::Check(_) => "check",
         Command::Call(_) => "call",
+        Command::Import(_) => "import",
     }
 }
 

@@ -332,3 +332,44 @@ fn egress_reports_what_the_model_sees_per_tool() {
     );
     assert!(out.contains("github_issues_get [unmatched]"), "{out}");
 }
+
+#[test]
+fn import_openapi_writes_a_pack_that_passes_check() {
+    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/openapi/notion.json");
+    if !std::path::Path::new(spec).exists() {
+        panic!("{spec} is missing: the shared OpenAPI documents must sit beside the repository");
+    }
+    let dir = std::env::temp_dir().join(format!("charter-import-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pack = dir.join("notion.yaml");
+    let file = pack.display().to_string();
+    let (code, _out, err) = run_cli(
+        &["import", "openapi", spec, "--pack", "notion", "--output", &file],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("13 operations: 13 tools, 0 skipped"), "{err}");
+    let (code, out, err) = run_cli(&["check", &file], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("pack `notion`, 13 tools"), "{out}");
+
+    // Only some operations, by id: the rest are not imported.
+    let (code, out, err) = run_cli(
+        &["import", "openapi", spec, "--pack", "notion", "--ops", "retrieveABlock"],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("retrieve_a_block:"), "{out}");
+    assert!(!out.contains("delete_a_block:"), "{out}");
+
+    // An invalid document is an error that says what is wrong, not a panic.
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\"openapi\": \"3.0.0\", \"info\": {}}").unwrap();
+    let (code, _out, err) = run_cli(
+        &["import", "openapi", &bad.display().to_string(), "--pack", "x"],
+        &[],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("bad.json"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -145,7 +145,7 @@ pub fn argument_identity(name: &str, arguments: &Value) -> Option<String> {
     let mut out = Vec::with_capacity(name.len() + 64);
     out.extend_from_slice(name.as_bytes());
     out.push(0);
-    write_canonical(&mut out, arguments).ok()?;
+    write_canonical(&mut out, arguments, 0).ok()?;
     // Only whole UTF-8 strings were appended, so this never fails; `ok()` keeps it total anyway.
     String::from_utf8(out).ok()
 }
@@ -160,8 +160,13 @@ pub fn argument_identity_of<T: Serialize + ?Sized>(name: &str, arguments: &T) ->
     argument_identity(name, &value)
 }
 
-/// Compact JSON with object keys sorted at every depth and array order kept.
-fn write_canonical(out: &mut Vec<u8>, value: &Value) -> serde_json::Result<()> {
+/// Compact JSON with object keys sorted at every depth and array order kept. Arguments nested
+/// deeper than validation's own limit get no identity (never deduplicated) instead of a
+/// recursion as deep as whoever built them chose: validation refuses them anyway.
+fn write_canonical(out: &mut Vec<u8>, value: &Value, depth: usize) -> serde_json::Result<()> {
+    if depth > crate::validate::MAX_ARGUMENT_DEPTH {
+        return Err(serde::ser::Error::custom("nested too deep for an identity"));
+    }
     match value {
         Value::Array(items) => {
             out.push(b'[');
@@ -169,7 +174,7 @@ fn write_canonical(out: &mut Vec<u8>, value: &Value) -> serde_json::Result<()> {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_canonical(out, item)?;
+                write_canonical(out, item, depth + 1)?;
             }
             out.push(b']');
         }
@@ -183,7 +188,7 @@ fn write_canonical(out: &mut Vec<u8>, value: &Value) -> serde_json::Result<()> {
                 }
                 serde_json::to_writer(&mut *out, key)?;
                 out.push(b':');
-                write_canonical(out, item)?;
+                write_canonical(out, item, depth + 1)?;
             }
             out.push(b'}');
         }

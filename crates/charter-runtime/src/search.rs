@@ -29,6 +29,12 @@ other keywords (`+stripe refund`). The pack is part of every name, so `+pack` li
 /// How many keyword matches load when `max_results` is absent, null or 0.
 pub const DEFAULT_MAX_RESULTS: usize = 5;
 
+/// The most keywords (plain and `+required` together) one query may hold (64): ranking reads
+/// every term against every deferred tool, so a query is refused past this instead of costing
+/// time in proportion to its length. `select:` lists are not limited by this (only by the
+/// argument size limit): they are looked up by name.
+pub const MAX_QUERY_TERMS: usize = 64;
+
 /// How ToolSearch ranks keyword queries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Ranking {
@@ -61,13 +67,15 @@ impl Query {
         let query = query.trim();
         let is_select = query.len() >= 7 && query.as_bytes()[..7].eq_ignore_ascii_case(b"select:");
         if is_select {
+            // A set, not a scan of the names so far: ten thousand names stay linear.
+            let mut seen = std::collections::HashSet::new();
             let mut names: Vec<String> = Vec::new();
             for name in query[7..]
                 .split(',')
                 .map(str::trim)
                 .filter(|n| !n.is_empty())
             {
-                if !names.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+                if seen.insert(name.to_ascii_lowercase()) {
                     names.push(name.to_owned());
                 }
             }
@@ -79,13 +87,14 @@ impl Query {
         }
         let mut required = Vec::new();
         let mut terms = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for word in query.split_whitespace() {
-            let (list, word) = match word.strip_prefix('+') {
-                Some(rest) => (&mut required, rest),
-                None => (&mut terms, word),
+            let (list, word, required) = match word.strip_prefix('+') {
+                Some(rest) => (&mut required, rest, true),
+                None => (&mut terms, word, false),
             };
             let word = word.to_lowercase();
-            if !word.is_empty() && !list.contains(&word) {
+            if !word.is_empty() && seen.insert((required, word.clone())) {
                 list.push(word);
             }
         }

@@ -21,6 +21,10 @@ use crate::validate::{self, Issue, Narrowed, PatternCache};
 
 pub use crate::search::{Ranking, TOOL_SEARCH};
 
+/// How many calls of one batch [`ToolSession::execute_tool_calls`] runs (128); the rest are
+/// answered with an error result each, in place.
+pub const MAX_BATCH_CALLS: usize = 128;
+
 /// A tool whose table is built at run time (an MCP server reached through the bridge).
 ///
 /// Implementations keep their schemas as text sized once on arrival, so a session reads them
@@ -37,6 +41,13 @@ pub trait Toolkit: Send + Sync {
         arguments: Value,
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolOutput, CharterError>>;
+    /// A counter that grows whenever [`tools`](Self::tools) would answer differently (an MCP
+    /// server announced `notifications/tools/list_changed` and was re-listed). A session compares
+    /// it with the value it saw when built ([`ToolSession::is_stale`]); a toolkit whose list never
+    /// changes keeps the default, 0.
+    fn generation(&self) -> u64 {
+        0
+    }
 }
 
 /// One tool of a [`Toolkit`], owned.
@@ -148,6 +159,7 @@ pub(crate) struct Dynamic {
 }
 
 /// What the deployment took out of the model's hands for one tool.
+#[derive(Clone)]
 pub(crate) struct Narrowing {
     pub(crate) pins: Vec<(&'static str, Value)>,
     pub(crate) context: Vec<(&'static str, String)>,
@@ -300,6 +312,12 @@ fn default_http() -> Option<Arc<dyn HttpCaller>> {
 
 /// The tools of one conversation and which of their schemas have been sent.
 pub struct ToolSession {
+    /// The sources it was built from, so [`refreshed`](Self::refreshed) can re-read toolkits.
+    sources: Vec<Source>,
+    /// Each toolkit source's [`Toolkit::generation`] when its tools were read, in source order.
+    kit_generations: Vec<u64>,
+    progressive: bool,
+    threshold: u32,
     /// Every tool, in declaration order (sources in the order given).
     entries: Vec<Entry>,
     /// Entry indices sorted by name: lookup by binary search, and the `available` list.
@@ -355,6 +373,7 @@ impl ToolSession {
         mode::check_label(mode.as_deref())?;
         // At threshold 0 every tool is deferred, however small (SPEC §4).
         let resident = |tokens: u32| !progressive || (threshold > 0 && tokens <= threshold);
+        let mut kit_generations = Vec::new();
         let mut entries = Vec::with_capacity(
             sources
                 .iter()
@@ -370,6 +389,9 @@ impl ToolSession {
                 Source::Table(table) => table.tools,
                 Source::Tools(tools) => tools,
                 Source::Toolkit(kit) => {
+                    // Read before the list: a change racing this build leaves the session stale
+                    // (refreshed again), never silently current.
+                    kit_generations.push(kit.generation());
                     for tool in kit.tools() {
                         entries.push(Entry {
                             resident: resident(tool.tokens),
@@ -445,6 +467,10 @@ impl ToolSession {
             generation: 0,
         };
         Ok(ToolSession {
+            sources,
+            kit_generations,
+            progressive,
+            threshold,
             entries,
             by_name,
             catalogue,
@@ -702,6 +728,10 @@ impl ToolSession {
                 }
             }
             Query::Keywords { required, terms } => {
+                // A host's own query past the limit ranks by its first terms (ToolSearch calls
+                // from the model are refused before this).
+                let required = &required[..required.len().min(search::MAX_QUERY_TERMS)];
+                let terms = &terms[..terms.len().min(search::MAX_QUERY_TERMS - required.len())];
                 let candidate = |k: usize| self.entries[self.catalogue[k] as usize].candidate();
                 let index = self
                     .search_index
@@ -723,7 +753,7 @@ impl ToolSession {
                 .to_owned(),
             (_, 0, 0) => format!(
                 "No tool matched `{}`. Try other keywords, or `select:` with exact names from `available`.",
-                query.trim()
+                validate::clip(query.trim(), 200)
             ),
             (_, 0, _) => "None of these names exist, so nothing was loaded. Use exact names from `available`.".to_owned(),
             (_, n, u) => {
@@ -807,7 +837,20 @@ impl ToolSession {
                 None
             }
         };
-        let is_select = query.is_some_and(|q| matches!(Query::parse(q), Query::Select(_)));
+        let parsed = query.map(Query::parse);
+        let is_select = matches!(parsed, Some(Query::Select(_)));
+        if let Some(Query::Keywords { required, terms }) = &parsed
+            && required.len() + terms.len() > search::MAX_QUERY_TERMS
+        {
+            issues.push(Issue {
+                path: "/query".into(),
+                expected: format!(
+                    "at most {} keywords; use fewer, more specific words, or `select:` with exact names",
+                    search::MAX_QUERY_TERMS
+                ),
+                got: format!("{} keywords", required.len() + terms.len()),
+            });
+        }
         let limit = match search::max_results(map.get("max_results")) {
             Ok(n) => Some(n),
             Err(_) if is_select => None,
@@ -841,7 +884,18 @@ impl ToolSession {
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
         Box::pin(async move {
-            if name == TOOL_SEARCH && self.search_description.is_some() {
+            let is_search = name == TOOL_SEARCH && self.search_description.is_some();
+            // Static tools are measured by validation; the rest before anything reads them.
+            let measured = is_search
+                || self
+                    .lookup(name)
+                    .is_some_and(|i| matches!(self.entries[i].kind, Kind::Dynamic { .. }));
+            if measured && let Err(problem) = validate::check_limits(&arguments) {
+                return Err(CharterError::Validation(validate::message_line(
+                    name, &problem,
+                )));
+            }
+            if is_search {
                 return self
                     .tool_search_call(&arguments)
                     .map(|answer| ToolOutput::json(answer.to_json()));
@@ -904,13 +958,32 @@ impl ToolSession {
     /// per call, in the calls' order, under each call's id. An unknown or not-yet-loaded name has
     /// no annotations here, so it makes the batch serial: a ToolSearch earlier in the same batch
     /// then loads a tool before a later call of it runs.
+    ///
+    /// At most [`MAX_BATCH_CALLS`] calls of one batch run; each call past that gets an error
+    /// result (under its own id, in its place) telling the model to send it again next turn, so
+    /// nothing is silently dropped and one turn cannot queue unbounded work.
     pub async fn execute_tool_calls(
         &self,
         calls: &[crate::scheduler::ToolCall],
         ctx: &CallContext,
         concurrency: usize,
     ) -> Vec<crate::scheduler::CallResult> {
-        use crate::scheduler::{Batch, ToolCall, concurrency_safe_annotations};
+        use crate::scheduler::{Batch, CallResult, ToolCall, concurrency_safe_annotations};
+
+        let (run, over) = calls.split_at(calls.len().min(MAX_BATCH_CALLS));
+        let calls = run;
+        let refused = over.iter().enumerate().map(|(k, call)| CallResult {
+            id: call.id.clone(),
+            content: format!(
+                "Not run: one turn may make at most {MAX_BATCH_CALLS} tool calls and this was call #{} of {}. \
+                 Call `{}` again in the next turn if you still need it.",
+                MAX_BATCH_CALLS + 1 + k,
+                MAX_BATCH_CALLS + over.len(),
+                validate::clip(&call.name, 64),
+            ),
+            structured: None,
+            is_error: true,
+        });
 
         let concurrent = |call: &ToolCall| {
             call.name != TOOL_SEARCH
@@ -919,9 +992,11 @@ impl ToolSession {
                     .annotations(&call.name)
                     .is_some_and(|a| concurrency_safe_annotations(&a))
         };
-        Batch::from_calls(calls, concurrent, move |call| answer(self, call, ctx))
+        let mut results = Batch::from_calls(calls, concurrent, move |call| answer(self, call, ctx))
             .run(concurrency)
-            .await
+            .await;
+        results.extend(refused);
+        results
     }
 
     /// Clears the loaded set so the session can serve another conversation.
@@ -938,6 +1013,72 @@ impl ToolSession {
             }
             *generation += 1;
         }
+    }
+
+    /// Whether a toolkit's list changed since this session read it (its
+    /// [`Toolkit::generation`] moved): [`refreshed`](Self::refreshed) then gives the session
+    /// that lists what the toolkits offer now.
+    pub fn is_stale(&self) -> bool {
+        self.sources
+            .iter()
+            .filter_map(|source| match source {
+                Source::Toolkit(kit) => Some(kit.generation()),
+                _ => None,
+            })
+            .ne(self.kit_generations.iter().copied())
+    }
+
+    /// The same session over the toolkits' current lists (an MCP server changed its tools).
+    ///
+    /// The order rules of SPEC §4 still hold across the change: loaded tools keep their load
+    /// order (a tool the server dropped leaves the list, the rest stay loaded), a new tool joins
+    /// the deferred catalogue (or is resident under the threshold), and pins and from-context
+    /// fields carry over. The ToolSearch description is rewritten to the new catalogue: the list
+    /// changed, so this is a new prefix for the provider's prompt cache anyway. The generation
+    /// moves on, so a caller comparing generations notices the change.
+    ///
+    /// A session is shared by `&self`, so this builds a new one for the holder to swap in;
+    /// [`refresh`](Self::refresh) does it in place.
+    pub fn refreshed(&self) -> Result<ToolSession, DeclarationError> {
+        let mut next = ToolSession::with_options(
+            self.sources.clone(),
+            SessionOptions {
+                progressive: self.progressive,
+                threshold: self.threshold,
+                mode: self.mode.clone(),
+                ranking: self.ranking,
+                http: self.http.clone(),
+            },
+        )?;
+        for entry in &self.entries {
+            if let Some(narrowing) = &entry.narrowing
+                && let Some(i) = next.lookup(entry.name())
+            {
+                next.entries[i].narrowing = Some(narrowing.clone());
+            }
+        }
+        let state = self.state();
+        let carried: Vec<u32> = state
+            .order
+            .iter()
+            .filter_map(|i| next.lookup(self.entries[*i as usize].name()))
+            .map(|i| i as u32)
+            .collect();
+        let generation = state.generation + 1;
+        drop(state);
+        next.load(&carried);
+        next.state_mut().generation = generation;
+        Ok(next)
+    }
+
+    /// Rebuilds this session in place when a toolkit's list changed ([`is_stale`](Self::is_stale));
+    /// answers whether it did. See [`refreshed`](Self::refreshed) for what carries over.
+    pub fn refresh(&mut self) -> Result<bool, DeclarationError> {
+        if !self.is_stale() {
+            return Ok(false);
+        }
+        *self = self.refreshed()?;
+        Ok(true)
     }
 
     /// Loads deferred tools (resident ones and repeats are skipped); one generation per change.
@@ -975,7 +1116,8 @@ impl ToolSession {
             .map(|i| self.entries[*i as usize].name())
             .collect();
         let mut message = format!(
-            "Unknown tool `{name}`. Callable now: {}.",
+            "Unknown tool `{}`. Callable now: {}.",
+            validate::clip(name, 100),
             if callable.is_empty() {
                 "none".to_owned()
             } else {

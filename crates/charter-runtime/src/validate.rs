@@ -24,6 +24,61 @@ use crate::table::{Field, Format, NumberRules, ObjectShape, Shape, StringRules, 
 /// How deep arguments may nest before validation stops with an error instead of recursing on.
 pub const MAX_DEPTH: usize = 64;
 
+/// The largest arguments a call may carry, measured as their compact JSON text (1 MiB). Larger
+/// ones are refused before validation, search or execution read them, so a model or a client
+/// cannot make one call cost unbounded time or memory.
+pub const MAX_ARGUMENT_BYTES: usize = 1024 * 1024;
+
+/// How deep arguments may nest at all, free-form (`any`) values included (128, serde_json's own
+/// parsing limit). Checked first, without recursing past it, so no later walk (validation,
+/// deduplication, request encoding) meets a deeper value, whoever built it.
+pub const MAX_ARGUMENT_DEPTH: usize = 128;
+
+/// The most values one validation may visit or copy (2,000,000), counting every `one_of`
+/// alternative tried and the copy each trial works on. Plain arguments visit each value once and stay far below it; a recursive `one_of`
+/// whose alternatives share a field would otherwise cost time exponential in the depth the
+/// model chooses. Past it the call is refused as too complex.
+pub const MAX_VALIDATION_STEPS: usize = 2_000_000;
+
+/// Refuses arguments over [`MAX_ARGUMENT_DEPTH`] levels or [`MAX_ARGUMENT_BYTES`] bytes, with a
+/// message written for the model. Reads at most the limit's worth of the value.
+pub fn check_limits(arguments: &Value) -> Result<(), String> {
+    if too_deep(arguments, 0) {
+        return Err(format!(
+            "the arguments nest more than {MAX_ARGUMENT_DEPTH} levels deep; send flatter arguments"
+        ));
+    }
+    struct Budget(usize);
+    impl std::io::Write for Budget {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self
+                .0
+                .checked_sub(buf.len())
+                .ok_or(std::io::ErrorKind::FileTooLarge)?;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    match serde_json::to_writer(Budget(MAX_ARGUMENT_BYTES), arguments) {
+        Ok(()) => Ok(()),
+        Err(_) => Err(format!(
+            "the arguments are larger than {MAX_ARGUMENT_BYTES} bytes of JSON; send less (a smaller page, fewer items, a shorter text)"
+        )),
+    }
+}
+
+/// Whether `value` nests deeper than [`MAX_ARGUMENT_DEPTH`]; recursion stops at the limit.
+fn too_deep(value: &Value, depth: usize) -> bool {
+    match value {
+        Value::Array(_) | Value::Object(_) if depth >= MAX_ARGUMENT_DEPTH => true,
+        Value::Array(items) => items.iter().any(|v| too_deep(v, depth + 1)),
+        Value::Object(map) => map.values().any(|v| too_deep(v, depth + 1)),
+        _ => false,
+    }
+}
+
 /// Compiled `pattern`s, compiled once each: patterns are static table text, so the cache only
 /// grows to the number of distinct patterns the session's tools declare.
 #[derive(Default)]
@@ -107,6 +162,13 @@ pub fn message(tool: &str, issues: &[Issue]) -> String {
     out
 }
 
+/// A one-problem message for the model, in the same form as [`message`].
+pub fn message_line(tool: &str, problem: &str) -> String {
+    format!(
+        "Invalid arguments for `{tool}` (1 problem); fix it and call again:\n- (arguments): {problem}"
+    )
+}
+
 /// Validates a call of a static tool against `view` and returns the arguments to execute:
 /// coerced (JSON strings parsed where an object or array is expected), with from-context values
 /// and pins merged in.
@@ -121,7 +183,9 @@ pub fn prepare_arguments(
     ctx: &CallContext,
     patterns: &PatternCache,
 ) -> Result<Value, CharterError> {
-    let mut walk = Walk::new(view, patterns, Some(ctx));
+    check_limits(&arguments).map_err(|e| CharterError::Validation(message_line(tool.name, &e)))?;
+    let steps = std::cell::Cell::new(0);
+    let mut walk = Walk::new(view, patterns, Some(ctx), &steps);
     // Some models send the arguments object as JSON text.
     let mut arguments = match arguments {
         Value::Null => Value::Object(Map::new()),
@@ -168,11 +232,15 @@ pub fn validate_field_value(
     value: Value,
     patterns: &PatternCache,
 ) -> Result<Value, String> {
-    let mut walk = Walk::new(view, patterns, None);
+    let steps = std::cell::Cell::new(0);
+    let mut walk = Walk::new(view, patterns, None, &steps);
     walk.path.push('/');
     walk.path.push_str(&escape(field.name));
     let mut value = value;
     walk.value(field.shape, &mut value, 1);
+    if steps.get() > MAX_VALIDATION_STEPS {
+        return Err(too_complex());
+    }
     if !walk.bad_patterns.is_empty() {
         return Err(format!(
             "tool `{tool}` declares a pattern that does not compile: {}",
@@ -199,6 +267,8 @@ fn missing_context(tool: &str, missing: &[String]) -> CharterError {
 }
 
 struct Walk<'a> {
+    /// Values visited so far by this validation, trial walks of `one_of` included.
+    steps: &'a std::cell::Cell<usize>,
     active: &'a [&'a str],
     widest: bool,
     patterns: &'a PatternCache,
@@ -210,8 +280,14 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    fn new(view: &'a View, patterns: &'a PatternCache, ctx: Option<&'a CallContext>) -> Self {
+    fn new(
+        view: &'a View,
+        patterns: &'a PatternCache,
+        ctx: Option<&'a CallContext>,
+        steps: &'a std::cell::Cell<usize>,
+    ) -> Self {
         Walk {
+            steps,
             active: view.active,
             widest: view.widest,
             patterns,
@@ -224,6 +300,9 @@ impl<'a> Walk<'a> {
     }
 
     fn finish(self, tool: &str) -> Result<(), CharterError> {
+        if self.steps.get() > MAX_VALIDATION_STEPS {
+            return Err(CharterError::Validation(message_line(tool, &too_complex())));
+        }
         if !self.bad_patterns.is_empty() {
             return Err(CharterError::Declaration(DeclarationError::new(format!(
                 "tool `{tool}` declares a pattern that does not compile: {}",
@@ -352,6 +431,11 @@ impl<'a> Walk<'a> {
 
     /// Checks one value; `nullable` says a `null` was also allowed here (for the message).
     fn typed(&mut self, shape: &Shape, value: &mut Value, depth: usize, nullable: bool) {
+        let steps = self.steps.get() + 1;
+        self.steps.set(steps);
+        if steps > MAX_VALIDATION_STEPS {
+            return;
+        }
         if depth > MAX_DEPTH {
             self.issue(
                 format!("at most {MAX_DEPTH} levels of nesting"),
@@ -442,6 +526,7 @@ impl<'a> Walk<'a> {
         let mut matched: Vec<(Value, Vec<String>)> = Vec::new();
         for alternative in shapes {
             let mut trial = Walk {
+                steps: self.steps,
                 active: self.active,
                 widest: self.widest,
                 patterns: self.patterns,
@@ -451,6 +536,12 @@ impl<'a> Walk<'a> {
                 missing_context: Vec::new(),
                 bad_patterns: Vec::new(),
             };
+            // Each trial works on a copy: charge the copy, so a big value under a `one_of`
+            // spends the budget as fast as the work it causes.
+            self.steps.set(self.steps.get().saturating_add(nodes(value)));
+            if self.steps.get() > MAX_VALIDATION_STEPS {
+                return;
+            }
             let mut candidate = value.clone();
             trial.value(alternative, &mut candidate, depth);
             self.bad_patterns.append(&mut trial.bad_patterns);
@@ -534,6 +625,22 @@ impl<'a> Walk<'a> {
     }
 }
 
+/// How many values `value` holds (itself included).
+fn nodes(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(nodes).sum::<usize>(),
+        Value::Object(map) => 1 + map.values().map(nodes).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+fn too_complex() -> String {
+    format!(
+        "the arguments are too complex to validate (more than {MAX_VALIDATION_STEPS} checks, \
+         counting every alternative of a `one_of` tried); send a smaller or flatter value"
+    )
+}
+
 /// Replaces a string holding JSON of the expected kind (`{` object, `[` array) by its value.
 fn coerce_json_string(value: &mut Value, open: char) {
     if let Value::String(text) = value
@@ -601,6 +708,15 @@ pub fn describe(shape: &Shape) -> String {
             let alts: Vec<String> = shapes.iter().map(describe).collect();
             format!("one of ({})", alts.join(" | "))
         }
+    }
+}
+
+/// At most `max` characters of `text`, with `…` when cut: what an error message may echo of
+/// something the model or a client sent, however long it was.
+pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => text.into(),
+        Some((end, _)) => format!("{}…", &text[..end]).into(),
     }
 }
 

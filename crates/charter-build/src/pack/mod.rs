@@ -429,9 +429,51 @@ impl Spec {
     }
 }
 
+/// The largest pack the compiler reads: 8 MiB, some fifty times a large hand-written pack and
+/// several times an imported API of a thousand operations. A larger file is refused with a
+/// diagnostic instead of being parsed into memory (the YAML parser's own budgets bound depth,
+/// nodes and alias expansion inside the limit).
+pub const MAX_PACK_BYTES: usize = 8 * 1024 * 1024;
+
+/// Reads a pack file, refusing one over [`MAX_PACK_BYTES`] without reading past the limit
+/// (`ErrorKind::FileTooLarge`).
+pub fn read_file(path: &std::path::Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_PACK_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() > MAX_PACK_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            too_large_message(None),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "the pack is not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
+fn too_large_message(size: Option<usize>) -> String {
+    let size = size.map_or_else(|| "more than that".to_owned(), |n| format!("{n} bytes"));
+    format!(
+        "the pack is too large ({size}); a pack file may hold at most {MAX_PACK_BYTES} bytes (8 MiB): split it into several packs"
+    )
+}
+
 /// Parses one pack file. Structural mistakes are reported and skipped; `None` only when the
-/// file is not YAML or not a mapping at all.
+/// file is not YAML or not a mapping at all, or is larger than [`MAX_PACK_BYTES`].
 pub fn parse(file: &str, source: &str) -> (Option<Pack>, Vec<Diagnostic>) {
+    if source.len() > MAX_PACK_BYTES {
+        let d = Diagnostic::new(file, Loc::new(1, 1), too_large_message(Some(source.len())));
+        return (None, vec![d]);
+    }
     let root = match tree::parse(file, source) {
         Ok(root) => root,
         Err(d) => return (None, vec![d]),

@@ -183,8 +183,32 @@ fn node(s: Spanned<Raw>) -> Node {
     }
 }
 
+/// The stack the parser runs on. It recurses once per nesting level, bounded by its depth budget
+/// (64 levels, 128 for flow collections), but with frames of tens of kilobytes in a debug build:
+/// at the limit that is more than a spawned thread's default 2 MiB, so a hostile pack could
+/// overflow whichever thread called the compiler. Only the pages used are ever touched.
+const PARSE_STACK: usize = 16 * 1024 * 1024;
+
 /// Parses one YAML document into a located tree. A syntax error is one diagnostic.
+///
+/// Runs on a thread of its own with [`PARSE_STACK`] bytes of stack (on the caller's thread
+/// when one cannot be spawned).
 pub fn parse(file: &str, source: &str) -> Result<Node, Diagnostic> {
+    std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .name("charter-yaml".into())
+            .stack_size(PARSE_STACK)
+            .spawn_scoped(scope, || parse_here(file, source))
+        {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => parse_here(file, source),
+        }
+    })
+}
+
+fn parse_here(file: &str, source: &str) -> Result<Node, Diagnostic> {
     let mut options = serde_saphyr::Options::default();
     options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::PassThrough;
     options.with_snippet = false;

@@ -63,14 +63,57 @@ impl Connection {
                 version.as_ref().map(|v| v.as_str()).unwrap_or("?")
             );
         }
-        let session = build_session(&self.shared.tables, &self.shared.options, progressive)
-            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let session = build_session(
+            &self.shared.tables,
+            &self.shared.toolkits,
+            &self.shared.options,
+            progressive,
+        )
+        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
         let live = Arc::new(Live {
             session: Arc::new(session),
             progressive,
         });
         *slot = Some(live.clone());
         Ok(live)
+    }
+
+    /// The session of this connection, rebuilt first when an upstream toolkit's list changed
+    /// since it was built (loaded tools keep their order; new ones join the deferred
+    /// catalogue), announcing the change where the protocol revision lets a list change.
+    async fn fresh(&self, context: &RequestContext<RoleServer>) -> Result<Arc<Live>, McpError> {
+        let live = self.live(context)?;
+        if !live.session.is_stale() {
+            return Ok(live);
+        }
+        let session = live
+            .session
+            .refreshed()
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let next = Arc::new(Live {
+            session: Arc::new(session),
+            progressive: live.progressive,
+        });
+        let current = {
+            let mut slot = self
+                .live
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            match slot.as_ref() {
+                // Another request refreshed first: use its session (it carries the same loads).
+                Some(other) if !Arc::ptr_eq(other, &live) => other.clone(),
+                _ => {
+                    *slot = Some(next.clone());
+                    next
+                }
+            }
+        };
+        if !stable_list_required(context.protocol_version().as_ref())
+            && let Err(error) = context.peer.notify_tool_list_changed().await
+        {
+            tracing::warn!(%error, "could not send notifications/tools/list_changed");
+        }
+        Ok(current)
     }
 
     fn info(&self, list_changed: bool) -> ServerConfig {
@@ -100,7 +143,14 @@ impl Connection {
 
 impl ServerHandler for Connection {
     fn get_info(&self) -> ServerConfig {
-        self.info(self.shared.options.progressive)
+        let mut info = self.info(self.shared.options.progressive);
+        // Upstream servers may change their lists: say the list can change.
+        if !self.shared.toolkits.is_empty()
+            && let Some(tools) = info.capabilities.tools.as_mut()
+        {
+            tools.list_changed = Some(true);
+        }
+        info
     }
 
     async fn discover(
@@ -119,7 +169,7 @@ impl ServerHandler for Connection {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let live = self.live(&context)?;
+        let live = self.fresh(&context).await?;
         let visible = live.session.visible();
         let tools = self
             .shared
@@ -134,7 +184,7 @@ impl ServerHandler for Connection {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let live = self.live(&context)?;
+        let live = self.fresh(&context).await?;
         let session = &live.session;
         let CallToolRequestParams {
             name, arguments, ..
@@ -143,7 +193,8 @@ impl ServerHandler for Connection {
         let offered = if name == TOOL_SEARCH {
             session.tool_search().is_some()
         } else {
-            self.shared.catalog.knows(name)
+            // A toolkit tool listed after the server started is not in the prebuilt catalog.
+            self.shared.catalog.knows(name) || session.annotations(name).is_some()
         };
         if !offered {
             return Err(McpError::invalid_params(

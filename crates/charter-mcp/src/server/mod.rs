@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use charter_runtime::CallContext;
 use charter_runtime::error::DeclarationError;
-use charter_runtime::session::{HttpCaller, SessionOptions, Source, ToolSession};
+use charter_runtime::session::{HttpCaller, SessionOptions, Source, ToolSession, Toolkit};
 use charter_runtime::table::Table;
 
 use catalog::Catalog;
@@ -115,6 +115,9 @@ pub struct McpServer {
 /// What every connection shares.
 pub(crate) struct Shared {
     pub(crate) tables: Vec<&'static Table>,
+    /// Tools built at run time (remote MCP servers through the bridge), served beside the
+    /// tables behind the same ToolSearch.
+    pub(crate) toolkits: Vec<Arc<dyn Toolkit>>,
     pub(crate) options: ServerOptions,
     pub(crate) catalog: Catalog,
     /// Whether the background schema parse has been started.
@@ -129,10 +132,23 @@ impl McpServer {
         tables: &[&'static Table],
         options: ServerOptions,
     ) -> Result<Self, DeclarationError> {
+        Self::with_toolkits(tables, Vec::new(), options)
+    }
+
+    /// A server over these tables and run-time toolkits (other MCP servers reached through the
+    /// bridge, `charter mcp --upstream`): one list, one ToolSearch, so a client with one
+    /// connection reaches every server. A toolkit's list changes reach each connection at its
+    /// next request (its session is rebuilt with the order rules kept, and a progressive or
+    /// eager list that changed is announced with `notifications/tools/list_changed`).
+    pub fn with_toolkits(
+        tables: &[&'static Table],
+        toolkits: Vec<Arc<dyn Toolkit>>,
+        options: ServerOptions,
+    ) -> Result<Self, DeclarationError> {
         let tables = tables.to_vec();
-        let eager = build_session(&tables, &options, false)?;
+        let eager = build_session(&tables, &toolkits, &options, false)?;
         let progressive = if options.progressive {
-            Some(build_session(&tables, &options, true)?)
+            Some(build_session(&tables, &toolkits, &options, true)?)
         } else {
             None
         };
@@ -140,6 +156,7 @@ impl McpServer {
         Ok(Self {
             shared: Arc::new(Shared {
                 tables,
+                toolkits,
                 options,
                 catalog,
                 warming: AtomicBool::new(false),
@@ -223,10 +240,17 @@ impl McpServer {
                 missing.join(", ")
             )
         };
+        let mut sources: Vec<String> = self.packs().iter().map(|p| p.to_string()).collect();
+        sources.extend(
+            self.shared
+                .toolkits
+                .iter()
+                .map(|k| format!("{} (upstream MCP server)", k.pack())),
+        );
         format!(
             "charter: serving {} tools from {} over MCP ({over}), {how}{mode}{creds}",
             self.tool_count(),
-            self.packs().join(", "),
+            sources.join(", "),
         )
     }
 
@@ -275,11 +299,16 @@ impl McpServer {
 /// Builds a session over `tables` with the server's options.
 pub(crate) fn build_session(
     tables: &[&'static Table],
+    toolkits: &[Arc<dyn Toolkit>],
     options: &ServerOptions,
     progressive: bool,
 ) -> Result<ToolSession, DeclarationError> {
     ToolSession::with_options(
-        tables.iter().map(|t| Source::Table(t)).collect(),
+        tables
+            .iter()
+            .map(|t| Source::Table(t))
+            .chain(toolkits.iter().map(|k| Source::Toolkit(k.clone())))
+            .collect(),
         SessionOptions {
             progressive,
             threshold: options.threshold,
