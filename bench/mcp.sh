@@ -2,7 +2,8 @@
 # Whole-process MCP benchmark: charter (this workspace, release build) against the Python
 # library it descends from, charter-ai 0.5.2 (PyPI), on the same steps with the same driver.
 #
-#   bench/mcp.sh            # 20 runs each (RUNS=50 bench/mcp.sh for more)
+#   bench/mcp.sh                        # every shipped pack, 20 runs each
+#   RUNS=50 PACKS=github,stripe bench/mcp.sh   # more runs, fewer packs
 #
 # Steps (medians over RUNS fresh processes): spawn -> initialize, spawn -> first full
 # tools/list (eager), one repeat tools/list, one ToolSearch round trip (--progressive,
@@ -31,10 +32,10 @@ PY_SERVER="$VENV/bin/charter-mcp"
 
 # Every shipped pack of ours, and the same labels in the Python library (those it has).
 TOOLS_JSON="$("$CHARTER" tools --json)"
-RUST_PACKS="$(python3 -c 'import json,sys; ps=[]
+RUST_PACKS="${PACKS:-$(python3 -c 'import json,sys; ps=[]
 for t in json.load(sys.stdin):
     ps.append(t["pack"]) if t["pack"] not in ps else None
-print(",".join(ps))' <<<"$TOOLS_JSON")"
+print(",".join(ps))' <<<"$TOOLS_JSON")}"
 PY_ALL="$("$VENV/bin/python" -c 'from charter.mcp import PACKS; print(",".join(PACKS))')"
 PY_PACKS="$(python3 -c 'import sys; ours=sys.argv[1].split(","); py=sys.argv[2].split(",")
 print(",".join(p for p in ours if p in py))' "$RUST_PACKS" "$PY_ALL")"

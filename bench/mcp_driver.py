@@ -3,7 +3,8 @@
 
 Used by bench/mcp.sh for both servers, so both are timed by the same client code.
 
-For one server command it measures, over N runs (fresh process each run), the median of:
+For one server command it measures, over N runs (fresh process each run), the median of
+(each taken when the response's last byte has been read, before this driver decodes it):
   init    spawn -> initialize response
   list    spawn -> first full tools/list response (eager server)
   relist  one repeat tools/list round trip
@@ -40,7 +41,10 @@ class Server:
         self.proc.stdin.flush()
 
     def request(self, method, params=None):
-        """Sends a request and waits for its response (notifications in between are skipped)."""
+        """Sends a request and waits for its response (notifications in between are skipped).
+
+        Sets `self.received` to the time the response's last byte was read, before the client
+        decodes it: the steps time the server and the pipe, not this driver's JSON decoding."""
         rid = self.next_id
         self.next_id += 1
         message = {"jsonrpc": "2.0", "id": rid, "method": method}
@@ -49,6 +53,7 @@ class Server:
         self.send(message)
         while True:
             line = self.proc.stdout.readline()
+            self.received = time.perf_counter()
             if not line:
                 raise SystemExit(f"server closed stdout while waiting for {method}")
             reply = json.loads(line)
@@ -81,12 +86,12 @@ def ms(seconds):
 def eager_run(argv, env):
     server = Server(argv, env)
     server.initialize()
-    t_init = time.perf_counter() - server.t0
+    t_init = server.received - server.t0
     tools = server.request("tools/list")["tools"]
-    t_list = time.perf_counter() - server.t0
+    t_list = server.received - server.t0
     t = time.perf_counter()
     again = server.request("tools/list")["tools"]
-    t_relist = time.perf_counter() - t
+    t_relist = server.received - t
     server.close()
     if len(again) != len(tools):
         raise SystemExit("the repeat list differs from the first")
@@ -101,7 +106,7 @@ def search_run(argv, env, query):
         raise SystemExit("the progressive server does not list ToolSearch")
     t = time.perf_counter()
     result = server.request("tools/call", {"name": "ToolSearch", "arguments": {"query": query}})
-    t_search = time.perf_counter() - t
+    t_search = server.received - t
     if result.get("isError"):
         raise SystemExit(f"ToolSearch failed: {result}")
     grown = server.request("tools/list")["tools"]

@@ -335,7 +335,10 @@ fn egress_reports_what_the_model_sees_per_tool() {
 
 #[test]
 fn import_openapi_writes_a_pack_that_passes_check() {
-    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/openapi/notion.json");
+    let spec = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/openapi/notion.json"
+    );
     if !std::path::Path::new(spec).exists() {
         panic!("{spec} is missing: the shared OpenAPI documents must sit beside the repository");
     }
@@ -344,7 +347,9 @@ fn import_openapi_writes_a_pack_that_passes_check() {
     let pack = dir.join("notion.yaml");
     let file = pack.display().to_string();
     let (code, _out, err) = run_cli(
-        &["import", "openapi", spec, "--pack", "notion", "--output", &file],
+        &[
+            "import", "openapi", spec, "--pack", "notion", "--output", &file,
+        ],
         &[],
     );
     assert_eq!(code, 0, "{err}");
@@ -355,7 +360,15 @@ fn import_openapi_writes_a_pack_that_passes_check() {
 
     // Only some operations, by id: the rest are not imported.
     let (code, out, err) = run_cli(
-        &["import", "openapi", spec, "--pack", "notion", "--ops", "retrieveABlock"],
+        &[
+            "import",
+            "openapi",
+            spec,
+            "--pack",
+            "notion",
+            "--ops",
+            "retrieveABlock",
+        ],
         &[],
     );
     assert_eq!(code, 0, "{err}");
@@ -366,7 +379,13 @@ fn import_openapi_writes_a_pack_that_passes_check() {
     let bad = dir.join("bad.json");
     std::fs::write(&bad, "{\"openapi\": \"3.0.0\", \"info\": {}}").unwrap();
     let (code, _out, err) = run_cli(
-        &["import", "openapi", &bad.display().to_string(), "--pack", "x"],
+        &[
+            "import",
+            "openapi",
+            &bad.display().to_string(),
+            "--pack",
+            "x",
+        ],
         &[],
     );
     assert_eq!(code, 1, "{err}");

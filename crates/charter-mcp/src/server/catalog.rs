@@ -80,10 +80,11 @@ impl Catalog {
         }
     }
 
-    /// Parses every entry not parsed yet, in declaration order, and reports the first schema
-    /// that is not a JSON object (none is, for tables the pack compiler built).
+    /// Parses every entry not parsed yet and reports the first schema that is not a JSON object
+    /// (none is, for tables the pack compiler built). It goes last to first: a list that runs
+    /// meanwhile parses first to last, so the two meet once instead of queueing on each other.
     pub(crate) fn warm(&self) -> Result<(), DeclarationError> {
-        for entry in &self.entries {
+        for entry in self.entries.iter().rev() {
             entry.tool()?;
         }
         Ok(())

@@ -180,6 +180,7 @@ impl McpServer {
         let spawned = std::thread::Builder::new()
             .name("charter-schemas".to_owned())
             .spawn(move || {
+                lower_priority();
                 if let Err(error) = shared.catalog.warm() {
                     tracing::error!(%error, "a tool schema cannot be served");
                 }
@@ -293,6 +294,17 @@ impl McpServer {
     /// A fresh handler for one connection.
     pub(crate) fn connection(&self) -> Connection {
         Connection::new(self.shared.clone())
+    }
+}
+
+/// Parsing ahead of use should only take a core nobody else wants: on a busy machine the thread
+/// answering `initialize` goes first (a list that needs a schema not parsed yet parses it).
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority only reads its arguments; on Linux, PRIO_PROCESS with who = 0 sets the
+    // nice value of the calling thread alone. A failure leaves the priority as it was.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
     }
 }
 
