@@ -9,7 +9,8 @@ For one server command it measures, over N runs (fresh process each run), the me
   list    spawn -> first full tools/list response (eager server)
   relist  one repeat tools/list round trip
   search  one ToolSearch round trip (a --progressive server: `select:` of one tool)
-and the peak RSS (max resident set size) of an eager server that answered initialize,
+the CPU time (user + system) the eager server process used for all of that, which the
+machine's load does not inflate, and the peak RSS (max resident set size) of an eager server that answered initialize,
 two lists and exited, measured with /usr/bin/time -v.
 
 Output: one JSON object on stdout.
@@ -71,12 +72,11 @@ class Server:
         return result
 
     def close(self):
+        """Closes stdin, reaps the server and returns the CPU time it used (user + system, s)."""
         self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        _, status, usage = os.wait4(self.proc.pid, 0)
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        return usage.ru_utime + usage.ru_stime
 
 
 def ms(seconds):
@@ -92,10 +92,10 @@ def eager_run(argv, env):
     t = time.perf_counter()
     again = server.request("tools/list")["tools"]
     t_relist = server.received - t
-    server.close()
+    cpu = server.close()
     if len(again) != len(tools):
         raise SystemExit("the repeat list differs from the first")
-    return t_init, t_list, t_relist, len(tools), len(json.dumps(tools))
+    return t_init, t_list, t_relist, cpu, len(tools), len(json.dumps(tools))
 
 
 def search_run(argv, env, query):
@@ -146,13 +146,14 @@ def main():
     eager_run(eager, env)
     search_run(progressive, env, args.query)
 
-    inits, lists, relists, searches = [], [], [], []
+    inits, lists, relists, cpus, searches = [], [], [], [], []
     tools = size = 0
     for _ in range(args.runs):
-        t_init, t_list, t_relist, tools, size = eager_run(eager, env)
+        t_init, t_list, t_relist, cpu, tools, size = eager_run(eager, env)
         inits.append(t_init)
         lists.append(t_list)
         relists.append(t_relist)
+        cpus.append(cpu)
         searches.append(search_run(progressive, env, args.query))
     rss = [peak_rss_kib(eager, env) for _ in range(args.rss_runs)]
     print(
@@ -165,6 +166,7 @@ def main():
                 "list_ms": ms(statistics.median(lists)),
                 "relist_ms": ms(statistics.median(relists)),
                 "search_ms": ms(statistics.median(searches)),
+                "cpu_ms": ms(statistics.median(cpus)),
                 "rss_mib": statistics.median(rss) / 1024.0,
             }
         )
