@@ -1,8 +1,9 @@
 //! The MCP server (SPEC §9): a session's tools, with annotations, over stdio or streamable HTTP.
 //!
 //! One [`McpServer`] is built per process from the static tables. It parses every schema text
-//! once into the `Arc<JsonObject>` rmcp wants ([`catalog`]) and shares that across connections,
-//! so answering `tools/list` only clones `Arc`s. Each connection (a stdio pipe, or an MCP
+//! once into the `Arc<JsonObject>` rmcp wants (`catalog`: on a background thread as serving
+//! starts, or on first use, never before `initialize` is answered) and shares that across
+//! connections, so answering `tools/list` only clones `Arc`s. Each connection (a stdio pipe, or an MCP
 //! session over HTTP) gets its own [`ToolSession`](charter_runtime::ToolSession): what one
 //! conversation has loaded never leaks into another.
 //!
