@@ -2,11 +2,13 @@
 # Whole-process MCP benchmark: charter (this workspace, release build) against the Python
 # library it descends from, charter-ai 0.5.2 (PyPI), on the same steps with the same driver.
 #
-#   bench/mcp.sh            # 20 runs each (RUNS=50 bench/mcp.sh for more)
+#   bench/mcp.sh                        # every shipped pack, 20 runs each
+#   RUNS=50 PACKS=github,stripe bench/mcp.sh   # more runs, fewer packs
 #
 # Steps (medians over RUNS fresh processes): spawn -> initialize, spawn -> first full
 # tools/list (eager), one repeat tools/list, one ToolSearch round trip (--progressive,
-# `select:` of one github issues tool), and peak RSS of an eager server (/usr/bin/time -v).
+# `select:` of one github issues tool), the CPU time the eager server used for initialize and two
+# lists (not inflated by a busy machine), and peak RSS of an eager server (/usr/bin/time -v).
 # Ours serves every shipped pack; the Python library serves the same pack labels (those it has).
 # Its packs hold more tools than ours, so the table prints both tool counts and list sizes:
 # compare per step, not per tool.
@@ -31,10 +33,10 @@ PY_SERVER="$VENV/bin/charter-mcp"
 
 # Every shipped pack of ours, and the same labels in the Python library (those it has).
 TOOLS_JSON="$("$CHARTER" tools --json)"
-RUST_PACKS="$(python3 -c 'import json,sys; ps=[]
+RUST_PACKS="${PACKS:-$(python3 -c 'import json,sys; ps=[]
 for t in json.load(sys.stdin):
     ps.append(t["pack"]) if t["pack"] not in ps else None
-print(",".join(ps))' <<<"$TOOLS_JSON")"
+print(",".join(ps))' <<<"$TOOLS_JSON")}"
 PY_ALL="$("$VENV/bin/python" -c 'from charter.mcp import PACKS; print(",".join(PACKS))')"
 PY_PACKS="$(python3 -c 'import sys; ours=sys.argv[1].split(","); py=sys.argv[2].split(",")
 print(",".join(p for p in ours if p in py))' "$RUST_PACKS" "$PY_ALL")"
@@ -73,6 +75,7 @@ rows = [
     ("spawn -> first full tools/list", "list_ms", "ms", 25),
     ("repeat tools/list", "relist_ms", "ms", None),
     ("ToolSearch round trip", "search_ms", "ms", None),
+    ("server CPU time (init + 2 lists)", "cpu_ms", "ms", None),
     ("peak RSS (eager, 2 lists)", "rss_mib", "MiB", 20),
 ]
 for label, key, unit, target in rows:

@@ -3,12 +3,14 @@
 
 Used by bench/mcp.sh for both servers, so both are timed by the same client code.
 
-For one server command it measures, over N runs (fresh process each run), the median of:
+For one server command it measures, over N runs (fresh process each run), the median of
+(each taken when the response's last byte has been read, before this driver decodes it):
   init    spawn -> initialize response
   list    spawn -> first full tools/list response (eager server)
   relist  one repeat tools/list round trip
   search  one ToolSearch round trip (a --progressive server: `select:` of one tool)
-and the peak RSS (max resident set size) of an eager server that answered initialize,
+the CPU time (user + system) the eager server process used for all of that, which the
+machine's load does not inflate, and the peak RSS (max resident set size) of an eager server that answered initialize,
 two lists and exited, measured with /usr/bin/time -v.
 
 Output: one JSON object on stdout.
@@ -40,7 +42,10 @@ class Server:
         self.proc.stdin.flush()
 
     def request(self, method, params=None):
-        """Sends a request and waits for its response (notifications in between are skipped)."""
+        """Sends a request and waits for its response (notifications in between are skipped).
+
+        Sets `self.received` to the time the response's last byte was read, before the client
+        decodes it: the steps time the server and the pipe, not this driver's JSON decoding."""
         rid = self.next_id
         self.next_id += 1
         message = {"jsonrpc": "2.0", "id": rid, "method": method}
@@ -49,6 +54,7 @@ class Server:
         self.send(message)
         while True:
             line = self.proc.stdout.readline()
+            self.received = time.perf_counter()
             if not line:
                 raise SystemExit(f"server closed stdout while waiting for {method}")
             reply = json.loads(line)
@@ -66,12 +72,11 @@ class Server:
         return result
 
     def close(self):
+        """Closes stdin, reaps the server and returns the CPU time it used (user + system, s)."""
         self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        _, status, usage = os.wait4(self.proc.pid, 0)
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        return usage.ru_utime + usage.ru_stime
 
 
 def ms(seconds):
@@ -81,16 +86,16 @@ def ms(seconds):
 def eager_run(argv, env):
     server = Server(argv, env)
     server.initialize()
-    t_init = time.perf_counter() - server.t0
+    t_init = server.received - server.t0
     tools = server.request("tools/list")["tools"]
-    t_list = time.perf_counter() - server.t0
+    t_list = server.received - server.t0
     t = time.perf_counter()
     again = server.request("tools/list")["tools"]
-    t_relist = time.perf_counter() - t
-    server.close()
+    t_relist = server.received - t
+    cpu = server.close()
     if len(again) != len(tools):
         raise SystemExit("the repeat list differs from the first")
-    return t_init, t_list, t_relist, len(tools), len(json.dumps(tools))
+    return t_init, t_list, t_relist, cpu, len(tools), len(json.dumps(tools))
 
 
 def search_run(argv, env, query):
@@ -101,7 +106,7 @@ def search_run(argv, env, query):
         raise SystemExit("the progressive server does not list ToolSearch")
     t = time.perf_counter()
     result = server.request("tools/call", {"name": "ToolSearch", "arguments": {"query": query}})
-    t_search = time.perf_counter() - t
+    t_search = server.received - t
     if result.get("isError"):
         raise SystemExit(f"ToolSearch failed: {result}")
     grown = server.request("tools/list")["tools"]
@@ -141,13 +146,14 @@ def main():
     eager_run(eager, env)
     search_run(progressive, env, args.query)
 
-    inits, lists, relists, searches = [], [], [], []
+    inits, lists, relists, cpus, searches = [], [], [], [], []
     tools = size = 0
     for _ in range(args.runs):
-        t_init, t_list, t_relist, tools, size = eager_run(eager, env)
+        t_init, t_list, t_relist, cpu, tools, size = eager_run(eager, env)
         inits.append(t_init)
         lists.append(t_list)
         relists.append(t_relist)
+        cpus.append(cpu)
         searches.append(search_run(progressive, env, args.query))
     rss = [peak_rss_kib(eager, env) for _ in range(args.rss_runs)]
     print(
@@ -160,6 +166,7 @@ def main():
                 "list_ms": ms(statistics.median(lists)),
                 "relist_ms": ms(statistics.median(relists)),
                 "search_ms": ms(statistics.median(searches)),
+                "cpu_ms": ms(statistics.median(cpus)),
                 "rss_mib": statistics.median(rss) / 1024.0,
             }
         )

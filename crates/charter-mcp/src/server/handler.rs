@@ -186,7 +186,10 @@ impl ServerHandler for Connection {
     ) -> Result<CallToolResponse, McpError> {
         let live = self.fresh(&context).await?;
         let session = &live.session;
-        let name = request.name.as_ref();
+        let CallToolRequestParams {
+            name, arguments, ..
+        } = request;
+        let name = name.as_ref();
         let offered = if name == TOOL_SEARCH {
             session.tool_search().is_some()
         } else {
@@ -202,7 +205,7 @@ impl ServerHandler for Connection {
                 None,
             ));
         }
-        let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
+        let arguments = Value::Object(arguments.unwrap_or_default());
         let before = session.generation();
         let ctx = &self.shared.options.context;
         let outcome = AssertUnwindSafe(session.dispatch(name, arguments, ctx))

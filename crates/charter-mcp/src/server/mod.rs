@@ -1,8 +1,9 @@
 //! The MCP server (SPEC §9): a session's tools, with annotations, over stdio or streamable HTTP.
 //!
 //! One [`McpServer`] is built per process from the static tables. It parses every schema text
-//! once into the `Arc<JsonObject>` rmcp wants ([`catalog`]) and shares that across connections,
-//! so answering `tools/list` only clones `Arc`s. Each connection (a stdio pipe, or an MCP
+//! once into the `Arc<JsonObject>` rmcp wants (`catalog`: on a background thread as serving
+//! starts, or on first use, never before `initialize` is answered) and shares that across
+//! connections, so answering `tools/list` only clones `Arc`s. Each connection (a stdio pipe, or an MCP
 //! session over HTTP) gets its own [`ToolSession`](charter_runtime::ToolSession): what one
 //! conversation has loaded never leaks into another.
 //!
@@ -17,6 +18,7 @@ mod handler;
 mod http;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use charter_runtime::CallContext;
 use charter_runtime::error::DeclarationError;
@@ -123,12 +125,14 @@ pub(crate) struct Shared {
     pub(crate) toolkits: Vec<Arc<dyn Toolkit>>,
     pub(crate) options: ServerOptions,
     pub(crate) catalog: Catalog,
+    /// Whether the background schema parse has been started.
+    warming: AtomicBool,
 }
 
 impl McpServer {
-    /// A server over these tables. Builds one session up front so a bad deployment (an empty
-    /// mode label, duplicate names, a schema that is not a JSON object) fails here, at start,
-    /// rather than on the first connection.
+    /// A server over these tables. Builds its sessions up front, so a bad deployment (an empty
+    /// mode label, duplicate names) fails here, at start, rather than on the first connection.
+    /// Schemas are parsed later (see [`McpServer::check_schemas`]).
     pub fn new(
         tables: &[&'static Table],
         options: ServerOptions,
@@ -153,15 +157,43 @@ impl McpServer {
         } else {
             None
         };
-        let catalog = Catalog::build(&tables, &eager, progressive.as_ref())?;
+        let catalog = Catalog::build(&tables, &eager, progressive.as_ref());
         Ok(Self {
             shared: Arc::new(Shared {
                 tables,
                 toolkits,
                 options,
                 catalog,
+                warming: AtomicBool::new(false),
             }),
         })
+    }
+
+    /// Parses every schema now (the server otherwise parses them on a background thread once it
+    /// starts serving, and on first use) and reports the first that is not a JSON object.
+    pub fn check_schemas(&self) -> Result<(), DeclarationError> {
+        self.shared.catalog.warm()
+    }
+
+    /// Starts parsing every schema on another thread, once per server: it runs while the first
+    /// client connects and initializes, so neither waits for it.
+    fn warm_in_background(&self) {
+        if self.shared.warming.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let shared = self.shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name("charter-schemas".to_owned())
+            .spawn(move || {
+                lower_priority();
+                if let Err(error) = shared.catalog.warm() {
+                    tracing::error!(%error, "a tool schema cannot be served");
+                }
+            });
+        if let Err(error) = spawned {
+            // Not fatal: every schema still parses on first use.
+            tracing::debug!(%error, "no thread to parse schemas ahead of use");
+        }
     }
 
     /// How many tools the server serves (`ToolSearch` not counted).
@@ -240,6 +272,7 @@ impl McpServer {
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
         use rmcp::ServiceExt;
+        self.warm_in_background();
         let running = self
             .connection()
             .serve((read, write))
@@ -259,12 +292,24 @@ impl McpServer {
         addr: &str,
         options: HttpOptions,
     ) -> Result<HttpServer, ServeError> {
+        self.warm_in_background();
         http::bind(self.clone(), addr, options).await
     }
 
     /// A fresh handler for one connection.
     pub(crate) fn connection(&self) -> Connection {
         Connection::new(self.shared.clone())
+    }
+}
+
+/// Parsing ahead of use should only take a core nobody else wants: on a busy machine the thread
+/// answering `initialize` goes first (a list that needs a schema not parsed yet parses it).
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority only reads its arguments; on Linux, PRIO_PROCESS with who = 0 sets the
+    // nice value of the calling thread alone. A failure leaves the priority as it was.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
     }
 }
 
