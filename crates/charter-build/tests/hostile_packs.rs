@@ -187,3 +187,27 @@ fn strings_that_would_break_generated_rust_stay_data() {
     no_panic(code.parse().expect("tokens"));
     assert!(code.contains("pwned"), "the text is kept, as data");
 }
+
+/// Found by the `openapi_import` fuzz target: a path parameter whose name is not the
+/// placeholder's, but cleans up to it, was taken for it and then dropped, leaving `{b}` without
+/// a parameter: the imported pack failed the checker.
+#[test]
+fn an_imported_path_parameter_named_unlike_its_placeholder_still_gives_a_valid_pack() {
+    let doc = r#"openapi: 3.1.0
+info: {title: Min, version: "1"}
+servers: [{url: "https://x.example"}]
+paths:
+  /a/{b}/c:
+    get:
+      operationId: abc
+      parameters:
+        - {name: "b|||", in: path, required: true, schema: {type: string}}
+"#;
+    let out =
+        charter_build::openapi::import(doc, &charter_build::openapi::ImportOptions::new("fuzz"))
+            .expect("imports");
+    assert_eq!(out.tools, 1);
+    if let Err(diags) = load_str("imported.yaml", &out.yaml) {
+        panic!("{diags:?}\n{}", out.yaml);
+    }
+}

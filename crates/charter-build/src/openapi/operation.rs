@@ -443,10 +443,11 @@ pub(crate) fn build(
     // The URL template against the path parameters.
     for raw_name in &holders {
         let bare = raw_name.trim_start_matches('+');
-        let found = params.iter().position(|p| {
-            p.location == In::Path
-                && (p.wire.as_deref().unwrap_or(&p.name) == bare || p.name == bare)
-        });
+        // By the name on the wire only, as the placeholders are replaced below: a parameter
+        // whose cleaned-up name happens to equal the placeholder (`b|x` becomes `b`) is not it.
+        let found = params
+            .iter()
+            .position(|p| p.location == In::Path && p.wire.as_deref().unwrap_or(&p.name) == bare);
         if found.is_none() {
             let pretty = {
                 let n = names::property(bare);
