@@ -211,3 +211,27 @@ paths:
         panic!("{diags:?}\n{}", out.yaml);
     }
 }
+
+/// Found by the `openapi_import` fuzz target: a path parameter of an unknown type (read as any
+/// value, then declared as a string) kept its numeric default, which the checker refuses.
+#[test]
+fn an_imported_path_parameter_of_unknown_type_drops_a_default_that_is_not_a_string() {
+    let doc = r#"openapi: 3.1.0
+info: {title: Min, version: "1"}
+servers: [{url: "https://x.example"}]
+paths:
+  /a/{b}/c:
+    get:
+      operationId: abc
+      parameters:
+        - {name: b, in: path, required: true, schema: {type: intege2, default: 0}}
+        - {name: X-Mode, in: header, schema: {type: strnig, default: [1]}}
+"#;
+    let out =
+        charter_build::openapi::import(doc, &charter_build::openapi::ImportOptions::new("fuzz"))
+            .expect("imports");
+    assert_eq!(out.tools, 1);
+    if let Err(diags) = load_str("imported.yaml", &out.yaml) {
+        panic!("{diags:?}\n{}", out.yaml);
+    }
+}

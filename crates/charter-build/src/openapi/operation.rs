@@ -350,6 +350,10 @@ pub(crate) fn build(
             In::Path | In::Header => {
                 if shape.kind == Kind::Any {
                     shape.kind = Kind::String;
+                    // A default that fit "any value" may not fit a string.
+                    if shape.default.as_ref().is_some_and(|d| !d.is_string()) {
+                        shape.default = None;
+                    }
                 } else if !shape.is_scalar() {
                     note(
                         &mut issues,
