@@ -235,3 +235,22 @@ paths:
         panic!("{diags:?}\n{}", out.yaml);
     }
 }
+
+/// Found by the `openapi_import` fuzz target: a body property named `""` became a field with an
+/// empty wire name, which the checker refuses.
+#[test]
+fn an_imported_property_without_a_name_is_left_out() {
+    let doc = r#"{"openapi": "3.0.3", "info": {"title": "T", "version": "1"},
+      "servers": [{"url": "https://api.example.com"}],
+      "paths": {"/things": {"put": {"operationId": "putThing", "requestBody": {"content": {
+        "application/json": {"schema": {"type": "object", "properties": {
+          "": {"type": "string"}, " ": {"type": "integer"}, "a": {"type": "string"}}}}}}}}}}"#;
+    let out =
+        charter_build::openapi::import(doc, &charter_build::openapi::ImportOptions::new("fuzz"))
+            .expect("imports");
+    assert_eq!(out.tools, 1);
+    if let Err(diags) = load_str("imported.yaml", &out.yaml) {
+        panic!("{diags:?}\n{}", out.yaml);
+    }
+    assert!(out.yaml.contains("      a:"), "{}", out.yaml);
+}
