@@ -10,6 +10,17 @@ fn feature_on(label: &str) -> Option<bool> {
     match label {
         "github" => Some(cfg!(feature = "pack-github")),
         "stripe" => Some(cfg!(feature = "pack-stripe")),
+        "linear" => Some(cfg!(feature = "pack-linear")),
+        "firecrawl" => Some(cfg!(feature = "pack-firecrawl")),
+        "tavily" => Some(cfg!(feature = "pack-tavily")),
+        "gmail" => Some(cfg!(feature = "pack-gmail")),
+        "gcalendar" => Some(cfg!(feature = "pack-gcalendar")),
+        "gdrive" => Some(cfg!(feature = "pack-gdrive")),
+        "gsheets" => Some(cfg!(feature = "pack-gsheets")),
+        "slack" => Some(cfg!(feature = "pack-slack")),
+        "notion" => Some(cfg!(feature = "pack-notion")),
+        "gdocs" => Some(cfg!(feature = "pack-gdocs")),
+        "gforms" => Some(cfg!(feature = "pack-gforms")),
         _ => None,
     }
 }

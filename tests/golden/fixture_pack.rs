@@ -125,74 +125,12 @@ pub mod tracker {
                 views: &[
                     View {
                         key: ViewKey::Default,
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100},"internal_score":{"type":"number","description":"Minimum triage score.","minimum":-1.5}},"required":["project"],"additionalProperties":false}"#,
+                        schema: ISSUES_LIST_0_SCHEMA,
                         tokens: 162,
                         active: &[],
                         widest: true,
-                        paths: &[
-                            PathCost {
-                                path: "labels",
-                                depth: 1,
-                                saves: 28,
-                            },
-                            PathCost {
-                                path: "state",
-                                depth: 1,
-                                saves: 28,
-                            },
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 24,
-                            },
-                            PathCost {
-                                path: "page",
-                                depth: 1,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "per_page",
-                                depth: 1,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "internal_score",
-                                depth: 1,
-                                saves: 22,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 105),
-                                required: Some((596, 619)),
-                            },
-                            PropSpan {
-                                name: "labels",
-                                property: (104, 214),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "state",
-                                property: (214, 326),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "page",
-                                property: (326, 417),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "per_page",
-                                property: (417, 507),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "internal_score",
-                                property: (507, 595),
-                                required: None,
-                            },
-                        ],
+                        paths: ISSUES_LIST_0_PATHS,
+                        spans: ISSUES_LIST_0_SPANS,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -257,74 +195,12 @@ pub mod tracker {
                     },
                     View {
                         key: ViewKey::Label("pro"),
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100},"internal_score":{"type":"number","description":"Minimum triage score.","minimum":-1.5}},"required":["project"],"additionalProperties":false}"#,
+                        schema: ISSUES_LIST_0_SCHEMA,
                         tokens: 162,
                         active: &["pro"],
                         widest: false,
-                        paths: &[
-                            PathCost {
-                                path: "labels",
-                                depth: 1,
-                                saves: 28,
-                            },
-                            PathCost {
-                                path: "state",
-                                depth: 1,
-                                saves: 28,
-                            },
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 24,
-                            },
-                            PathCost {
-                                path: "page",
-                                depth: 1,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "per_page",
-                                depth: 1,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "internal_score",
-                                depth: 1,
-                                saves: 22,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 105),
-                                required: Some((596, 619)),
-                            },
-                            PropSpan {
-                                name: "labels",
-                                property: (104, 214),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "state",
-                                property: (214, 326),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "page",
-                                property: (326, 417),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "per_page",
-                                property: (417, 507),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "internal_score",
-                                property: (507, 595),
-                                required: None,
-                            },
-                        ],
+                        paths: ISSUES_LIST_0_PATHS,
+                        spans: ISSUES_LIST_0_SPANS,
                     },
                 ],
                 search: SearchData {
@@ -919,165 +795,21 @@ pub mod tracker {
                 views: &[
                     View {
                         key: ViewKey::Default,
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#,
+                        schema: ISSUES_UPDATE_0_SCHEMA,
                         tokens: 192,
                         active: &["update"],
                         widest: false,
-                        paths: &[
-                            PathCost {
-                                path: "extra",
-                                depth: 1,
-                                saves: 73,
-                            },
-                            PathCost {
-                                path: "reason",
-                                depth: 1,
-                                saves: 27,
-                            },
-                            PathCost {
-                                path: "extra.gte",
-                                depth: 2,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "number",
-                                depth: 1,
-                                saves: 21,
-                            },
-                            PathCost {
-                                path: "state",
-                                depth: 1,
-                                saves: 20,
-                            },
-                            PathCost {
-                                path: "extra.lt",
-                                depth: 2,
-                                saves: 20,
-                            },
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 18,
-                            },
-                            PathCost {
-                                path: "title",
-                                depth: 1,
-                                saves: 14,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((712, 722)),
-                            },
-                            PropSpan {
-                                name: "number",
-                                property: (91, 165),
-                                required: Some((721, 730)),
-                            },
-                            PropSpan {
-                                name: "title",
-                                property: (165, 222),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "state",
-                                property: (222, 304),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "reason",
-                                property: (304, 405),
-                                required: Some((730, 739)),
-                            },
-                            PropSpan {
-                                name: "extra",
-                                property: (405, 698),
-                                required: None,
-                            },
-                        ],
+                        paths: ISSUES_UPDATE_0_PATHS,
+                        spans: ISSUES_UPDATE_0_SPANS,
                     },
                     View {
                         key: ViewKey::Unmatched,
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#,
+                        schema: ISSUES_UPDATE_0_SCHEMA,
                         tokens: 192,
                         active: &["update"],
                         widest: false,
-                        paths: &[
-                            PathCost {
-                                path: "extra",
-                                depth: 1,
-                                saves: 73,
-                            },
-                            PathCost {
-                                path: "reason",
-                                depth: 1,
-                                saves: 27,
-                            },
-                            PathCost {
-                                path: "extra.gte",
-                                depth: 2,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "number",
-                                depth: 1,
-                                saves: 21,
-                            },
-                            PathCost {
-                                path: "state",
-                                depth: 1,
-                                saves: 20,
-                            },
-                            PathCost {
-                                path: "extra.lt",
-                                depth: 2,
-                                saves: 20,
-                            },
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 18,
-                            },
-                            PathCost {
-                                path: "title",
-                                depth: 1,
-                                saves: 14,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((712, 722)),
-                            },
-                            PropSpan {
-                                name: "number",
-                                property: (91, 165),
-                                required: Some((721, 730)),
-                            },
-                            PropSpan {
-                                name: "title",
-                                property: (165, 222),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "state",
-                                property: (222, 304),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "reason",
-                                property: (304, 405),
-                                required: Some((730, 739)),
-                            },
-                            PropSpan {
-                                name: "extra",
-                                property: (405, 698),
-                                required: None,
-                            },
-                        ],
+                        paths: ISSUES_UPDATE_0_PATHS,
+                        spans: ISSUES_UPDATE_0_SPANS,
                     },
                     View {
                         key: ViewKey::Label("pro"),
@@ -1172,84 +904,12 @@ pub mod tracker {
                     },
                     View {
                         key: ViewKey::Label("update"),
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#,
+                        schema: ISSUES_UPDATE_0_SCHEMA,
                         tokens: 192,
                         active: &["update"],
                         widest: false,
-                        paths: &[
-                            PathCost {
-                                path: "extra",
-                                depth: 1,
-                                saves: 73,
-                            },
-                            PathCost {
-                                path: "reason",
-                                depth: 1,
-                                saves: 27,
-                            },
-                            PathCost {
-                                path: "extra.gte",
-                                depth: 2,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "number",
-                                depth: 1,
-                                saves: 21,
-                            },
-                            PathCost {
-                                path: "state",
-                                depth: 1,
-                                saves: 20,
-                            },
-                            PathCost {
-                                path: "extra.lt",
-                                depth: 2,
-                                saves: 20,
-                            },
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 18,
-                            },
-                            PathCost {
-                                path: "title",
-                                depth: 1,
-                                saves: 14,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((712, 722)),
-                            },
-                            PropSpan {
-                                name: "number",
-                                property: (91, 165),
-                                required: Some((721, 730)),
-                            },
-                            PropSpan {
-                                name: "title",
-                                property: (165, 222),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "state",
-                                property: (222, 304),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "reason",
-                                property: (304, 405),
-                                required: Some((730, 739)),
-                            },
-                            PropSpan {
-                                name: "extra",
-                                property: (405, 698),
-                                required: None,
-                            },
-                        ],
+                        paths: ISSUES_UPDATE_0_PATHS,
+                        spans: ISSUES_UPDATE_0_SPANS,
                     },
                 ],
                 search: SearchData {
@@ -1311,85 +971,21 @@ pub mod tracker {
                 views: &[
                     View {
                         key: ViewKey::Default,
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"type":"string","description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"],"additionalProperties":false}"#,
+                        schema: ISSUES_LOCK_0_SCHEMA,
                         tokens: 87,
                         active: &[],
                         widest: true,
-                        paths: &[
-                            PathCost {
-                                path: "lock_reason",
-                                depth: 1,
-                                saves: 33,
-                            },
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 18,
-                            },
-                            PathCost {
-                                path: "number",
-                                depth: 1,
-                                saves: 18,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((299, 309)),
-                            },
-                            PropSpan {
-                                name: "number",
-                                property: (91, 153),
-                                required: Some((308, 317)),
-                            },
-                            PropSpan {
-                                name: "lock_reason",
-                                property: (153, 285),
-                                required: None,
-                            },
-                        ],
+                        paths: ISSUES_LOCK_0_PATHS,
+                        spans: ISSUES_LOCK_0_SPANS,
                     },
                     View {
                         key: ViewKey::Unmatched,
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"type":"string","description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"],"additionalProperties":false}"#,
+                        schema: ISSUES_LOCK_0_SCHEMA,
                         tokens: 87,
                         active: &[],
                         widest: false,
-                        paths: &[
-                            PathCost {
-                                path: "lock_reason",
-                                depth: 1,
-                                saves: 33,
-                            },
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 18,
-                            },
-                            PathCost {
-                                path: "number",
-                                depth: 1,
-                                saves: 18,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((299, 309)),
-                            },
-                            PropSpan {
-                                name: "number",
-                                property: (91, 153),
-                                required: Some((308, 317)),
-                            },
-                            PropSpan {
-                                name: "lock_reason",
-                                property: (153, 285),
-                                required: None,
-                            },
-                        ],
+                        paths: ISSUES_LOCK_0_PATHS,
+                        spans: ISSUES_LOCK_0_SPANS,
                     },
                 ],
                 search: SearchData {
@@ -1435,65 +1031,21 @@ pub mod tracker {
                 views: &[
                     View {
                         key: ViewKey::Default,
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+                        schema: ISSUES_DELETE_0_SCHEMA,
                         tokens: 54,
                         active: &[],
                         widest: true,
-                        paths: &[
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 18,
-                            },
-                            PathCost {
-                                path: "number",
-                                depth: 1,
-                                saves: 18,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((167, 177)),
-                            },
-                            PropSpan {
-                                name: "number",
-                                property: (91, 153),
-                                required: Some((176, 185)),
-                            },
-                        ],
+                        paths: ISSUES_DELETE_0_PATHS,
+                        spans: ISSUES_DELETE_0_SPANS,
                     },
                     View {
                         key: ViewKey::Unmatched,
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+                        schema: ISSUES_DELETE_0_SCHEMA,
                         tokens: 54,
                         active: &[],
                         widest: false,
-                        paths: &[
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 18,
-                            },
-                            PathCost {
-                                path: "number",
-                                depth: 1,
-                                saves: 18,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((167, 177)),
-                            },
-                            PropSpan {
-                                name: "number",
-                                property: (91, 153),
-                                required: Some((176, 185)),
-                            },
-                        ],
+                        paths: ISSUES_DELETE_0_PATHS,
+                        spans: ISSUES_DELETE_0_SPANS,
                     },
                 ],
                 search: SearchData {
@@ -1548,85 +1100,21 @@ pub mod tracker {
                 views: &[
                     View {
                         key: ViewKey::Default,
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`."},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"],"additionalProperties":false}"#,
+                        schema: FILES_GET_0_SCHEMA,
                         tokens: 83,
                         active: &[],
                         widest: true,
-                        paths: &[
-                            PathCost {
-                                path: "if_none_match",
-                                depth: 1,
-                                saves: 26,
-                            },
-                            PathCost {
-                                path: "path",
-                                depth: 1,
-                                saves: 20,
-                            },
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 17,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((288, 298)),
-                            },
-                            PropSpan {
-                                name: "path",
-                                property: (91, 167),
-                                required: Some((297, 304)),
-                            },
-                            PropSpan {
-                                name: "if_none_match",
-                                property: (167, 274),
-                                required: None,
-                            },
-                        ],
+                        paths: FILES_GET_0_PATHS,
+                        spans: FILES_GET_0_SPANS,
                     },
                     View {
                         key: ViewKey::Unmatched,
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`."},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"],"additionalProperties":false}"#,
+                        schema: FILES_GET_0_SCHEMA,
                         tokens: 83,
                         active: &[],
                         widest: false,
-                        paths: &[
-                            PathCost {
-                                path: "if_none_match",
-                                depth: 1,
-                                saves: 26,
-                            },
-                            PathCost {
-                                path: "path",
-                                depth: 1,
-                                saves: 20,
-                            },
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 17,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((288, 298)),
-                            },
-                            PropSpan {
-                                name: "path",
-                                property: (91, 167),
-                                required: Some((297, 304)),
-                            },
-                            PropSpan {
-                                name: "if_none_match",
-                                property: (167, 274),
-                                required: None,
-                            },
-                        ],
+                        paths: FILES_GET_0_PATHS,
+                        spans: FILES_GET_0_SPANS,
                     },
                 ],
                 search: SearchData {
@@ -1673,65 +1161,21 @@ pub mod tracker {
                 views: &[
                     View {
                         key: ViewKey::Default,
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path."}},"required":["project","path"],"additionalProperties":false}"#,
+                        schema: FILES_EXISTS_0_SCHEMA,
                         tokens: 52,
                         active: &[],
                         widest: true,
-                        paths: &[
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 18,
-                            },
-                            PathCost {
-                                path: "path",
-                                depth: 1,
-                                saves: 16,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((161, 171)),
-                            },
-                            PropSpan {
-                                name: "path",
-                                property: (91, 147),
-                                required: Some((170, 177)),
-                            },
-                        ],
+                        paths: FILES_EXISTS_0_PATHS,
+                        spans: FILES_EXISTS_0_SPANS,
                     },
                     View {
                         key: ViewKey::Unmatched,
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path."}},"required":["project","path"],"additionalProperties":false}"#,
+                        schema: FILES_EXISTS_0_SCHEMA,
                         tokens: 52,
                         active: &[],
                         widest: false,
-                        paths: &[
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 18,
-                            },
-                            PathCost {
-                                path: "path",
-                                depth: 1,
-                                saves: 16,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((161, 171)),
-                            },
-                            PropSpan {
-                                name: "path",
-                                property: (91, 147),
-                                required: Some((170, 177)),
-                            },
-                        ],
+                        paths: FILES_EXISTS_0_PATHS,
+                        spans: FILES_EXISTS_0_SPANS,
                     },
                 ],
                 search: SearchData {
@@ -1859,185 +1303,21 @@ pub mod tracker {
                 views: &[
                     View {
                         key: ViewKey::Default,
-                        schema: r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}},"additionalProperties":false}},"required":["kind"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","oneOf":[{"type":"string","minLength":1},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"type":"string","enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page.","default":10,"minimum":1,"maximum":100}},"required":["filter"],"additionalProperties":false}"#,
+                        schema: EVENTS_SEARCH_0_SCHEMA,
                         tokens: 301,
                         active: &[],
                         widest: true,
-                        paths: &[
-                            PathCost {
-                                path: "filter",
-                                depth: 1,
-                                saves: 173,
-                            },
-                            PathCost {
-                                path: "filter.created",
-                                depth: 2,
-                                saves: 72,
-                            },
-                            PathCost {
-                                path: "filter.actor",
-                                depth: 2,
-                                saves: 42,
-                            },
-                            PathCost {
-                                path: "value",
-                                depth: 1,
-                                saves: 33,
-                            },
-                            PathCost {
-                                path: "expand",
-                                depth: 1,
-                                saves: 31,
-                            },
-                            PathCost {
-                                path: "filter.kind",
-                                depth: 2,
-                                saves: 28,
-                            },
-                            PathCost {
-                                path: "starting_after",
-                                depth: 1,
-                                saves: 25,
-                            },
-                            PathCost {
-                                path: "limit",
-                                depth: 1,
-                                saves: 25,
-                            },
-                            PathCost {
-                                path: "filter.created.gte",
-                                depth: 3,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "filter.created.lt",
-                                depth: 3,
-                                saves: 20,
-                            },
-                            PathCost {
-                                path: "filter.actor.login",
-                                depth: 3,
-                                saves: 15,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "filter",
-                                property: (31, 700),
-                                required: Some((1153, 1175)),
-                            },
-                            PropSpan {
-                                name: "value",
-                                property: (699, 832),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "expand",
-                                property: (832, 955),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "starting_after",
-                                property: (955, 1053),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "limit",
-                                property: (1053, 1152),
-                                required: None,
-                            },
-                        ],
+                        paths: EVENTS_SEARCH_0_PATHS,
+                        spans: EVENTS_SEARCH_0_SPANS,
                     },
                     View {
                         key: ViewKey::Unmatched,
-                        schema: r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}},"additionalProperties":false}},"required":["kind"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","oneOf":[{"type":"string","minLength":1},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"type":"string","enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page.","default":10,"minimum":1,"maximum":100}},"required":["filter"],"additionalProperties":false}"#,
+                        schema: EVENTS_SEARCH_0_SCHEMA,
                         tokens: 301,
                         active: &[],
                         widest: false,
-                        paths: &[
-                            PathCost {
-                                path: "filter",
-                                depth: 1,
-                                saves: 173,
-                            },
-                            PathCost {
-                                path: "filter.created",
-                                depth: 2,
-                                saves: 72,
-                            },
-                            PathCost {
-                                path: "filter.actor",
-                                depth: 2,
-                                saves: 42,
-                            },
-                            PathCost {
-                                path: "value",
-                                depth: 1,
-                                saves: 33,
-                            },
-                            PathCost {
-                                path: "expand",
-                                depth: 1,
-                                saves: 31,
-                            },
-                            PathCost {
-                                path: "filter.kind",
-                                depth: 2,
-                                saves: 28,
-                            },
-                            PathCost {
-                                path: "starting_after",
-                                depth: 1,
-                                saves: 25,
-                            },
-                            PathCost {
-                                path: "limit",
-                                depth: 1,
-                                saves: 25,
-                            },
-                            PathCost {
-                                path: "filter.created.gte",
-                                depth: 3,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "filter.created.lt",
-                                depth: 3,
-                                saves: 20,
-                            },
-                            PathCost {
-                                path: "filter.actor.login",
-                                depth: 3,
-                                saves: 15,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "filter",
-                                property: (31, 700),
-                                required: Some((1153, 1175)),
-                            },
-                            PropSpan {
-                                name: "value",
-                                property: (699, 832),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "expand",
-                                property: (832, 955),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "starting_after",
-                                property: (955, 1053),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "limit",
-                                property: (1053, 1152),
-                                required: None,
-                            },
-                        ],
+                        paths: EVENTS_SEARCH_0_PATHS,
+                        spans: EVENTS_SEARCH_0_SPANS,
                     },
                 ],
                 search: SearchData {
@@ -2083,65 +1363,21 @@ pub mod tracker {
                 views: &[
                     View {
                         key: ViewKey::Default,
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+                        schema: ISSUE_GRAPH_0_SCHEMA,
                         tokens: 54,
                         active: &[],
                         widest: true,
-                        paths: &[
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 18,
-                            },
-                            PathCost {
-                                path: "number",
-                                depth: 1,
-                                saves: 18,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((167, 177)),
-                            },
-                            PropSpan {
-                                name: "number",
-                                property: (91, 153),
-                                required: Some((176, 185)),
-                            },
-                        ],
+                        paths: ISSUE_GRAPH_0_PATHS,
+                        spans: ISSUE_GRAPH_0_SPANS,
                     },
                     View {
                         key: ViewKey::Unmatched,
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+                        schema: ISSUE_GRAPH_0_SCHEMA,
                         tokens: 54,
                         active: &[],
                         widest: false,
-                        paths: &[
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 18,
-                            },
-                            PathCost {
-                                path: "number",
-                                depth: 1,
-                                saves: 18,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((167, 177)),
-                            },
-                            PropSpan {
-                                name: "number",
-                                property: (91, 153),
-                                required: Some((176, 185)),
-                            },
-                        ],
+                        paths: ISSUE_GRAPH_0_PATHS,
+                        spans: ISSUE_GRAPH_0_SPANS,
                     },
                 ],
                 search: SearchData {
@@ -2284,6 +1520,384 @@ pub mod tracker {
         timeout_ms: None,
         max_redirects: 0,
     };
+    /// Shared by the views of `tracker_issues_list` that show the same fields.
+    const ISSUES_LIST_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100},"internal_score":{"type":"number","description":"Minimum triage score.","minimum":-1.5}},"required":["project"],"additionalProperties":false}"#;
+    const ISSUES_LIST_0_PATHS: &[PathCost] = &[
+        PathCost {
+            path: "labels",
+            depth: 1,
+            saves: 28,
+        },
+        PathCost {
+            path: "state",
+            depth: 1,
+            saves: 28,
+        },
+        PathCost {
+            path: "project",
+            depth: 1,
+            saves: 24,
+        },
+        PathCost {
+            path: "page",
+            depth: 1,
+            saves: 23,
+        },
+        PathCost {
+            path: "per_page",
+            depth: 1,
+            saves: 23,
+        },
+        PathCost {
+            path: "internal_score",
+            depth: 1,
+            saves: 22,
+        },
+    ];
+    const ISSUES_LIST_0_SPANS: &[PropSpan] = &[
+        PropSpan {
+            name: "project",
+            property: (31, 105),
+            required: Some((596, 619)),
+        },
+        PropSpan {
+            name: "labels",
+            property: (104, 214),
+            required: None,
+        },
+        PropSpan {
+            name: "state",
+            property: (214, 326),
+            required: None,
+        },
+        PropSpan {
+            name: "page",
+            property: (326, 417),
+            required: None,
+        },
+        PropSpan {
+            name: "per_page",
+            property: (417, 507),
+            required: None,
+        },
+        PropSpan {
+            name: "internal_score",
+            property: (507, 595),
+            required: None,
+        },
+    ];
+    /// Shared by the views of `tracker_issues_update` that show the same fields.
+    const ISSUES_UPDATE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#;
+    const ISSUES_UPDATE_0_PATHS: &[PathCost] = &[
+        PathCost {
+            path: "extra",
+            depth: 1,
+            saves: 73,
+        },
+        PathCost {
+            path: "reason",
+            depth: 1,
+            saves: 27,
+        },
+        PathCost {
+            path: "extra.gte",
+            depth: 2,
+            saves: 23,
+        },
+        PathCost {
+            path: "number",
+            depth: 1,
+            saves: 21,
+        },
+        PathCost {
+            path: "state",
+            depth: 1,
+            saves: 20,
+        },
+        PathCost {
+            path: "extra.lt",
+            depth: 2,
+            saves: 20,
+        },
+        PathCost {
+            path: "project",
+            depth: 1,
+            saves: 18,
+        },
+        PathCost {
+            path: "title",
+            depth: 1,
+            saves: 14,
+        },
+    ];
+    const ISSUES_UPDATE_0_SPANS: &[PropSpan] = &[
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((712, 722)),
+        },
+        PropSpan {
+            name: "number",
+            property: (91, 165),
+            required: Some((721, 730)),
+        },
+        PropSpan {
+            name: "title",
+            property: (165, 222),
+            required: None,
+        },
+        PropSpan {
+            name: "state",
+            property: (222, 304),
+            required: None,
+        },
+        PropSpan {
+            name: "reason",
+            property: (304, 405),
+            required: Some((730, 739)),
+        },
+        PropSpan {
+            name: "extra",
+            property: (405, 698),
+            required: None,
+        },
+    ];
+    /// Shared by the views of `tracker_issues_lock` that show the same fields.
+    const ISSUES_LOCK_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"type":"string","description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"],"additionalProperties":false}"#;
+    const ISSUES_LOCK_0_PATHS: &[PathCost] = &[
+        PathCost {
+            path: "lock_reason",
+            depth: 1,
+            saves: 33,
+        },
+        PathCost {
+            path: "project",
+            depth: 1,
+            saves: 18,
+        },
+        PathCost {
+            path: "number",
+            depth: 1,
+            saves: 18,
+        },
+    ];
+    const ISSUES_LOCK_0_SPANS: &[PropSpan] = &[
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((299, 309)),
+        },
+        PropSpan {
+            name: "number",
+            property: (91, 153),
+            required: Some((308, 317)),
+        },
+        PropSpan {
+            name: "lock_reason",
+            property: (153, 285),
+            required: None,
+        },
+    ];
+    /// Shared by the views of `tracker_issues_delete` that show the same fields.
+    const ISSUES_DELETE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#;
+    const ISSUES_DELETE_0_PATHS: &[PathCost] = &[
+        PathCost {
+            path: "project",
+            depth: 1,
+            saves: 18,
+        },
+        PathCost {
+            path: "number",
+            depth: 1,
+            saves: 18,
+        },
+    ];
+    const ISSUES_DELETE_0_SPANS: &[PropSpan] = &[
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((167, 177)),
+        },
+        PropSpan {
+            name: "number",
+            property: (91, 153),
+            required: Some((176, 185)),
+        },
+    ];
+    /// Shared by the views of `tracker_files_get` that show the same fields.
+    const FILES_GET_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`."},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"],"additionalProperties":false}"#;
+    const FILES_GET_0_PATHS: &[PathCost] = &[
+        PathCost {
+            path: "if_none_match",
+            depth: 1,
+            saves: 26,
+        },
+        PathCost {
+            path: "path",
+            depth: 1,
+            saves: 20,
+        },
+        PathCost {
+            path: "project",
+            depth: 1,
+            saves: 17,
+        },
+    ];
+    const FILES_GET_0_SPANS: &[PropSpan] = &[
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((288, 298)),
+        },
+        PropSpan {
+            name: "path",
+            property: (91, 167),
+            required: Some((297, 304)),
+        },
+        PropSpan {
+            name: "if_none_match",
+            property: (167, 274),
+            required: None,
+        },
+    ];
+    /// Shared by the views of `tracker_files_exists` that show the same fields.
+    const FILES_EXISTS_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path."}},"required":["project","path"],"additionalProperties":false}"#;
+    const FILES_EXISTS_0_PATHS: &[PathCost] = &[
+        PathCost {
+            path: "project",
+            depth: 1,
+            saves: 18,
+        },
+        PathCost {
+            path: "path",
+            depth: 1,
+            saves: 16,
+        },
+    ];
+    const FILES_EXISTS_0_SPANS: &[PropSpan] = &[
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((161, 171)),
+        },
+        PropSpan {
+            name: "path",
+            property: (91, 147),
+            required: Some((170, 177)),
+        },
+    ];
+    /// Shared by the views of `tracker_events_search` that show the same fields.
+    const EVENTS_SEARCH_0_SCHEMA: &str = r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}},"additionalProperties":false}},"required":["kind"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","oneOf":[{"type":"string","minLength":1},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"type":"string","enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page.","default":10,"minimum":1,"maximum":100}},"required":["filter"],"additionalProperties":false}"#;
+    const EVENTS_SEARCH_0_PATHS: &[PathCost] = &[
+        PathCost {
+            path: "filter",
+            depth: 1,
+            saves: 173,
+        },
+        PathCost {
+            path: "filter.created",
+            depth: 2,
+            saves: 72,
+        },
+        PathCost {
+            path: "filter.actor",
+            depth: 2,
+            saves: 42,
+        },
+        PathCost {
+            path: "value",
+            depth: 1,
+            saves: 33,
+        },
+        PathCost {
+            path: "expand",
+            depth: 1,
+            saves: 31,
+        },
+        PathCost {
+            path: "filter.kind",
+            depth: 2,
+            saves: 28,
+        },
+        PathCost {
+            path: "starting_after",
+            depth: 1,
+            saves: 25,
+        },
+        PathCost {
+            path: "limit",
+            depth: 1,
+            saves: 25,
+        },
+        PathCost {
+            path: "filter.created.gte",
+            depth: 3,
+            saves: 23,
+        },
+        PathCost {
+            path: "filter.created.lt",
+            depth: 3,
+            saves: 20,
+        },
+        PathCost {
+            path: "filter.actor.login",
+            depth: 3,
+            saves: 15,
+        },
+    ];
+    const EVENTS_SEARCH_0_SPANS: &[PropSpan] = &[
+        PropSpan {
+            name: "filter",
+            property: (31, 700),
+            required: Some((1153, 1175)),
+        },
+        PropSpan {
+            name: "value",
+            property: (699, 832),
+            required: None,
+        },
+        PropSpan {
+            name: "expand",
+            property: (832, 955),
+            required: None,
+        },
+        PropSpan {
+            name: "starting_after",
+            property: (955, 1053),
+            required: None,
+        },
+        PropSpan {
+            name: "limit",
+            property: (1053, 1152),
+            required: None,
+        },
+    ];
+    /// Shared by the views of `tracker_issue_graph` that show the same fields.
+    const ISSUE_GRAPH_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#;
+    const ISSUE_GRAPH_0_PATHS: &[PathCost] = &[
+        PathCost {
+            path: "project",
+            depth: 1,
+            saves: 18,
+        },
+        PathCost {
+            path: "number",
+            depth: 1,
+            saves: 18,
+        },
+    ];
+    const ISSUE_GRAPH_0_SPANS: &[PropSpan] = &[
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((167, 177)),
+        },
+        PropSpan {
+            name: "number",
+            property: (91, 153),
+            required: Some((176, 185)),
+        },
+    ];
     /// The `Comment` type.
     #[allow(non_upper_case_globals)]
     static T_Comment: Shape = Shape::Object(ObjectShape {

@@ -349,18 +349,9 @@ impl Gen<'_> {
         )
     }
 
-    fn view(&self, key: &ViewKey, active: &[String], widest: bool, v: &ViewSchema) -> TokenStream {
-        let key = match key {
-            ViewKey::Default => quote!(ViewKey::Default),
-            ViewKey::Unmatched => quote!(ViewKey::Unmatched),
-            ViewKey::Label(l) => {
-                let l = s(l);
-                quote!(ViewKey::Label(#l))
-            }
-        };
+    /// The `schema`, `paths` and `spans` expressions of a view.
+    fn view_parts(v: &ViewSchema) -> [TokenStream; 3] {
         let schema = text(&v.text);
-        let tokens = u(v.tokens);
-        let active = strs(active.iter().map(String::as_str));
         let paths = v.paths.iter().map(|p| {
             let path = s(&p.path);
             let depth = Literal::u8_unsuffixed(p.depth);
@@ -379,22 +370,74 @@ impl Gen<'_> {
             };
             quote!(PropSpan { name: #name, property: (#a, #b), required: #required })
         });
-        quote!(View {
-            key: #key,
-            schema: #schema,
-            tokens: #tokens,
-            active: #active,
-            widest: #widest,
-            paths: &[#(#paths),*],
-            spans: &[#(#spans),*],
-        })
+        [
+            quote!(#schema),
+            quote!(&[#(#paths),*]),
+            quote!(&[#(#spans),*]),
+        ]
+    }
+
+    /// The views of a tool, and consts for what several views share (views that show the same
+    /// fields, such as `Default` and `Unmatched` of a tool without labels, have one schema).
+    fn views(t: &ToolModel, schemas: &[ViewSchema]) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let mut shared: Vec<(&str, [TokenStream; 3])> = Vec::new();
+        let mut consts = Vec::new();
+        let mut views = Vec::new();
+        for (v, schema) in t.views.iter().zip(schemas) {
+            let repeated = schemas.iter().filter(|o| o.text == schema.text).count() > 1;
+            let [schema_expr, paths, spans] = if !repeated {
+                Self::view_parts(schema)
+            } else if let Some((_, parts)) = shared.iter().find(|(text, _)| *text == schema.text) {
+                parts.clone()
+            } else {
+                let base = format!("{}_{}", t.tool.to_ascii_uppercase(), shared.len());
+                let idents = ["SCHEMA", "PATHS", "SPANS"].map(|k| format_ident!("{base}_{k}"));
+                let [a, b, c] = Self::view_parts(schema);
+                let [ia, ib, ic] = &idents;
+                let doc = format!(
+                    " Shared by the views of `{}` that show the same fields.",
+                    t.name
+                );
+                consts.push(quote! {
+                    #[doc = #doc]
+                    const #ia: &str = #a;
+                    const #ib: &[PathCost] = #b;
+                    const #ic: &[PropSpan] = #c;
+                });
+                let parts = idents.map(|i| quote!(#i));
+                shared.push((&schema.text, parts.clone()));
+                parts
+            };
+            let key = match &v.key {
+                ViewKey::Default => quote!(ViewKey::Default),
+                ViewKey::Unmatched => quote!(ViewKey::Unmatched),
+                ViewKey::Label(l) => {
+                    let l = s(l);
+                    quote!(ViewKey::Label(#l))
+                }
+            };
+            let tokens = u(schema.tokens);
+            let active = strs(v.active.iter().map(String::as_str));
+            let widest = v.widest;
+            views.push(quote!(View {
+                key: #key,
+                schema: #schema_expr,
+                tokens: #tokens,
+                active: #active,
+                widest: #widest,
+                paths: #paths,
+                spans: #spans,
+            }));
+        }
+        (views, consts)
     }
 
     fn route_ident(tool: &ToolModel) -> syn::Ident {
         format_ident!("ROUTE_{}", tool.tool.to_ascii_uppercase())
     }
 
-    fn tool(&self, t: &ToolModel) -> TokenStream {
+    /// The `ToolDef` expression of a tool, and the consts its views share.
+    fn tool(&self, t: &ToolModel) -> (TokenStream, Vec<TokenStream>) {
         let name = s(&t.name);
         let pack = s(&self.pack.label);
         let tool = s(&t.tool);
@@ -403,15 +446,17 @@ impl Gen<'_> {
         let (ro, id, de, ow) = (a.read_only, a.idempotent, a.destructive, a.open_world);
         let mode = opt_str(t.mode.as_deref());
         let fields = t.params.iter().map(|f| self.field(f));
-        let views = t.views.iter().map(|v| {
-            let schema = view_schema(&self.pack.types, &t.params, v);
-            self.view(&v.key, &v.active, v.widest, &schema)
-        });
+        let schemas: Vec<ViewSchema> = t
+            .views
+            .iter()
+            .map(|v| view_schema(&self.pack.types, &t.params, v))
+            .collect();
+        let (views, consts) = Self::views(t, &schemas);
         let description_lc = s(&t.description.to_lowercase());
         let hints_lc: Vec<String> = t.hints.iter().map(|h| h.to_lowercase()).collect();
         let hints = strs(hints_lc.iter().map(String::as_str));
         let route = Self::route_ident(t);
-        quote!(ToolDef {
+        let def = quote!(ToolDef {
             name: #name,
             pack: #pack,
             tool: #tool,
@@ -422,7 +467,8 @@ impl Gen<'_> {
             views: &[#(#views),*],
             search: SearchData { description_lc: #description_lc, hints: #hints },
             exec: Exec::Http(&#route),
-        })
+        });
+        (def, consts)
     }
 
     fn route(&self, t: &ToolModel) -> TokenStream {
@@ -546,7 +592,9 @@ impl Gen<'_> {
         let description = s(&p.description);
         let module_doc = format!(" The `{}` pack ({}): {}", p.label, p.file, p.description);
         let tools_doc = format!(" The {} tools of the `{}` pack.", p.tools.len(), p.label);
-        let tools = p.tools.iter().map(|t| self.tool(t));
+        let (tools, shared): (Vec<TokenStream>, Vec<Vec<TokenStream>>) =
+            p.tools.iter().map(|t| self.tool(t)).unzip();
+        let shared = shared.into_iter().flatten();
         let routes = p.tools.iter().map(|t| self.route(t));
         let http = self.http_pack();
         let types = p.types.iter().filter(|t| t.used).map(|t| {
@@ -599,6 +647,7 @@ impl Gen<'_> {
 
                 #http
                 #(#routes)*
+                #(#shared)*
                 #(#types)*
             }
         }

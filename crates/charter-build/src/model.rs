@@ -674,3 +674,44 @@ fn tool(
         redirects: t.redirects.as_ref().map_or(0, |v| v.value),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_graphql_document_of_queries_only_is_read_only_and_idempotent() {
+        let read = Annotations {
+            read_only: true,
+            idempotent: true,
+            destructive: false,
+            open_world: true,
+        };
+        let write = Annotations {
+            read_only: false,
+            idempotent: false,
+            destructive: false,
+            open_world: true,
+        };
+        let post = |doc| default_annotations(HttpMethod::Post, Some(doc));
+        assert_eq!(
+            post("query Q($id: String!) { issue(id: $id) { id } }"),
+            read
+        );
+        assert_eq!(post("{ viewer { id } }"), read);
+        assert_eq!(
+            post("fragment F on User { id } query Q { viewer { ...F } }"),
+            read
+        );
+        assert_eq!(
+            post("mutation M { issueArchive(id: \"x\") { success } }"),
+            write
+        );
+        assert_eq!(post("query A { a } mutation B { b }"), write);
+        // A malformed document is never taken for a query (the check reports it).
+        assert_eq!(post("query { a "), write);
+        // Without a document the method decides.
+        assert_eq!(default_annotations(HttpMethod::Post, None), write);
+        assert_eq!(default_annotations(HttpMethod::Get, None), read);
+    }
+}

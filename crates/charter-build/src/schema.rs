@@ -29,6 +29,11 @@ pub struct PathCost {
 }
 
 /// Byte ranges of one top-level property in the schema text (`start..end`).
+///
+/// Each range removes one property and leaves valid JSON. The comma it takes is the following
+/// one for the first property and the preceding one otherwise, so neighbouring ranges share a
+/// comma: to drop several properties at once, trim that comma off each range and rejoin what is
+/// kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PropSpan {
     /// The property name.
@@ -63,6 +68,10 @@ struct Emitter<'a> {
     path: Option<Vec<String>>,
     /// Recursive types referenced so far, by index.
     defs: Vec<usize>,
+    /// For every tracked property path: how many characters dropping it removes (its
+    /// `"name":{...}`, one comma, its `required` entry) and whether its text holds a `$ref`
+    /// (then dropping it may also drop a `$defs` entry, so the cost is measured by emitting).
+    removals: Vec<(Vec<String>, usize, bool)>,
 }
 
 impl Emitter<'_> {
@@ -112,6 +121,27 @@ impl Emitter<'_> {
             props.insert(f.name.clone(), schema);
             if f.required {
                 required.push(f.name.clone());
+            }
+        }
+        if let Some(path) = &self.path {
+            // What dropping each property removes from the compact text: `"name":<schema>`, one
+            // comma when it has siblings, and its `required` entry (`"name"` and a comma, or
+            // the whole `,"required":["name"]` member when it is the only one).
+            let n = props.len();
+            for (name, schema) in &props {
+                let key = json(name).chars().count();
+                let text = json(schema);
+                let mut removed = key + 1 + text.chars().count() + usize::from(n > 1);
+                if required.contains(name) {
+                    removed += if required.len() > 1 {
+                        key + 1
+                    } else {
+                        key + 14
+                    };
+                }
+                let mut at = path.clone();
+                at.push(name.clone());
+                self.removals.push((at, removed, text.contains("\"$ref\"")));
             }
         }
         (props, required)
@@ -331,15 +361,17 @@ fn root(
     params: &[FieldModel],
     view: &ViewSpec,
     omit: Option<&[String]>,
-) -> (String, Vec<PropSpan>) {
+) -> Emitted {
     let mut e = Emitter {
         types,
         view,
         omit,
         path: Some(Vec::new()),
         defs: Vec::new(),
+        removals: Vec::new(),
     };
     let (props, required) = e.fields(params);
+    let removals = std::mem::take(&mut e.removals);
     let defs = e.defs();
 
     let mut text = String::from(r#"{"type":"object","properties":{"#);
@@ -416,7 +448,18 @@ fn root(
             }
         })
         .collect();
-    (text, spans)
+    Emitted {
+        text,
+        spans,
+        removals,
+    }
+}
+
+/// One emitted view: its text, top-level spans, and what dropping each tracked path removes.
+struct Emitted {
+    text: String,
+    spans: Vec<PropSpan>,
+    removals: Vec<(Vec<String>, usize, bool)>,
 }
 
 /// The fields of the object a shape holds, for descending paths: through inline objects,
@@ -460,19 +503,32 @@ fn collect_paths(
 }
 
 /// The schema of one view of a parameter list, its size, paths by cost and spans.
+///
+/// A path's saving is measured on the text it removes (exactly what emitting the schema
+/// without it would produce); a property whose schema holds a `$ref` is re-emitted instead,
+/// since dropping it may also drop a `$defs` entry.
 pub fn view_schema(types: &[TypeModel], params: &[FieldModel], view: &ViewSpec) -> ViewSchema {
-    let (text, spans) = root(types, params, view, None);
+    let Emitted {
+        text,
+        spans,
+        removals,
+    } = root(types, params, view, None);
     let full = tokens(&text);
+    let chars = text.chars().count();
     let mut all = Vec::new();
     collect_paths(types, view, params, &mut Vec::new(), &mut all);
     let mut paths: Vec<PathCost> = all
         .into_iter()
         .map(|p| {
-            let (without, _) = root(types, params, view, Some(&p));
+            let removal = removals.iter().find(|(at, _, _)| *at == p);
+            let without = match removal {
+                Some((_, removed, false)) => chars.saturating_sub(*removed) / 4,
+                _ => tokens(&root(types, params, view, Some(&p)).text) as usize,
+            };
             PathCost {
                 depth: u8::try_from(p.len()).unwrap_or(u8::MAX),
                 path: p.join("."),
-                saves: full.saturating_sub(tokens(&without)),
+                saves: full.saturating_sub(u32::try_from(without).unwrap_or(u32::MAX)),
             }
         })
         .collect();
@@ -493,7 +549,7 @@ pub fn schema_without(
     view: &ViewSpec,
     path: &[String],
 ) -> String {
-    root(types, params, view, Some(path)).0
+    root(types, params, view, Some(path)).text
 }
 
 #[cfg(test)]

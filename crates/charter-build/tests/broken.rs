@@ -364,3 +364,73 @@ fn every_broken_file_has_a_test() {
         );
     }
 }
+
+#[test]
+fn graphql_variables_are_typed_by_their_parameters() {
+    let file = "graphql_variable_types.yaml";
+    let d = diagnostics(file);
+    assert_eq!(d.len(), 4, "{d:#?}");
+    has(
+        &d,
+        file,
+        13,
+        22,
+        "parameter `first` does not fit GraphQL variable `$first: Int`: `Int` takes an integer, but the parameter is a string: declare `type: integer`",
+    );
+    has(
+        &d,
+        file,
+        14,
+        7,
+        "parameter `team` is optional, but GraphQL variable `$team: String!` must be given: add `required: true`",
+    );
+    has(
+        &d,
+        file,
+        15,
+        20,
+        "parameter `ids` does not fit GraphQL variable `$ids: [ID!]`: its items may be null, but the list holds `ID!`",
+    );
+    has(
+        &d,
+        file,
+        16,
+        56,
+        "parameter `flag` accepts null, but GraphQL variable `$flag: Boolean!` refuses it",
+    );
+}
+
+#[test]
+fn graphql_documents_follow_the_request_rules() {
+    let file = "graphql_document_rules.yaml";
+    let d = diagnostics(file);
+    assert_eq!(d.len(), 4, "{d:#?}");
+    has(
+        &d,
+        file,
+        7,
+        14,
+        "the `graphql` document holds 2 operations, but a tool sends no `operationName`",
+    );
+    has(
+        &d,
+        file,
+        10,
+        14,
+        "GraphQL variable `$b` is used but the operation does not declare it",
+    );
+    has(
+        &d,
+        file,
+        16,
+        14,
+        "GraphQL variable `$c` is declared but never used",
+    );
+    has(
+        &d,
+        file,
+        22,
+        14,
+        "a `subscription` streams events, but a tool reads one response",
+    );
+}

@@ -9,7 +9,7 @@ use charter_build::{BuildError, Builder};
 const PACK_A: &str = "pack: alpha\ndescription: A.\nbase_url: https://a.example\ntools:\n  items_list:\n    description: List items.\n    method: GET\n    path: /items\n    params:\n      limit: { in: query, type: integer, description: How many. }\n";
 const PACK_B: &str = "pack: beta-two\ndescription: B.\nbase_url: https://b.example\nauth: { scheme: header, header: X-Api-Key, prefix: 'Key ', env: BETA_KEY }\ntools:\n  things_get:\n    description: Get a thing.\n    method: GET\n    path: /things/{id}\n    params:\n      id: { in: path, type: string, required: true, description: The id. }\n";
 
-const PACK_C: &str = "pack: gamma\ndescription: C.\nbase_url: https://c.example/api\nauth: { scheme: basic, env: GAMMA_KEY }\ncasing: camel\nenvelope: { kind: graphql }\ntools:\n  viewer_get:\n    description: Who am I.\n    graphql: 'query Viewer($orgName: String) { viewer { login } }'\n    params:\n      org_name: { type: string, description: The organisation. }\n";
+const PACK_C: &str = "pack: gamma\ndescription: C.\nbase_url: https://c.example/api\nauth: { scheme: basic, env: GAMMA_KEY }\ncasing: camel\nenvelope: { kind: graphql }\ntools:\n  viewer_get:\n    description: Who am I.\n    graphql: 'query Viewer($orgName: String) { viewer { login } organization(login: $orgName) { name } }'\n    params:\n      org_name: { type: string, description: The organisation. }\n";
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
@@ -64,6 +64,7 @@ fn compiles_a_directory_and_writes_only_when_changed() {
         std::fs::metadata(&out).unwrap().modified().unwrap(),
         modified
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -84,6 +85,7 @@ fn only_enabled_packs_are_compiled() {
     let code = std::fs::read_to_string(&out).unwrap();
     assert!(!code.contains("mod alpha"));
     assert!(code.contains("&[&beta_two::TOOLS]"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -99,6 +101,7 @@ fn a_missing_directory_holds_no_packs() {
     assert!(done.packs.is_empty());
     let code = std::fs::read_to_string(&out).unwrap();
     assert!(code.contains("pub static ALL: &[&::charter::table::Table] = &[];"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -142,6 +145,7 @@ fn mistakes_fail_the_build_and_leave_the_output_alone() {
         "// previous output\n"
     );
     assert!(err.to_string().starts_with("2 mistake(s) in the packs:\n"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -172,6 +176,7 @@ fn check_file_summarises_a_good_pack() {
         "{}",
         missing[0]
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -276,4 +281,5 @@ fn main() {
         ),
         "{stderr}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }

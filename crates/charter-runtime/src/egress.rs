@@ -75,8 +75,8 @@ fn tool_egress(entry: &Entry) -> ToolEgress {
                 ViewKey::Label(label) => format!("label:{label}"),
             }
         }
-        Kind::Dynamic { tool, .. } => {
-            if let Ok(schema) = serde_json::from_str::<Value>(&tool.schema) {
+        Kind::Dynamic(d) => {
+            if let Ok(schema) = serde_json::from_str::<Value>(&d.tool.schema) {
                 schema_paths(&schema, "", 0, &mut visible);
             }
             "toolkit".to_owned()

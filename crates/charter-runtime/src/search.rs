@@ -20,8 +20,8 @@ pub const TOOL_SEARCH_SCHEMA: &str = concat!(
 
 /// The usage text that opens the ToolSearch description; the sorted list of deferred tool names
 /// follows it.
-pub const TOOL_SEARCH_USAGE: &str = "Load tools before calling them. The tools listed below exist but are not loaded: \
-call this first, then call what it loaded. Query forms: `select:name_a,name_b` loads exactly \
+pub const TOOL_SEARCH_USAGE: &str = "Loads tools so they can be called. Every tool listed below \
+can be loaded; a tool is callable, with its full schema, only once loaded. Query forms: `select:name_a,name_b` loads exactly \
 those tools; keywords (`calendar event`) load the best matches by name and description, up to \
 max_results (default 5); `+term` keeps only tools whose name contains term and ranks them by the \
 other keywords (`+stripe refund`). The pack is part of every name, so `+pack` lists a pack's tools.";
@@ -152,72 +152,156 @@ pub struct Candidate<'a> {
     pub hints: &'a [&'a str],
 }
 
+/// The catalogue's searchable text laid end to end: every name in one buffer, every description
+/// (with its hints) in another, each tool's text ending in a newline. A query term holds no
+/// whitespace, so a match never spans two tools, and one SIMD substring scan per term over each
+/// buffer finds every tool containing it, instead of one search call per tool.
+///
+/// Built once per session, on the first keyword query: it copies every description, which
+/// building a session must not do.
+#[derive(Debug, Clone, Default)]
+pub struct SearchIndex {
+    names: Buffer,
+    texts: Buffer,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Buffer {
+    text: Vec<u8>,
+    /// Where each candidate's text starts, plus the end of the buffer.
+    starts: Vec<u32>,
+}
+
+impl Buffer {
+    fn with_capacity(count: usize, bytes: usize) -> Self {
+        Buffer {
+            text: Vec::with_capacity(bytes),
+            starts: Vec::with_capacity(count + 1),
+        }
+    }
+
+    fn start(&mut self) {
+        self.starts.push(self.text.len() as u32);
+    }
+
+    fn push(&mut self, text: &str) {
+        // Whitespace separates terms, so a newline never occurs inside one.
+        self.text.extend_from_slice(text.as_bytes());
+        self.text.push(b'\n');
+    }
+
+    fn finish(&mut self) {
+        self.starts.push(self.text.len() as u32);
+    }
+
+    /// Calls `hit` once for every candidate whose text contains the finder's needle, in order.
+    fn each_match(&self, finder: &memchr::memmem::Finder<'_>, mut hit: impl FnMut(usize)) {
+        let count = self.starts.len() - 1;
+        let mut k = 0usize;
+        let mut at = 0usize;
+        while let Some(found) = finder.find(&self.text[at..]) {
+            let offset = (at + found) as u32;
+            // Hits come in order: walk forward instead of searching (one step per candidate
+            // per scan at most, all well predicted).
+            while self.starts[k + 1] <= offset {
+                k += 1;
+            }
+            hit(k);
+            k += 1;
+            if k >= count {
+                break;
+            }
+            at = self.starts[k] as usize;
+        }
+    }
+}
+
+impl SearchIndex {
+    /// The index of `count` candidates.
+    pub fn build<'a>(count: usize, candidate: impl Fn(usize) -> Candidate<'a>) -> Self {
+        let (mut name_bytes, mut text_bytes) = (0, 0);
+        for i in 0..count {
+            let c = candidate(i);
+            name_bytes += c.name.len() + 1;
+            text_bytes +=
+                c.description.len() + 1 + c.hints.iter().map(|h| h.len() + 1).sum::<usize>();
+        }
+        let mut names = Buffer::with_capacity(count, name_bytes);
+        let mut texts = Buffer::with_capacity(count, text_bytes);
+        for i in 0..count {
+            let c = candidate(i);
+            names.start();
+            names.push(c.name);
+            texts.start();
+            texts.push(c.description);
+            for hint in c.hints {
+                texts.push(hint);
+            }
+        }
+        names.finish();
+        texts.finish();
+        SearchIndex { names, texts }
+    }
+
+    /// How many candidates it covers.
+    pub fn len(&self) -> usize {
+        self.names.starts.len().saturating_sub(1)
+    }
+
+    /// Whether it covers no candidate.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 impl Ranking {
-    /// Ranks `count` candidates (given in alphabetical order, read through `candidate`) and
-    /// returns the positions of the best `limit`, best first; ties keep alphabetical order.
+    /// Ranks the candidates an index was built from (in alphabetical order) and returns the
+    /// positions of the best `limit`, best first; ties keep alphabetical order.
     ///
     /// A candidate must contain every `required` term in its name. With plain `terms`, its score
     /// is the sum over terms of 2 (found in the name) plus 1 (found in the description or a
     /// hint), and score 0 is dropped; with only required terms, every candidate passing the
     /// filter matches.
-    pub fn rank<'a>(
+    pub fn rank(
         self,
-        count: usize,
-        candidate: impl Fn(usize) -> Candidate<'a>,
+        index: &SearchIndex,
         required: &[String],
         terms: &[String],
         limit: usize,
     ) -> Vec<usize> {
         match self {
-            Ranking::Classic => classic(count, candidate, required, terms, limit),
+            Ranking::Classic => classic(index, required, terms, limit),
         }
     }
 }
 
-fn classic<'a>(
-    count: usize,
-    candidate: impl Fn(usize) -> Candidate<'a>,
-    required: &[String],
-    terms: &[String],
-    limit: usize,
-) -> Vec<usize> {
-    if (required.is_empty() && terms.is_empty()) || limit == 0 {
+fn classic(index: &SearchIndex, required: &[String], terms: &[String], limit: usize) -> Vec<usize> {
+    let count = index.len();
+    if (required.is_empty() && terms.is_empty()) || limit == 0 || count == 0 {
         return Vec::new();
     }
-    let finders: Vec<memchr::memmem::Finder<'_>> = terms
-        .iter()
-        .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
-        .collect();
-    let mut hits: Vec<(u32, usize)> = Vec::new();
-    for i in 0..count {
-        let c = candidate(i);
-        if !required.iter().all(|r| c.name.contains(r.as_str())) {
-            continue;
-        }
-        let score = if terms.is_empty() {
-            1
-        } else {
-            let mut score = 0u32;
-            for (term, finder) in terms.iter().zip(&finders) {
-                if c.name.contains(term.as_str()) {
-                    score += 2;
-                }
-                if finder.find(c.description.as_bytes()).is_some()
-                    || c.hints.iter().any(|h| h.contains(term.as_str()))
-                {
-                    score += 1;
-                }
-            }
-            score
-        };
-        if score > 0 {
-            hits.push((score, i));
-        }
+    // Per candidate: how many required terms its name holds, and its score.
+    let mut passes = vec![0u16; if required.is_empty() { 0 } else { count }];
+    for term in required {
+        let finder = memchr::memmem::Finder::new(term.as_bytes());
+        index.names.each_match(&finder, |k| passes[k] += 1);
     }
-    // Stable on position: candidates come alphabetically, so ties stay alphabetical.
-    hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let needed = required.len() as u16;
+    let mut scores = vec![0u32; count];
+    for term in terms {
+        let finder = memchr::memmem::Finder::new(term.as_bytes());
+        index.names.each_match(&finder, |k| scores[k] += 2);
+        index.texts.each_match(&finder, |k| scores[k] += 1);
+    }
+    let mut hits: Vec<(u32, usize)> = (0..count)
+        .filter(|k| required.is_empty() || passes[*k] == needed)
+        .map(|k| (if terms.is_empty() { 1 } else { scores[k] }, k))
+        .filter(|(score, _)| *score > 0)
+        .collect();
+    // Candidates come alphabetically, so ties stay alphabetical.
+    hits.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     hits.truncate(limit);
-    hits.into_iter().map(|(_, i)| i).collect()
+    hits.into_iter().map(|(_, k)| k).collect()
 }
 
 #[cfg(test)]
@@ -285,21 +369,26 @@ mod tests {
             description: tools[i].1,
             hints: tools[i].2,
         };
-        let terms = vec!["calendar".to_string(), "event".to_string()];
-        // c: 2+2+1 = 5; b: 1+2+1 = 4; a: 2+1 = 3; d: 1 (hint).
+        let index = SearchIndex::build(4, get);
+        let rank = |required: &[&str], terms: &[&str], limit: usize| {
+            let required: Vec<String> = required.iter().map(|s| s.to_string()).collect();
+            let terms: Vec<String> = terms.iter().map(|s| s.to_string()).collect();
+            Ranking::Classic.rank(&index, &required, &terms, limit)
+        };
+        // c: 2+1 + 2+1 = 6; b: 0+1 + 2+1 = 4; a: 2+1 = 3; d: 1 (hint).
+        assert_eq!(rank(&[], &["calendar", "event"], 10), vec![2, 1, 0, 3]);
+        assert_eq!(rank(&[], &["calendar", "event"], 2), vec![2, 1]);
+        assert_eq!(rank(&["calendar"], &[], 10), vec![0, 2]);
         assert_eq!(
-            Ranking::Classic.rank(4, get, &[], &terms, 10),
-            vec![2, 1, 0, 3]
+            rank(&["calendar"], &["event"], 10),
+            vec![2],
+            "a_calendar_list has no event"
         );
-        assert_eq!(Ranking::Classic.rank(4, get, &[], &terms, 2), vec![2, 1]);
-        let required = vec!["calendar".to_string()];
-        assert_eq!(
-            Ranking::Classic.rank(4, get, &required, &[], 10),
-            vec![0, 2]
-        );
-        assert_eq!(
-            Ranking::Classic.rank(4, get, &[], &["zzz".into()], 10),
-            Vec::<usize>::new()
-        );
+        assert_eq!(rank(&[], &["zzz"], 10), Vec::<usize>::new());
+        // A term counts once per tool however often it occurs; one-letter terms work too.
+        assert_eq!(rank(&[], &["v"], 10), vec![1, 2]);
+        assert_eq!(rank(&[], &["a"], 10), vec![0, 1, 2, 3]);
+        // A term never matches across two tools' texts.
+        assert_eq!(rank(&[], &["listb_event"], 10), Vec::<usize>::new());
     }
 }

@@ -7,14 +7,14 @@
 //! conversation is the loaded set, behind a small mutex, so one session can be shared (`&self`
 //! everywhere) by every task serving that conversation.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use serde_json::{Value, json};
 
 use crate::context::CallContext;
 use crate::error::{CharterError, DeclarationError};
 use crate::mode;
-use crate::search::{self, Candidate, Query, TOOL_SEARCH_SCHEMA, TOOL_SEARCH_USAGE};
+use crate::search::{self, Candidate, Query, SearchIndex, TOOL_SEARCH_SCHEMA, TOOL_SEARCH_USAGE};
 use crate::table::{Annotations, BoxFuture, Exec, Route, Table, ToolDef, ToolOutput, View};
 use crate::tokens::text_tokens;
 use crate::validate::{self, Issue, Narrowed, PatternCache};
@@ -41,6 +41,13 @@ pub trait Toolkit: Send + Sync {
         arguments: Value,
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolOutput, CharterError>>;
+    /// A counter that grows whenever [`tools`](Self::tools) would answer differently (an MCP
+    /// server announced `notifications/tools/list_changed` and was re-listed). A session compares
+    /// it with the value it saw when built ([`ToolSession::is_stale`]); a toolkit whose list never
+    /// changes keeps the default, 0.
+    fn generation(&self) -> u64 {
+        0
+    }
 }
 
 /// One tool of a [`Toolkit`], owned.
@@ -139,15 +146,20 @@ pub(crate) enum Kind {
         def: &'static ToolDef,
         view: &'static View,
     },
-    Dynamic {
-        kit: Arc<dyn Toolkit>,
-        tool: DynamicTool,
-        name_lc: Box<str>,
-        description_lc: Box<str>,
-    },
+    /// Boxed: toolkit tools are rare and static entries stay small (the session copies 700 of
+    /// them per build).
+    Dynamic(Box<Dynamic>),
+}
+
+pub(crate) struct Dynamic {
+    kit: Arc<dyn Toolkit>,
+    pub(crate) tool: DynamicTool,
+    name_lc: Box<str>,
+    description_lc: Box<str>,
 }
 
 /// What the deployment took out of the model's hands for one tool.
+#[derive(Clone)]
 pub(crate) struct Narrowing {
     pub(crate) pins: Vec<(&'static str, Value)>,
     pub(crate) context: Vec<(&'static str, String)>,
@@ -159,21 +171,21 @@ impl Entry {
     pub(crate) fn name(&self) -> &str {
         match &self.kind {
             Kind::Static { def, .. } => def.name,
-            Kind::Dynamic { tool, .. } => &tool.name,
+            Kind::Dynamic(d) => &d.tool.name,
         }
     }
 
     fn name_lc(&self) -> &str {
         match &self.kind {
             Kind::Static { def, .. } => def.name,
-            Kind::Dynamic { name_lc, .. } => name_lc,
+            Kind::Dynamic(d) => &d.name_lc,
         }
     }
 
     fn description(&self) -> &str {
         match &self.kind {
             Kind::Static { def, .. } => def.description,
-            Kind::Dynamic { tool, .. } => &tool.description,
+            Kind::Dynamic(d) => &d.tool.description,
         }
     }
 
@@ -184,13 +196,9 @@ impl Entry {
                 description: def.search.description_lc,
                 hints: def.search.hints,
             },
-            Kind::Dynamic {
-                name_lc,
-                description_lc,
-                ..
-            } => Candidate {
-                name: name_lc,
-                description: description_lc,
+            Kind::Dynamic(d) => Candidate {
+                name: &d.name_lc,
+                description: &d.description_lc,
                 hints: &[],
             },
         }
@@ -200,7 +208,7 @@ impl Entry {
         match (&self.narrowing, &self.kind) {
             (Some(n), _) => &n.schema,
             (None, Kind::Static { view, .. }) => view.schema,
-            (None, Kind::Dynamic { tool, .. }) => &tool.schema,
+            (None, Kind::Dynamic(d)) => &d.tool.schema,
         }
     }
 
@@ -208,14 +216,14 @@ impl Entry {
         match (&self.narrowing, &self.kind) {
             (Some(n), _) => n.tokens,
             (None, Kind::Static { view, .. }) => view.tokens,
-            (None, Kind::Dynamic { tool, .. }) => tool.tokens,
+            (None, Kind::Dynamic(d)) => d.tool.tokens,
         }
     }
 
     fn annotations(&self) -> Annotations {
         match &self.kind {
             Kind::Static { def, .. } => def.annotations,
-            Kind::Dynamic { tool, .. } => tool.annotations,
+            Kind::Dynamic(d) => d.tool.annotations,
         }
     }
 
@@ -304,6 +312,12 @@ fn default_http() -> Option<Arc<dyn HttpCaller>> {
 
 /// The tools of one conversation and which of their schemas have been sent.
 pub struct ToolSession {
+    /// The sources it was built from, so [`refreshed`](Self::refreshed) can re-read toolkits.
+    sources: Vec<Source>,
+    /// Each toolkit source's [`Toolkit::generation`] when its tools were read, in source order.
+    kit_generations: Vec<u64>,
+    progressive: bool,
+    threshold: u32,
     /// Every tool, in declaration order (sources in the order given).
     entries: Vec<Entry>,
     /// Entry indices sorted by name: lookup by binary search, and the `available` list.
@@ -312,6 +326,8 @@ pub struct ToolSession {
     catalogue: Vec<u32>,
     /// The ToolSearch description, when the session offers it (written once, never changed).
     search_description: Option<String>,
+    /// The catalogue's text laid end to end for keyword search, built by the first keyword query.
+    search_index: OnceLock<SearchIndex>,
     mode: Option<String>,
     ranking: Ranking,
     http: Option<Arc<dyn HttpCaller>>,
@@ -357,6 +373,7 @@ impl ToolSession {
         mode::check_label(mode.as_deref())?;
         // At threshold 0 every tool is deferred, however small (SPEC §4).
         let resident = |tokens: u32| !progressive || (threshold > 0 && tokens <= threshold);
+        let mut kit_generations = Vec::new();
         let mut entries = Vec::with_capacity(
             sources
                 .iter()
@@ -372,15 +389,18 @@ impl ToolSession {
                 Source::Table(table) => table.tools,
                 Source::Tools(tools) => tools,
                 Source::Toolkit(kit) => {
+                    // Read before the list: a change racing this build leaves the session stale
+                    // (refreshed again), never silently current.
+                    kit_generations.push(kit.generation());
                     for tool in kit.tools() {
                         entries.push(Entry {
                             resident: resident(tool.tokens),
-                            kind: Kind::Dynamic {
+                            kind: Kind::Dynamic(Box::new(Dynamic {
                                 kit: Arc::clone(kit),
                                 name_lc: tool.name.to_lowercase().into(),
                                 description_lc: tool.description.to_lowercase().into(),
                                 tool,
-                            },
+                            })),
                             narrowing: None,
                         });
                     }
@@ -400,9 +420,7 @@ impl ToolSession {
         if entries.len() > u32::MAX as usize {
             return Err(DeclarationError::new("a session holds at most 2^32 tools"));
         }
-        let mut by_name: Vec<u32> = (0..entries.len() as u32).collect();
-        by_name
-            .sort_unstable_by(|a, b| entries[*a as usize].name().cmp(entries[*b as usize].name()));
+        let by_name = sorted_by_name(&entries);
         for pair in by_name.windows(2) {
             let (a, b) = (&entries[pair[0] as usize], &entries[pair[1] as usize]);
             if a.name() == b.name() {
@@ -449,10 +467,15 @@ impl ToolSession {
             generation: 0,
         };
         Ok(ToolSession {
+            sources,
+            kit_generations,
+            progressive,
+            threshold,
             entries,
             by_name,
             catalogue,
             search_description,
+            search_index: OnceLock::new(),
             mode,
             ranking,
             http,
@@ -667,7 +690,7 @@ impl ToolSession {
     pub fn tool_def(&self, name: &str) -> Option<&'static ToolDef> {
         match self.entries[self.lookup(name)?].kind {
             Kind::Static { def, .. } => Some(def),
-            Kind::Dynamic { .. } => None,
+            Kind::Dynamic(_) => None,
         }
     }
 
@@ -675,7 +698,7 @@ impl ToolSession {
     pub fn view(&self, name: &str) -> Option<&'static View> {
         match self.entries[self.lookup(name)?].kind {
             Kind::Static { view, .. } => Some(view),
-            Kind::Dynamic { .. } => None,
+            Kind::Dynamic(_) => None,
         }
     }
 
@@ -709,13 +732,11 @@ impl ToolSession {
                 // from the model are refused before this).
                 let required = &required[..required.len().min(search::MAX_QUERY_TERMS)];
                 let terms = &terms[..terms.len().min(search::MAX_QUERY_TERMS - required.len())];
-                let hits = self.ranking.rank(
-                    self.catalogue.len(),
-                    |k| self.entries[self.catalogue[k] as usize].candidate(),
-                    required,
-                    terms,
-                    limit,
-                );
+                let candidate = |k: usize| self.entries[self.catalogue[k] as usize].candidate();
+                let index = self
+                    .search_index
+                    .get_or_init(|| SearchIndex::build(self.catalogue.len(), candidate));
+                let hits = self.ranking.rank(index, required, terms, limit);
                 for k in hits {
                     let i = self.catalogue[k];
                     loaded.push(self.entries[i as usize].name().to_owned());
@@ -924,7 +945,7 @@ impl ToolSession {
                     }
                 }
                 // The remote server validates its own tools.
-                Kind::Dynamic { kit, tool, .. } => kit.call(&tool.name, arguments, ctx).await,
+                Kind::Dynamic(d) => d.kit.call(&d.tool.name, arguments, ctx).await,
             }
         })
     }
@@ -992,6 +1013,72 @@ impl ToolSession {
             }
             *generation += 1;
         }
+    }
+
+    /// Whether a toolkit's list changed since this session read it (its
+    /// [`Toolkit::generation`] moved): [`refreshed`](Self::refreshed) then gives the session
+    /// that lists what the toolkits offer now.
+    pub fn is_stale(&self) -> bool {
+        self.sources
+            .iter()
+            .filter_map(|source| match source {
+                Source::Toolkit(kit) => Some(kit.generation()),
+                _ => None,
+            })
+            .ne(self.kit_generations.iter().copied())
+    }
+
+    /// The same session over the toolkits' current lists (an MCP server changed its tools).
+    ///
+    /// The order rules of SPEC §4 still hold across the change: loaded tools keep their load
+    /// order (a tool the server dropped leaves the list, the rest stay loaded), a new tool joins
+    /// the deferred catalogue (or is resident under the threshold), and pins and from-context
+    /// fields carry over. The ToolSearch description is rewritten to the new catalogue: the list
+    /// changed, so this is a new prefix for the provider's prompt cache anyway. The generation
+    /// moves on, so a caller comparing generations notices the change.
+    ///
+    /// A session is shared by `&self`, so this builds a new one for the holder to swap in;
+    /// [`refresh`](Self::refresh) does it in place.
+    pub fn refreshed(&self) -> Result<ToolSession, DeclarationError> {
+        let mut next = ToolSession::with_options(
+            self.sources.clone(),
+            SessionOptions {
+                progressive: self.progressive,
+                threshold: self.threshold,
+                mode: self.mode.clone(),
+                ranking: self.ranking,
+                http: self.http.clone(),
+            },
+        )?;
+        for entry in &self.entries {
+            if let Some(narrowing) = &entry.narrowing
+                && let Some(i) = next.lookup(entry.name())
+            {
+                next.entries[i].narrowing = Some(narrowing.clone());
+            }
+        }
+        let state = self.state();
+        let carried: Vec<u32> = state
+            .order
+            .iter()
+            .filter_map(|i| next.lookup(self.entries[*i as usize].name()))
+            .map(|i| i as u32)
+            .collect();
+        let generation = state.generation + 1;
+        drop(state);
+        next.load(&carried);
+        next.state_mut().generation = generation;
+        Ok(next)
+    }
+
+    /// Rebuilds this session in place when a toolkit's list changed ([`is_stale`](Self::is_stale));
+    /// answers whether it did. See [`refreshed`](Self::refreshed) for what carries over.
+    pub fn refresh(&mut self) -> Result<bool, DeclarationError> {
+        if !self.is_stale() {
+            return Ok(false);
+        }
+        *self = self.refreshed()?;
+        Ok(true)
     }
 
     /// Loads deferred tools (resident ones and repeats are skipped); one generation per change.
@@ -1105,6 +1192,62 @@ fn answer<'a>(
             },
         }
     })
+}
+
+/// Entry indices sorted by qualified name.
+///
+/// Names are `<pack>_<tool>` and a pack holds no `_`, so the names of one pack are contiguous
+/// in sorted order: rank the few packs once, then sort by (pack rank, tool), comparing short
+/// keys without the shared prefix. Anything else (toolkit tools, hand-built names) falls back to
+/// comparing whole names.
+fn sorted_by_name(entries: &[Entry]) -> Vec<u32> {
+    let generic = || {
+        let mut by_name: Vec<u32> = (0..entries.len() as u32).collect();
+        by_name
+            .sort_unstable_by(|a, b| entries[*a as usize].name().cmp(entries[*b as usize].name()));
+        by_name
+    };
+    let mut packs: Vec<&'static str> = Vec::new();
+    // (pack rank, the tool name's first 8 bytes big-endian, the tool name, entry index): most
+    // comparisons are decided by the two integers.
+    let mut keys: Vec<(u32, u64, &'static str, u32)> = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        let Kind::Static { def, .. } = entry.kind else {
+            return generic();
+        };
+        let qualified = def.name.len() == def.pack.len() + 1 + def.tool.len()
+            && def.name.starts_with(def.pack)
+            && def.name.as_bytes()[def.pack.len()] == b'_'
+            && def.name.ends_with(def.tool)
+            && !def.pack.contains('_');
+        if !qualified {
+            return generic();
+        }
+        let pack = match packs.iter().rposition(|p| *p == def.pack) {
+            Some(p) => p,
+            None => {
+                packs.push(def.pack);
+                packs.len() - 1
+            }
+        };
+        let mut prefix = [0u8; 8];
+        let n = def.tool.len().min(8);
+        prefix[..n].copy_from_slice(&def.tool.as_bytes()[..n]);
+        keys.push((pack as u32, u64::from_be_bytes(prefix), def.tool, i as u32));
+    }
+    let mut order: Vec<u32> = (0..packs.len() as u32).collect();
+    let with_sep = |p: &str| p.bytes().chain(std::iter::once(b'_')).collect::<Vec<u8>>();
+    order.sort_by_cached_key(|p| with_sep(packs[*p as usize]));
+    let mut rank = vec![0u32; packs.len()];
+    for (r, p) in order.iter().enumerate() {
+        rank[*p as usize] = r as u32;
+    }
+    for key in &mut keys {
+        key.0 = rank[key.0 as usize];
+    }
+    // Zero padding sorts a shorter name first, as the byte order does.
+    keys.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then_with(|| a.2.cmp(b.2)));
+    keys.into_iter().map(|k| k.3).collect()
 }
 
 #[allow(dead_code)]

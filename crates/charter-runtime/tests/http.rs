@@ -253,6 +253,13 @@ static GQL_ROUTE: Route = Route {
     ..route(&GQL, Method::Post, "/graphql")
 };
 static GQL_TOOL: ToolDef = tool("gql_user", &GQL_FIELDS, &GQL_ROUTE);
+// A GraphQL route in a pack that declares no envelope: `errors` is still the failure channel.
+static GQL_BARE: HttpPack = pack("gqlbare", Auth::None);
+static GQL_BARE_ROUTE: Route = Route {
+    graphql: Some("query($login: String!) { user(login: $login) { name } }"),
+    ..route(&GQL_BARE, Method::Post, "")
+};
+static GQL_BARE_TOOL: ToolDef = tool("gqlbare_user", &GQL_FIELDS, &GQL_BARE_ROUTE);
 static SLACK_FIELDS: ObjectShape = ObjectShape {
     fields: &[
         field("channel", &STRING, Location::Body),
@@ -296,6 +303,17 @@ static CUSTOMERS_ROUTE: Route = Route {
     ..route(&OPEN, Method::Get, "/v1/customers")
 };
 static CUSTOMERS: ToolDef = tool("open_customers", &CURSOR_FIELDS, &CUSTOMERS_ROUTE);
+// A GraphQL connection: Relay `pageInfo` keeps its `endCursor` on the last page.
+static RELAY_ROUTE: Route = Route {
+    graphql: Some(
+        "query($after: String) { issues(after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }",
+    ),
+    pagination: Some(Pagination::Cursor {
+        next: "data.issues.pageInfo.endCursor",
+        param: "after",
+    }),
+    ..route(&GQL, Method::Post, "/graphql")
+};
 
 // Redirects, timeouts, bodies.
 static REDIRECT_ROUTE: Route = Route {
@@ -1034,6 +1052,43 @@ async fn envelope_failures_inside_a_200_are_api_errors() {
     assert_eq!(out.structured, Some(json!({"ok": true, "ts": "1.2"})));
 }
 
+#[tokio::test]
+async fn a_graphql_route_checks_errors_without_a_declared_envelope() {
+    let server = TestServer::start(|r| {
+        if r.body_text().contains("\"ghost\"") {
+            Reply::json(json!({
+                "data": null,
+                "errors": [
+                    {"message": "Entity not found", "path": ["user"], "extensions": {"code": "NOT_FOUND"}},
+                    {"message": "Second problem", "path": ["user", "name", 0]},
+                    {"extensions": {"code": "NO_MESSAGE"}}
+                ]
+            }))
+        } else {
+            Reply::json(json!({"data": {"user": {"name": "Ghost"}}}))
+        }
+    })
+    .await;
+    let exec = executor_with(&server, &["gqlbare"], StaticCredentials::new());
+
+    let out = call(&exec, &GQL_BARE_TOOL, json!({"login": "someone"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        out.structured,
+        Some(json!({"data": {"user": {"name": "Ghost"}}}))
+    );
+    // The empty path posts to the base URL itself.
+    assert_eq!(server.only().path, "/");
+
+    let err = api_error(call(&exec, &GQL_BARE_TOOL, json!({"login": "ghost"})).await);
+    assert_eq!((err.status, err.method), (200, "POST"));
+    assert_eq!(
+        err.body,
+        r#"GraphQL errors: Entity not found (at user); Second problem (at user.name.0); {"extensions":{"code":"NO_MESSAGE"}}"#
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Responses.
 
@@ -1118,6 +1173,37 @@ async fn projection_keeps_declared_fields_and_the_event_reports_bytes_before_and
     assert_eq!(short, None, "a short page is the last");
     assert_eq!(next_page(&ISSUES_ROUTE, &json!({}), &json!([])), None);
     assert_eq!(server.requests().len(), 1, "never looped silently");
+}
+
+#[test]
+fn a_relay_page_info_ends_the_walk_when_there_is_no_next_page() {
+    let page = |more: bool, cursor: Value| json!({"data": {"issues": {"nodes": [{"id": "a"}], "pageInfo": {"hasNextPage": more, "endCursor": cursor}}}});
+    assert_eq!(
+        next_page(&RELAY_ROUTE, &json!({"first": 1}), &page(true, json!("c1"))),
+        Some(json!({"first": 1, "after": "c1"}))
+    );
+    // The last page still carries a cursor: `hasNextPage: false` wins.
+    assert_eq!(
+        next_page(
+            &RELAY_ROUTE,
+            &json!({"first": 1, "after": "c1"}),
+            &page(false, json!("c2"))
+        ),
+        None
+    );
+    assert_eq!(
+        next_page(&RELAY_ROUTE, &json!({}), &page(true, Value::Null)),
+        None
+    );
+    // A cursor with no `hasNextPage` beside it is followed as before.
+    assert_eq!(
+        next_page(
+            &RELAY_ROUTE,
+            &json!({}),
+            &json!({"data": {"issues": {"pageInfo": {"endCursor": "c3"}}}})
+        ),
+        Some(json!({"after": "c3"}))
+    );
 }
 
 #[tokio::test]

@@ -322,6 +322,30 @@ fn keywords_rank_name_over_description_ties_alphabetical_top_five() {
 }
 
 #[test]
+fn a_name_match_outweighs_a_description_match() {
+    let t = charter_runtime::testing::table(json!({"pack": "meet", "tools": [
+        {"name": "agenda", "description": "Today's meeting list."},
+        {"name": "zoom_meeting", "description": "Start a video call."},
+        {"name": "notes", "description": "Meeting notes and the meeting agenda."}
+    ]}));
+    let s = session(&[t], options(true, 0, None));
+    // zoom_meeting: 2 (name); agenda, notes: 1 each (description, counted once), alphabetical.
+    let answer = search(&s, json!({"query": "meeting"}));
+    assert_eq!(
+        loaded(&answer),
+        ["meet_zoom_meeting", "meet_agenda", "meet_notes"]
+    );
+    s.reset();
+    // Terms add up: agenda 2 (name) + 1 (meeting, description) = 3; notes (1+1) and
+    // zoom_meeting (2) tie, alphabetical.
+    let answer = search(&s, json!({"query": "agenda meeting"}));
+    assert_eq!(
+        loaded(&answer),
+        ["meet_agenda", "meet_notes", "meet_zoom_meeting"]
+    );
+}
+
+#[test]
 fn keywords_use_the_default_of_five_and_drop_score_zero() {
     let s = session(&[tracker(), billing(), calendar()], options(true, 0, None));
     let answer = search(&s, json!({"query": "list"}));
@@ -731,4 +755,42 @@ fn a_toolkit_name_clash_is_refused() {
     )
     .unwrap_err();
     assert!(err.message.contains("billing_charges_list"), "{err}");
+}
+
+#[test]
+fn names_sort_bytewise_across_packs_that_prefix_each_other() {
+    use charter_runtime::testing::table;
+    let packs = ["a", "a-b", "ab", "a0", "b"];
+    let tables: Vec<&'static charter_runtime::Table> = packs
+        .iter()
+        .map(|p| {
+            table(json!({"pack": p, "tools": [{"name": "z"}, {"name": "x_y"}, {"name": "b"}]}))
+        })
+        .collect();
+    let s = session(&tables, options(true, 0, None));
+    let mut expected: Vec<String> = packs
+        .iter()
+        .flat_map(|p| ["z", "x_y", "b"].map(|t| format!("{p}_{t}")))
+        .collect();
+    expected.sort();
+    assert_eq!(s.deferred(), expected);
+    for name in &expected {
+        assert!(s.tool_def(name).is_some(), "{name} is found by lookup");
+    }
+    // Toolkit-free mixed sources take the same order.
+    let mixed = ToolSession::with_options(
+        vec![
+            Source::Tools(tables[1].tools),
+            Source::Table(tables[0]),
+            Source::Table(tables[4]),
+        ],
+        options(true, 0, None),
+    )
+    .unwrap();
+    let mut want: Vec<&str> = [tables[1], tables[0], tables[4]]
+        .iter()
+        .flat_map(|t| t.tools.iter().map(|d| d.name))
+        .collect();
+    want.sort();
+    assert_eq!(mixed.deferred(), want);
 }

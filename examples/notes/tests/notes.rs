@@ -226,33 +226,40 @@ async fn users_do_not_see_each_other() {
 }
 
 #[test]
-fn binary_lists_its_tools_with_sizes() {
-    let out = Command::new(env!("CARGO_BIN_EXE_charter-example-notes"))
-        .arg("tools")
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(
-        lines[0],
-        "notes: A calculator and a small in-memory notes store."
-    );
-    for (line, def) in lines[1..].iter().zip(TOOLS.tools) {
-        let cols: Vec<&str> = line.split_whitespace().collect();
-        assert_eq!(cols[0], def.name);
-        assert_eq!(cols[1].parse::<u32>().unwrap(), def.views[0].tokens);
+fn binary_serves_its_tools_beside_the_packs_through_the_cli() {
+    let bin = env!("CARGO_BIN_EXE_charter-example-notes");
+    let out = Command::new(bin).args(["tools", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let tools: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for def in TOOLS.tools {
+        assert!(names.contains(&def.name), "{} missing", def.name);
     }
-    let total: u32 = TOOLS.tools.iter().map(|t| t.views[0].tokens).sum();
-    assert_eq!(
-        lines.last().unwrap(),
-        &format!("7 tools, {total} schema tokens")
-    );
+    assert!(names.iter().any(|n| n.starts_with("github_")), "packs listed beside");
 
-    let bad = Command::new(env!("CARGO_BIN_EXE_charter-example-notes"))
-        .arg("frobnicate")
+    // One call through the CLI: what the model would receive.
+    let out = Command::new(bin)
+        .args(["call", "notes_add", r#"{"a": 2, "b": 3}"#])
         .output()
         .unwrap();
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("usage"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "5.0");
+
+    // A refused call is the model's error, not a crash.
+    let out = Command::new(bin)
+        .args(["call", "notes_divide", r#"{"dividend": 1, "divisor": 0}"#])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("zero"), "{text}");
 }

@@ -174,16 +174,17 @@ fn obj<'n>(
     };
     for (key, value) in list {
         out.mentioned.push(key.value.clone());
-        if let Some(near) = suggest(&key.value, allowed) {
-            out.mentioned.push(near.to_owned());
-        }
         if allowed.contains(&key.value.as_str()) {
             out.entries.push((key.value, key.loc, value));
             continue;
         }
+        let near = suggest(&key.value, allowed);
+        if let Some(near) = near {
+            out.mentioned.push(near.to_owned());
+        }
         let hint = if let Some(why) = misplaced(&key.value) {
             format!(": {why}")
-        } else if let Some(near) = suggest(&key.value, allowed) {
+        } else if let Some(near) = near {
             format!("; did you mean `{near}`?")
         } else {
             format!("; use one of: {}", allowed.join(", "))

@@ -1,1 +1,5 @@
-fn main() {}
+//! The `charter` command over the shipped packs.
+
+fn main() -> std::process::ExitCode {
+    charter_cli::main_with(charter::packs::ALL)
+}

@@ -9,7 +9,9 @@ use crate::table::{Pagination, Route};
 /// next page (no pagination declared, no cursor, `has_more: false`, an empty or short page).
 ///
 /// - Cursor style: reads the dotted `next` path from the response (a numeric segment indexes an
-///   array, `-1` is its last element: `data.-1.id`) and sets it as `param`.
+///   array, `-1` is its last element: `data.-1.id`) and sets it as `param`. A GraphQL (Relay)
+///   `pageInfo` keeps its `endCursor` on the last page too, so a `hasNextPage: false` beside the
+///   cursor ends the walk.
 /// - Page style: increments `param` (absent counts as page 1); stops on an empty page, or on a
 ///   page shorter than the `size_param` the call asked for.
 pub fn next_page(route: &Route, arguments: &Value, response: &Value) -> Option<Value> {
@@ -25,6 +27,13 @@ pub fn next_page(route: &Route, arguments: &Value, response: &Value) -> Option<V
     match pagination {
         Pagination::Cursor { next: path, param } => {
             let cursor = lookup(response, path)?;
+            let parent = match path.rsplit_once('.') {
+                Some((parent, _)) => lookup(response, parent),
+                None => Some(response),
+            };
+            if parent.and_then(|p| p.get("hasNextPage")) == Some(&Value::Bool(false)) {
+                return None;
+            }
             match cursor {
                 Value::String(s) if !s.is_empty() => {}
                 Value::Number(_) => {}

@@ -77,32 +77,76 @@ pub fn truncate(text: &str, limit: usize) -> String {
     format!("{}…", &text[..end])
 }
 
-/// A failure hidden inside a 200, as the declared envelope defines it.
+/// The envelopes a route's responses are checked against: the pack's declared one, plus the
+/// GraphQL one for a route that sends a GraphQL document (the GraphQL spec makes `errors` the
+/// failure channel whatever the pack declares).
+fn envelopes(route: &Route) -> impl Iterator<Item = Envelope> {
+    let graphql = route
+        .graphql
+        .is_some()
+        .then_some(Envelope::GraphQl)
+        .filter(|_| !matches!(route.pack.envelope, Some(Envelope::GraphQl)));
+    route.pack.envelope.into_iter().chain(graphql)
+}
+
+/// A failure hidden inside a 200, as the declared envelope defines it (and, for a GraphQL
+/// route, a non-empty `errors` array).
 pub fn check_envelope(route: &'static Route, status: u16, value: &Value) -> Result<(), ApiError> {
-    let message = match route.pack.envelope {
-        None => return Ok(()),
-        Some(Envelope::GraphQl) => match value.get("errors") {
-            Some(Value::Array(errors)) if !errors.is_empty() => {
-                Value::Array(errors.clone()).to_string()
-            }
-            _ => return Ok(()),
-        },
-        Some(Envelope::OkFlag { field, error_field }) => match value.get(field) {
-            Some(Value::Bool(false)) => match value.get(error_field) {
-                Some(Value::String(s)) => s.clone(),
-                Some(Value::Null) | None => format!("`{field}` is false"),
-                Some(other) => other.to_string(),
+    for envelope in envelopes(route) {
+        let message = match envelope {
+            Envelope::GraphQl => match value.get("errors") {
+                Some(Value::Array(errors)) if !errors.is_empty() => graphql_errors(errors),
+                _ => continue,
             },
-            _ => return Ok(()),
-        },
-    };
-    Err(ApiError {
-        status,
-        method: route.method.as_str(),
-        url_template: route.path,
-        body: truncate(&message, ERROR_BODY_LIMIT),
-        retry_after_secs: None,
-    })
+            Envelope::OkFlag { field, error_field } => match value.get(field) {
+                Some(Value::Bool(false)) => match value.get(error_field) {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Null) | None => format!("`{field}` is false"),
+                    Some(other) => other.to_string(),
+                },
+                _ => continue,
+            },
+        };
+        return Err(ApiError {
+            status,
+            method: route.method.as_str(),
+            url_template: route.path,
+            body: truncate(&message, ERROR_BODY_LIMIT),
+            retry_after_secs: None,
+        });
+    }
+    Ok(())
+}
+
+/// GraphQL errors for the model: each `message` with its `path` (`issue.assignee`), joined;
+/// the raw JSON when an error has no message.
+fn graphql_errors(errors: &[Value]) -> String {
+    let messages: Vec<String> = errors
+        .iter()
+        .map(|e| {
+            let Some(message) = e.get("message").and_then(Value::as_str) else {
+                return e.to_string();
+            };
+            let path: Vec<String> = e
+                .get("path")
+                .and_then(Value::as_array)
+                .map(|p| {
+                    p.iter()
+                        .map(|seg| match seg {
+                            Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            if path.is_empty() {
+                message.to_owned()
+            } else {
+                format!("{message} (at {})", path.join("."))
+            }
+        })
+        .collect();
+    format!("GraphQL errors: {}", messages.join("; "))
 }
 
 /// Keeps only the dotted `paths` of `value`. On an array, applies to every item, at any level
@@ -379,11 +423,12 @@ fn parse_json(route: &Route, body: &[u8]) -> Option<(Value, Vec<&'static str>)> 
     let owned = projection_paths(route);
     let mut split: Vec<Vec<&str>> = owned.iter().map(|p| p.split('.').collect()).collect();
     let mut extras = Vec::new();
-    let envelope_keys: Vec<&'static str> = match route.pack.envelope {
-        None => Vec::new(),
-        Some(Envelope::GraphQl) => vec!["errors"],
-        Some(Envelope::OkFlag { field, error_field }) => vec![field, error_field],
-    };
+    let envelope_keys: Vec<&'static str> = envelopes(route)
+        .flat_map(|e| match e {
+            Envelope::GraphQl => vec!["errors"],
+            Envelope::OkFlag { field, error_field } => vec![field, error_field],
+        })
+        .collect();
     for key in envelope_keys {
         if !split.iter().any(|p| p[0] == key) {
             split.push(vec![key]);

@@ -1,0 +1,120 @@
+//! `charter mcp`: serve packs over MCP.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use charter_mcp::client::RenameReason;
+use charter_mcp::{
+    HttpOptions, McpServer, McpToolkit, ServerOptions, ToolkitOptions, Transport, Upstream,
+};
+use charter_runtime::session::Toolkit;
+use charter_runtime::table::Table;
+
+use crate::args::McpArgs;
+use crate::{Failure, packs, runtime};
+
+pub(crate) fn run(
+    args: McpArgs,
+    tables: &[&'static Table],
+    err: &mut dyn Write,
+) -> Result<ExitCode, Failure> {
+    let tables = packs::select(tables, &args.packs)?;
+    let upstreams = upstreams(&args)?;
+    let rt = runtime()?;
+    let mut toolkits: Vec<Arc<dyn Toolkit>> = Vec::with_capacity(upstreams.len());
+    let options = ToolkitOptions {
+        connect_timeout: Duration::from_secs(args.upstream_timeout),
+        list_timeout: Duration::from_secs(args.upstream_timeout),
+        ..ToolkitOptions::default()
+    };
+    for (label, upstream) in upstreams {
+        let toolkit = rt.block_on(McpToolkit::connect(&label, upstream, options.clone()))?;
+        for rename in toolkit.renames() {
+            if rename.reason != RenameReason::Sanitised {
+                writeln!(
+                    err,
+                    "charter: upstream `{label}`: tool `{}` is served as `{}` ({:?})",
+                    rename.remote, rename.local, rename.reason
+                )?;
+            }
+        }
+        toolkits.push(Arc::new(toolkit));
+    }
+    let server = McpServer::with_toolkits(
+        &tables,
+        toolkits,
+        ServerOptions {
+            progressive: args.progressive,
+            threshold: args.threshold,
+            mode: args.mode.clone(),
+            http: Some(crate::executor::LazyHttp::shared()),
+            ..ServerOptions::default()
+        },
+    )?;
+    match &args.http {
+        None => {
+            writeln!(err, "{}", server.start_line(&Transport::Stdio))?;
+            err.flush()?;
+            rt.block_on(server.serve_stdio())?;
+        }
+        Some(addr) => {
+            let options = HttpOptions {
+                allow_hosts: args.allow_hosts.clone(),
+                allow_origins: args.allow_origins.clone(),
+            };
+            let http = rt.block_on(server.bind_http(addr, options))?;
+            writeln!(err, "{}", server.start_line(&Transport::Http(http.url())))?;
+            err.flush()?;
+            rt.block_on(http.run())?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `--upstream` / `--upstream-http` servers with their labels: `label=...` or numbered
+/// `up1`, `up2`, ... in the order given (commands first).
+fn upstreams(args: &McpArgs) -> Result<Vec<(String, Upstream)>, Failure> {
+    let mut out: Vec<(String, Upstream)> = Vec::new();
+    let given = args
+        .upstreams
+        .iter()
+        .map(|v| (v, false))
+        .chain(args.upstream_urls.iter().map(|v| (v, true)));
+    for (n, (value, http)) in given.enumerate() {
+        let (label, rest) = match value.split_once('=') {
+            Some((label, rest))
+                if !label.is_empty()
+                    && label
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') =>
+            {
+                (label.to_owned(), rest)
+            }
+            _ => (format!("up{}", n + 1), value.as_str()),
+        };
+        charter_mcp::client::check_label(&label)
+            .map_err(|e| Failure::Usage(format!("upstream #{}: {e}", n + 1)))?;
+        if out.iter().any(|(l, _)| *l == label) {
+            return Err(Failure::Usage(format!(
+                "two upstreams are labelled `{label}`; give each its own `label=`"
+            )));
+        }
+        let upstream = if http {
+            if !(rest.starts_with("http://") || rest.starts_with("https://")) {
+                return Err(Failure::Usage(format!(
+                    "--upstream-http #{}: expected an http:// or https:// URL",
+                    n + 1
+                )));
+            }
+            Upstream::http(rest)
+        } else {
+            Upstream::parse_command_line(rest)
+                .map_err(|e| Failure::Usage(format!("--upstream: {e}")))?
+        };
+        out.push((label, upstream));
+    }
+    Ok(out)
+}

@@ -1,0 +1,240 @@
+//! The rmcp handler of one connection, written by hand over a [`ToolSession`].
+
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+
+use charter_runtime::session::{TOOL_SEARCH, ToolSession};
+use futures::FutureExt;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
+    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::Value;
+
+use super::{Shared, build_session};
+
+/// The session of one connection and whether its list may change.
+struct Live {
+    session: Arc<ToolSession>,
+    /// Progressive disclosure in force: loads grow the list and are announced.
+    progressive: bool,
+}
+
+/// One MCP connection: a stdio pipe, or one MCP session over HTTP.
+pub(crate) struct Connection {
+    shared: Arc<Shared>,
+    live: Mutex<Option<Arc<Live>>>,
+}
+
+/// Whether a protocol revision forbids the tool list from varying as a side effect of other
+/// requests (2026-07-28 and later). rmcp knows the revision, so its negotiated version is used.
+fn stable_list_required(version: Option<&ProtocolVersion>) -> bool {
+    version.is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
+impl Connection {
+    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+        Self {
+            shared,
+            live: Mutex::new(None),
+        }
+    }
+
+    /// The session of this connection, built on first use: only then is the protocol revision
+    /// known, which decides whether progressive disclosure may be used.
+    fn live(&self, context: &RequestContext<RoleServer>) -> Result<Arc<Live>, McpError> {
+        let mut slot = self
+            .live
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(live) = slot.as_ref() {
+            return Ok(live.clone());
+        }
+        let version = context.protocol_version();
+        let stable = stable_list_required(version.as_ref());
+        let progressive = self.shared.options.progressive && !stable;
+        if self.shared.options.progressive && stable {
+            tracing::info!(
+                "client speaks MCP {}: serving the full, stable tool list instead of progressive \
+                 disclosure",
+                version.as_ref().map(|v| v.as_str()).unwrap_or("?")
+            );
+        }
+        let session = build_session(
+            &self.shared.tables,
+            &self.shared.toolkits,
+            &self.shared.options,
+            progressive,
+        )
+        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let live = Arc::new(Live {
+            session: Arc::new(session),
+            progressive,
+        });
+        *slot = Some(live.clone());
+        Ok(live)
+    }
+
+    /// The session of this connection, rebuilt first when an upstream toolkit's list changed
+    /// since it was built (loaded tools keep their order; new ones join the deferred
+    /// catalogue), announcing the change where the protocol revision lets a list change.
+    async fn fresh(&self, context: &RequestContext<RoleServer>) -> Result<Arc<Live>, McpError> {
+        let live = self.live(context)?;
+        if !live.session.is_stale() {
+            return Ok(live);
+        }
+        let session = live
+            .session
+            .refreshed()
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let next = Arc::new(Live {
+            session: Arc::new(session),
+            progressive: live.progressive,
+        });
+        let current = {
+            let mut slot = self
+                .live
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            match slot.as_ref() {
+                // Another request refreshed first: use its session (it carries the same loads).
+                Some(other) if !Arc::ptr_eq(other, &live) => other.clone(),
+                _ => {
+                    *slot = Some(next.clone());
+                    next
+                }
+            }
+        };
+        if !stable_list_required(context.protocol_version().as_ref())
+            && let Err(error) = context.peer.notify_tool_list_changed().await
+        {
+            tracing::warn!(%error, "could not send notifications/tools/list_changed");
+        }
+        Ok(current)
+    }
+
+    fn info(&self, list_changed: bool) -> ServerConfig {
+        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        if list_changed && let Some(tools) = capabilities.tools.as_mut() {
+            tools.list_changed = Some(true);
+        }
+        let mut info = ServerConfig::new(capabilities).with_server_info(
+            Implementation::new(self.shared.options.name.clone(), env!("CARGO_PKG_VERSION"))
+                .with_title("charter"),
+        );
+        if list_changed {
+            info = info.with_instructions(
+                "Tools are loaded on demand: call ToolSearch (`select:<name>` or keywords) to add \
+                 the ones you need; the tool list then grows.",
+            );
+        }
+        info
+    }
+
+    /// The names a model could call now, for an unknown-tool error.
+    fn available(session: &ToolSession) -> String {
+        let names: Vec<&str> = session.visible().iter().map(|e| e.name).collect();
+        names.join(", ")
+    }
+}
+
+impl ServerHandler for Connection {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = self.info(self.shared.options.progressive);
+        // Upstream servers may change their lists: say the list can change.
+        if !self.shared.toolkits.is_empty()
+            && let Some(tools) = info.capabilities.tools.as_mut()
+        {
+            tools.list_changed = Some(true);
+        }
+        info
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, McpError> {
+        // `server/discover` is the 2026-07-28 lifecycle: the list is stable, never announced.
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.info(false),
+        ))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let live = self.fresh(&context).await?;
+        let visible = live.session.visible();
+        let tools = self
+            .shared
+            .catalog
+            .list(&visible)
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let live = self.fresh(&context).await?;
+        let session = &live.session;
+        let CallToolRequestParams {
+            name, arguments, ..
+        } = request;
+        let name = name.as_ref();
+        let offered = if name == TOOL_SEARCH {
+            session.tool_search().is_some()
+        } else {
+            // A toolkit tool listed after the server started is not in the prebuilt catalog.
+            self.shared.catalog.knows(name) || session.annotations(name).is_some()
+        };
+        if !offered {
+            return Err(McpError::invalid_params(
+                format!(
+                    "unknown tool `{name}`; available: {}",
+                    Self::available(session)
+                ),
+                None,
+            ));
+        }
+        let arguments = Value::Object(arguments.unwrap_or_default());
+        let before = session.generation();
+        let ctx = &self.shared.options.context;
+        let outcome = AssertUnwindSafe(session.dispatch(name, arguments, ctx))
+            .catch_unwind()
+            .await;
+        let result = match outcome {
+            Ok(Ok(output)) => {
+                let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
+                // MCP's structuredContent is an object; other JSON stays in the text.
+                result.structured_content = output.structured.filter(Value::is_object);
+                result
+            }
+            // A charter error is for the model: it reads it and corrects itself.
+            Ok(Err(error)) => CallToolResult::error(vec![ContentBlock::text(error.to_string())]),
+            // A bug in host code is not fed to the model as text.
+            Err(_) => {
+                tracing::error!(tool = name, "tool call panicked");
+                return Err(McpError::internal_error(
+                    format!("tool `{name}` panicked"),
+                    None,
+                ));
+            }
+        };
+        if live.progressive && session.generation() != before {
+            // Sent before the result, so a client sees the change no later than the answer.
+            if let Err(error) = context.peer.notify_tool_list_changed().await {
+                tracing::warn!(%error, "could not send notifications/tools/list_changed");
+            }
+        }
+        Ok(CallToolResponse::Complete(result))
+    }
+}

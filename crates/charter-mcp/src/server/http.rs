@@ -1,0 +1,243 @@
+//! Streamable HTTP on axum, with DNS-rebinding protection.
+//!
+//! A page on another origin can make a browser send requests to `127.0.0.1` (directly, or
+//! through a DNS name it rebinds there). So every request's `Host` must name this server (loopback
+//! names by default) and its `Origin`, when present, must be a loopback origin: anything else is
+//! refused with 403 before it reaches MCP. `--allow-host` / `--allow-origin` extend the lists
+//! for a deliberate deployment.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+
+use super::{McpServer, ServeError};
+
+/// The path the MCP endpoint is served at.
+pub const MCP_PATH: &str = "/mcp";
+
+/// Who may reach the HTTP transport, beyond loopback.
+#[derive(Debug, Clone, Default)]
+pub struct HttpOptions {
+    /// Extra `Host` values accepted (`example.com`, `example.com:8080`). Loopback names
+    /// (`localhost`, `127.0.0.1`, `::1`) and the exact bound address are always accepted.
+    pub allow_hosts: Vec<String>,
+    /// Extra browser origins accepted (`https://app.example.com`, `http://host:*`). Loopback
+    /// origins on any port are always accepted; requests without `Origin` (non-browser clients)
+    /// pass.
+    pub allow_origins: Vec<String>,
+}
+
+/// A bound, not yet running, HTTP transport.
+pub struct HttpServer {
+    listener: TcpListener,
+    router: axum::Router,
+    local: SocketAddr,
+}
+
+impl std::fmt::Debug for HttpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpServer")
+            .field("local", &self.local)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpServer {
+    /// The address actually bound (the real port when 0 was asked for).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local
+    }
+
+    /// The MCP endpoint's URL.
+    pub fn url(&self) -> String {
+        format!("http://{}{MCP_PATH}", self.local)
+    }
+
+    /// Serves until Ctrl-C or SIGTERM.
+    pub async fn run(self) -> Result<(), ServeError> {
+        self.run_until(shutdown_signal()).await
+    }
+
+    /// Serves until `shutdown` completes.
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
+        axum::serve(self.listener, self.router)
+            .with_graceful_shutdown(shutdown)
+            .await
+            .map_err(|e| ServeError::Transport(e.to_string()))
+    }
+}
+
+/// Checks `addr`, binds it, and mounts the MCP service with the allow-lists.
+pub(crate) async fn bind(
+    server: McpServer,
+    addr: &str,
+    options: HttpOptions,
+) -> Result<HttpServer, ServeError> {
+    check_address(addr)?;
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|e| ServeError::Bind {
+            addr: addr.to_owned(),
+            reason: explain_bind_error(&e),
+        })?;
+    let local = listener.local_addr().map_err(|e| ServeError::Bind {
+        addr: addr.to_owned(),
+        reason: e.to_string(),
+    })?;
+
+    let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec();
+    if !local.ip().is_unspecified() && !local.ip().is_loopback() {
+        hosts.push(local.to_string());
+    }
+    hosts.extend(options.allow_hosts);
+    let mut origins: Vec<String> = Vec::new();
+    for scheme in ["http", "https"] {
+        for host in ["localhost", "127.0.0.1", "[::1]"] {
+            origins.push(format!("{scheme}://{host}:*"));
+        }
+    }
+    origins.extend(options.allow_origins.iter().map(|o| explicit_port(o)));
+
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins)
+        .enforce_origin_validation();
+    // One handler, hence one ToolSession, per MCP session.
+    let service = StreamableHttpService::new(
+        move || Ok(server.connection()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let router = axum::Router::new().route_service(MCP_PATH, service);
+    Ok(HttpServer {
+        listener,
+        router,
+        local,
+    })
+}
+
+/// `HOST:PORT` with a numeric port; the host may be a name, an IPv4 or a bracketed IPv6.
+fn check_address(addr: &str) -> Result<(), ServeError> {
+    let bad = |reason: &str| ServeError::BadAddress {
+        addr: addr.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let (host, port) = addr.rsplit_once(':').ok_or_else(|| bad("no port"))?;
+    if host.is_empty() {
+        return Err(bad("no host (use 127.0.0.1 for this machine only)"));
+    }
+    if host.contains(':') && !(host.starts_with('[') && host.ends_with(']')) {
+        return Err(bad("an IPv6 host must be in brackets, e.g. [::1]:8080"));
+    }
+    port.parse::<u16>()
+        .map_err(|_| bad("the port is not a number from 0 to 65535"))?;
+    Ok(())
+}
+
+/// An origin as a browser sends it omits the scheme's default port; spell it out, so
+/// `https://app.example` matches exactly `https://app.example:443` and no other port.
+fn explicit_port(origin: &str) -> String {
+    let origin = origin.trim().trim_end_matches('/');
+    let Some((scheme, authority)) = origin.split_once("://") else {
+        return origin.to_owned();
+    };
+    let has_port = match authority.rfind(']') {
+        Some(end) => authority[end..].contains(':'),
+        None => authority.contains(':'),
+    };
+    let default = match scheme.to_ascii_lowercase().as_str() {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    };
+    match default {
+        Some(port) if !has_port && !authority.contains('/') => format!("{origin}:{port}"),
+        _ => origin.to_owned(),
+    }
+}
+
+fn explain_bind_error(e: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    match e.kind() {
+        ErrorKind::AddrInUse => {
+            "the address is already in use (is another server running on that port? pick another \
+             port, or 0 for any free one)"
+                .to_owned()
+        }
+        ErrorKind::AddrNotAvailable => "the address is not one of this machine's".to_owned(),
+        ErrorKind::PermissionDenied => {
+            "permission denied (ports below 1024 need privileges)".to_owned()
+        }
+        _ => e.to_string(),
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allowed_origins_name_their_port() {
+        assert_eq!(
+            explicit_port("https://app.example"),
+            "https://app.example:443"
+        );
+        assert_eq!(
+            explicit_port("http://app.example/"),
+            "http://app.example:80"
+        );
+        assert_eq!(
+            explicit_port("http://app.example:8080"),
+            "http://app.example:8080"
+        );
+        assert_eq!(explicit_port("http://[::1]"), "http://[::1]:80");
+        assert_eq!(explicit_port("http://[::1]:*"), "http://[::1]:*");
+        assert_eq!(explicit_port("null"), "null");
+    }
+
+    #[test]
+    fn addresses_are_checked_before_binding() {
+        assert!(check_address("127.0.0.1:8080").is_ok());
+        assert!(check_address("localhost:0").is_ok());
+        assert!(check_address("[::1]:8080").is_ok());
+        for (addr, says) in [
+            ("8080", "no port"),
+            (":8080", "no host"),
+            ("127.0.0.1:http", "not a number"),
+            ("127.0.0.1:70000", "not a number"),
+            ("::1:8080", "brackets"),
+        ] {
+            let err = check_address(addr).unwrap_err().to_string();
+            assert!(err.contains(says), "{addr}: {err}");
+            assert!(err.contains(addr), "{addr}: {err}");
+        }
+    }
+}

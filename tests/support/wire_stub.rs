@@ -1,0 +1,229 @@
+//! A recording HTTP stub on 127.0.0.1 and sessions over compiled packs, shared by the per-pack
+//! request tests (`packs_slack.rs`, `packs_notion.rs`, `packs_google_docs_forms.rs`). The stub is
+//! a real axum server: each test checks what actually arrived on the wire.
+
+#![allow(dead_code)] // each test file uses a different part of it
+
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use charter::http::{HttpExecutor, StaticCredentials};
+use charter::table::{Exec, Route, Table, ToolDef};
+use charter::{CallContext, CharterError, SessionOptions, Source, ToolSession};
+use serde_json::Value;
+
+/// One request as the stub received it.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub method: String,
+    pub path: String,
+    pub query: Option<String>,
+    /// Lowercase names, arrival order.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Recorded {
+    /// The one value of a header (a header sent twice fails the test).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let all: Vec<&str> = self
+            .headers
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+            .collect();
+        assert!(all.len() <= 1, "{name} sent {} times", all.len());
+        all.first().copied()
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).expect("a JSON body")
+    }
+
+    pub fn text(&self) -> &str {
+        std::str::from_utf8(&self.body).expect("a UTF-8 body")
+    }
+}
+
+type Respond = dyn Fn(&Recorded) -> (u16, Value) + Send + Sync;
+type Log = Arc<Mutex<Vec<Recorded>>>;
+
+/// The server: answers each request with `respond` and records it.
+pub struct Stub {
+    pub base: String,
+    log: Log,
+}
+
+impl Stub {
+    pub async fn start(
+        respond: impl Fn(&Recorded) -> (u16, Value) + Send + Sync + 'static,
+    ) -> Self {
+        let log: Log = Arc::default();
+        let state: (Log, Arc<Respond>) = (log.clone(), Arc::new(respond));
+        let app = Router::new().fallback(handle).with_state(state);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        Stub { base, log }
+    }
+
+    /// The single request received so far.
+    pub fn only(&self) -> Recorded {
+        let log = self.log.lock().unwrap();
+        assert_eq!(log.len(), 1, "expected one request: {log:#?}");
+        log[0].clone()
+    }
+
+    /// Every request received so far, emptying the log.
+    pub fn take(&self) -> Vec<Recorded> {
+        std::mem::take(&mut *self.log.lock().unwrap())
+    }
+}
+
+async fn handle(
+    State((log, respond)): State<(Log, Arc<Respond>)>,
+    request: axum::extract::Request,
+) -> Response {
+    let (parts, body) = request.into_parts();
+    let body = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap()
+        .to_vec();
+    let recorded = Recorded {
+        method: parts.method.to_string(),
+        path: parts.uri.path().to_owned(),
+        query: parts.uri.query().map(str::to_owned),
+        headers: parts
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str().to_owned(), v.to_str().unwrap_or("?").to_owned()))
+            .collect(),
+        body,
+    };
+    let (status, reply) = respond(&recorded);
+    log.lock().unwrap().push(recorded);
+    (
+        StatusCode::from_u16(status).unwrap(),
+        [("content-type", "application/json")],
+        reply.to_string(),
+    )
+        .into_response()
+}
+
+/// A non-progressive session over `table`, its pack sent to `base`, with `credentials`
+/// (`(variable, secret)` pairs) as the only secrets.
+pub fn session(table: &'static Table, base: &str, credentials: &[(&str, &str)]) -> ToolSession {
+    let mut creds = StaticCredentials::new();
+    for (var, secret) in credentials {
+        creds = creds.with(*var, *secret);
+    }
+    let http = HttpExecutor::builder()
+        .no_proxy()
+        .credentials(creds)
+        .base_url(table.pack, base)
+        .build()
+        .unwrap();
+    ToolSession::with_options(
+        vec![Source::Table(table)],
+        SessionOptions {
+            progressive: false,
+            http: Some(Arc::new(http)),
+            ..SessionOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+/// The tool `name` (published name) of `table`.
+pub fn tool(table: &'static Table, name: &str) -> &'static ToolDef {
+    table
+        .tools
+        .iter()
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("{name} is not in the {} pack", table.pack))
+}
+
+/// The HTTP route of the tool `name`.
+pub fn route(table: &'static Table, name: &str) -> &'static Route {
+    let Exec::Http(route) = tool(table, name).exec else {
+        panic!("{name} is not an HTTP tool")
+    };
+    route
+}
+
+/// Calls a tool and returns its JSON answer.
+pub async fn call(session: &ToolSession, name: &str, args: Value) -> Result<Value, CharterError> {
+    let out = session.dispatch(name, args, &CallContext::new()).await?;
+    Ok(out.structured.expect("a JSON answer"))
+}
+
+/// Whether a tool's name says it lists or searches (such tools must declare a projection).
+pub fn is_list_tool(tool: &str) -> bool {
+    ["list", "search", "query", "history", "replies", "members"]
+        .iter()
+        .any(|w| tool.split('_').any(|part| part == *w))
+}
+
+/// The pack-wide checks every curated pack passes: at least `min_tools` tools, every tool and
+/// every top-level parameter described, every list tool projected, no schema over `max_tokens`,
+/// and the published schemas free of the given parameter names (credentials, API noise).
+pub fn check_curated(table: &'static Table, min_tools: usize, max_tokens: u32, banned: &[&str]) {
+    assert!(
+        table.tools.len() >= min_tools,
+        "{}: {} tools, want at least {min_tools}",
+        table.pack,
+        table.tools.len()
+    );
+    for def in table.tools {
+        // Not the importer's "METHOD /path." fallback, not a fragment.
+        let fallback = ["GET ", "POST ", "PUT ", "PATCH ", "DELETE "]
+            .iter()
+            .any(|m| def.description.starts_with(m));
+        assert!(
+            def.description.len() >= 12 && def.description.ends_with('.') && !fallback,
+            "{}: a real description, got {:?}",
+            def.name,
+            def.description
+        );
+        assert!(def.annotations.open_world, "{}", def.name);
+        let view = &def.views[0];
+        assert!(
+            view.tokens <= max_tokens,
+            "{}: {} schema tokens",
+            def.name,
+            view.tokens
+        );
+        let schema: Value = serde_json::from_str(view.schema).unwrap();
+        if let Some(Value::Object(props)) = schema.get("properties") {
+            for (name, prop) in props {
+                assert!(
+                    !banned.contains(&name.as_str()),
+                    "{}: `{name}` must not be model-visible",
+                    def.name
+                );
+                let text = prop
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                assert!(
+                    text.len() >= 5 && !text.starts_with("The `"),
+                    "{}.{name}: a real description, got {text:?}",
+                    def.name
+                );
+            }
+        }
+        if is_list_tool(def.tool) {
+            let Exec::Http(route) = def.exec else {
+                panic!("{} is not an HTTP tool", def.name)
+            };
+            assert!(
+                !route.projection.is_empty(),
+                "{}: a list tool keeps a projection",
+                def.name
+            );
+        }
+    }
+}
