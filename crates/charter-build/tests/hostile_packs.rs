@@ -187,3 +187,70 @@ fn strings_that_would_break_generated_rust_stay_data() {
     no_panic(code.parse().expect("tokens"));
     assert!(code.contains("pwned"), "the text is kept, as data");
 }
+
+/// Found by the `openapi_import` fuzz target: a path parameter whose name is not the
+/// placeholder's, but cleans up to it, was taken for it and then dropped, leaving `{b}` without
+/// a parameter: the imported pack failed the checker.
+#[test]
+fn an_imported_path_parameter_named_unlike_its_placeholder_still_gives_a_valid_pack() {
+    let doc = r#"openapi: 3.1.0
+info: {title: Min, version: "1"}
+servers: [{url: "https://x.example"}]
+paths:
+  /a/{b}/c:
+    get:
+      operationId: abc
+      parameters:
+        - {name: "b|||", in: path, required: true, schema: {type: string}}
+"#;
+    let out =
+        charter_build::openapi::import(doc, &charter_build::openapi::ImportOptions::new("fuzz"))
+            .expect("imports");
+    assert_eq!(out.tools, 1);
+    if let Err(diags) = load_str("imported.yaml", &out.yaml) {
+        panic!("{diags:?}\n{}", out.yaml);
+    }
+}
+
+/// Found by the `openapi_import` fuzz target: a path parameter of an unknown type (read as any
+/// value, then declared as a string) kept its numeric default, which the checker refuses.
+#[test]
+fn an_imported_path_parameter_of_unknown_type_drops_a_default_that_is_not_a_string() {
+    let doc = r#"openapi: 3.1.0
+info: {title: Min, version: "1"}
+servers: [{url: "https://x.example"}]
+paths:
+  /a/{b}/c:
+    get:
+      operationId: abc
+      parameters:
+        - {name: b, in: path, required: true, schema: {type: intege2, default: 0}}
+        - {name: X-Mode, in: header, schema: {type: strnig, default: [1]}}
+"#;
+    let out =
+        charter_build::openapi::import(doc, &charter_build::openapi::ImportOptions::new("fuzz"))
+            .expect("imports");
+    assert_eq!(out.tools, 1);
+    if let Err(diags) = load_str("imported.yaml", &out.yaml) {
+        panic!("{diags:?}\n{}", out.yaml);
+    }
+}
+
+/// Found by the `openapi_import` fuzz target: a body property named `""` became a field with an
+/// empty wire name, which the checker refuses.
+#[test]
+fn an_imported_property_without_a_name_is_left_out() {
+    let doc = r#"{"openapi": "3.0.3", "info": {"title": "T", "version": "1"},
+      "servers": [{"url": "https://api.example.com"}],
+      "paths": {"/things": {"put": {"operationId": "putThing", "requestBody": {"content": {
+        "application/json": {"schema": {"type": "object", "properties": {
+          "": {"type": "string"}, " ": {"type": "integer"}, "a": {"type": "string"}}}}}}}}}}"#;
+    let out =
+        charter_build::openapi::import(doc, &charter_build::openapi::ImportOptions::new("fuzz"))
+            .expect("imports");
+    assert_eq!(out.tools, 1);
+    if let Err(diags) = load_str("imported.yaml", &out.yaml) {
+        panic!("{diags:?}\n{}", out.yaml);
+    }
+    assert!(out.yaml.contains("      a:"), "{}", out.yaml);
+}

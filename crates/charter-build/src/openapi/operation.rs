@@ -350,6 +350,10 @@ pub(crate) fn build(
             In::Path | In::Header => {
                 if shape.kind == Kind::Any {
                     shape.kind = Kind::String;
+                    // A default that fit "any value" may not fit a string.
+                    if shape.default.as_ref().is_some_and(|d| !d.is_string()) {
+                        shape.default = None;
+                    }
                 } else if !shape.is_scalar() {
                     note(
                         &mut issues,
@@ -443,10 +447,11 @@ pub(crate) fn build(
     // The URL template against the path parameters.
     for raw_name in &holders {
         let bare = raw_name.trim_start_matches('+');
-        let found = params.iter().position(|p| {
-            p.location == In::Path
-                && (p.wire.as_deref().unwrap_or(&p.name) == bare || p.name == bare)
-        });
+        // By the name on the wire only, as the placeholders are replaced below: a parameter
+        // whose cleaned-up name happens to equal the placeholder (`b|x` becomes `b`) is not it.
+        let found = params
+            .iter()
+            .position(|p| p.location == In::Path && p.wire.as_deref().unwrap_or(&p.name) == bare);
         if found.is_none() {
             let pretty = {
                 let n = names::property(bare);

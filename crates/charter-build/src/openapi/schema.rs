@@ -597,6 +597,14 @@ impl<'d> Conv<'d> {
                     continue;
                 }
                 let at = format!("{ptr}/properties/{}", names::pointer_token(name));
+                if name.trim().is_empty() {
+                    // A pack cannot declare a field without a name on the wire.
+                    self.issue(
+                        NoteKind::Unrepresentable,
+                        format!("a property without a name at {at} left out"),
+                    );
+                    continue;
+                }
                 let shape = self.shape(ps, &at);
                 let mut pname = names::property(name);
                 if taken.contains(&pname) {
