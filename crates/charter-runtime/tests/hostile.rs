@@ -513,21 +513,32 @@ fn tool_search_select_with_40000_duplicate_names_is_linear_and_loads_once() {
 
 #[test]
 fn tool_search_regex_metacharacters_are_literal_text() {
+    // Punctuation is never a pattern: a query of metacharacters alone matches nothing, and
+    // words wrapped in them find exactly what the bare words find (ToolSearch reads whole
+    // words), not everything a regex would.
     let s = progressive();
     for q in [
         ".*",
-        "^issues$",
         "(a|b)+",
         "[",
         "\\",
         "+.*",
         "select:.*",
-        "issues.*",
         "%s%n",
         "{{}}",
     ] {
         let answer = search(&s, json!({ "query": q }));
         assert!(loaded(&answer).is_empty(), "{q:?} loaded {answer}");
+    }
+    for (q, bare) in [
+        ("^issues$", "issues"),
+        ("issues.*", "issues"),
+        ("(list|create)", "list create"),
+    ] {
+        let wrapped = loaded(&search(&progressive(), json!({ "query": q })));
+        let plain = loaded(&search(&progressive(), json!({ "query": bare })));
+        assert!(!plain.is_empty(), "{bare:?} finds something in the fixture");
+        assert_eq!(wrapped, plain, "{q:?} against {bare:?}");
     }
 }
 
