@@ -2,10 +2,12 @@
 //! in-memory duplex pipe, exactly the code `charter mcp` runs on stdio.
 //!
 //! Input: byte 0 picks the eager or the progressive server; the rest is written to the server
-//! after a valid `initialize`, as the client's next lines. Then a `tools/list` with a known id
-//! is sent. Properties: no panic; that last request is answered (the server is still serving,
-//! whatever came before); nothing reaches the network (HTTP tools run on an executor that
-//! refuses every call).
+//! after a valid `initialize`, as the client's next lines. Then a `ping` with a known id is sent.
+//! Properties: no panic; that last request is answered (the server is still serving, whatever
+//! came before); nothing reaches the network (HTTP tools run on an executor that refuses every
+//! call). The final request is a `ping`, not a `tools/list`: listing all 815 tools costs about
+//! 4 ms, which held the target to 240 executions a second; the fuzzer still reaches `tools/list`
+//! through its inputs.
 #![no_main]
 
 use std::sync::{Arc, OnceLock};
@@ -64,7 +66,7 @@ const INIT: &str = concat!(
     r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
     "\n"
 );
-const FINAL: &str = "\n{\"jsonrpc\":\"2.0\",\"id\":\"fuzz-final\",\"method\":\"tools/list\"}\n";
+const FINAL: &str = "\n{\"jsonrpc\":\"2.0\",\"id\":\"fuzz-final\",\"method\":\"ping\"}\n";
 
 fuzz_target!(|data: &[u8]| {
     let Some((&pick, input)) = data.split_first() else {
@@ -88,8 +90,8 @@ fuzz_target!(|data: &[u8]| {
             while let Some(line) = lines.next_line().await.ok().flatten() {
                 if line.contains("\"fuzz-final\"") {
                     assert!(
-                        line.contains("\"tools\""),
-                        "the final tools/list failed: {line}"
+                        line.contains("\"result\""),
+                        "the final ping failed: {line}"
                     );
                     return true;
                 }
