@@ -254,3 +254,33 @@ fn an_imported_property_without_a_name_is_left_out() {
     }
     assert!(out.yaml.contains("      a:"), "{}", out.yaml);
 }
+
+/// Found by the `openapi_import` fuzz target: a `$ref` with a `%` before a multi-byte character
+/// (`%ь`) panicked while percent-decoding (the hex digits were sliced out of the text, cutting
+/// the character). Now such a `%` stays literal, the ref dangles and is reported; a real escape
+/// still decodes.
+#[test]
+fn a_percent_before_a_multibyte_character_in_a_ref_is_reported_not_a_panic() {
+    let doc = |target: &str| {
+        format!(
+            r##"{{"openapi": "3.0.3", "info": {{"title": "T", "version": "1"}},
+      "servers": [{{"url": "https://api.example.com"}}],
+      "paths": {{"/things": {{"put": {{"operationId": "putThing", "requestBody": {{"content": {{
+        "application/json": {{"schema": {{"$ref": "{target}"}}}}}}}}}}}}}},
+      "components": {{"schemas": {{"A": {{"type": "object", "properties": {{"a": {{"type": "string"}}}}}}}}}}}}"##
+        )
+    };
+    let options = charter_build::openapi::ImportOptions::new("fuzz");
+    for dangling in [
+        "#/components/schemas/%ь",
+        "#/components/schemas/%4ь",
+        "#/components/schemas/%+1",
+    ] {
+        let imported = charter_build::openapi::import(&doc(dangling), &options);
+        let resolved = imported.is_ok_and(|out| out.yaml.contains("      a:"));
+        assert!(!resolved, "{dangling} must not resolve to A");
+    }
+    let out = charter_build::openapi::import(&doc("#/components/schemas/%41"), &options)
+        .expect("a real escape decodes");
+    assert!(out.yaml.contains("      a:"), "{}", out.yaml);
+}

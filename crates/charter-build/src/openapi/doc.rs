@@ -179,12 +179,16 @@ fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
+    // Hex digits are read as bytes: slicing the text at `i + 1..i + 3` could cut a multi-byte
+    // character (a panic found by the `openapi_import` fuzz target), and `from_str_radix`
+    // would also take a sign (`%+1`).
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
     while i < bytes.len() {
         if bytes[i] == b'%'
             && i + 2 < bytes.len()
-            && let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+            && let (Some(high), Some(low)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
         {
-            out.push(b);
+            out.push(high << 4 | low);
             i += 3;
         } else {
             out.push(bytes[i]);
