@@ -176,6 +176,18 @@ fn strs<'a>(items: impl IntoIterator<Item = &'a str>) -> TokenStream {
     quote!(&[#(#items),*])
 }
 
+/// The name stem of the `n`th schema shared by several views of `tool`. A tool name may start
+/// with a digit (`0items_list`, found by the `pack_compile` fuzz target), which no Rust
+/// identifier may: such a stem gets a leading `_`, which no tool name has, so it cannot collide.
+fn shared_view_base(tool: &str, n: usize) -> String {
+    let upper = tool.to_ascii_uppercase();
+    if upper.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{upper}_{n}")
+    } else {
+        format!("{upper}_{n}")
+    }
+}
+
 fn type_static(name: &str) -> syn::Ident {
     format_ident!("T_{}", name)
 }
@@ -414,7 +426,7 @@ impl Gen<'_> {
             } else if let Some((_, parts)) = shared.iter().find(|(text, _)| *text == schema.text) {
                 parts.clone()
             } else {
-                let base = format!("{}_{}", t.tool.to_ascii_uppercase(), shared.len());
+                let base = shared_view_base(&t.tool, shared.len());
                 let idents = ["SCHEMA", "PATHS", "SPANS"].map(|k| format_ident!("{base}_{k}"));
                 let [a, b, c] = Self::view_parts(schema);
                 let [ia, ib, ic] = &idents;

@@ -284,3 +284,14 @@ fn a_percent_before_a_multibyte_character_in_a_ref_is_reported_not_a_panic() {
         .expect("a real escape decodes");
     assert!(out.yaml.contains("      a:"), "{}", out.yaml);
 }
+
+/// Found by the `pack_compile` fuzz target: a tool name may start with a digit (`0items_list`),
+/// and the constant holding the schema its views share was named after it, which is not a Rust
+/// identifier (a panic in `quote`). Such a pack now generates code that parses.
+#[test]
+fn a_tool_name_starting_with_a_digit_generates_valid_rust() {
+    let pack = include_str!("../../../fuzz/corpus/pack_compile/tool_name_with_leading_digit.yaml");
+    let code = compile_str("demo.yaml", pack, "crate").expect("the pack compiles");
+    syn::parse_file(&code).expect("the generated code parses");
+    assert!(code.contains("\"demo_0items_list\""), "{code}");
+}
