@@ -295,3 +295,25 @@ fn a_tool_name_starting_with_a_digit_generates_valid_rust() {
     syn::parse_file(&code).expect("the generated code parses");
     assert!(code.contains("\"demo_0items_list\""), "{code}");
 }
+
+/// Found by the `openapi_import` fuzz target: a path holding the same placeholder twice, once as
+/// a reserved expansion (`/{+b}/a/{b}`), became a pack the checker refuses. It is now reported as
+/// an operation that cannot be a tool.
+#[test]
+fn an_imported_path_repeating_a_placeholder_is_reported() {
+    let doc = r#"{"openapi": "3.0.3", "info": {"title": "T", "version": "1"},
+      "servers": [{"url": "https://api.example.com"}],
+      "paths": {
+        "/{+b}/a/{b}": {"get": {"operationId": "twice", "parameters": [
+          {"name": "b", "in": "path", "required": true, "schema": {"type": "string"}}]}},
+        "/things": {"get": {"operationId": "listThings"}}}}"#;
+    let out =
+        charter_build::openapi::import(doc, &charter_build::openapi::ImportOptions::new("fuzz"))
+            .expect("imports");
+    assert_eq!(out.tools, 1, "{}", out.yaml);
+    if let Err(diags) = load_str("imported.yaml", &out.yaml) {
+        panic!("{diags:?}\n{}", out.yaml);
+    }
+    let reported = format!("{:?}", out.skipped);
+    assert!(reported.contains("appears twice"), "{reported}");
+}
