@@ -7,13 +7,14 @@ use charter_runtime::session::{TOOL_SEARCH, ToolSession};
 use futures::FutureExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig,
+    Implementation, ListToolsResult, MetaObject, PaginatedRequestParams, ProtocolVersion,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use super::stdio::{Marks, RAW_LIST};
 use super::{Shared, build_session};
 
 /// The session of one connection and whether its list may change.
@@ -27,6 +28,9 @@ struct Live {
 pub(crate) struct Connection {
     shared: Arc<Shared>,
     live: Mutex<Option<Arc<Live>>>,
+    /// Set when the pipe writes `tools/list` answers from serialised tools (stdio, `stdio.rs`):
+    /// how many marked answers it has yet to write.
+    marks: Option<Marks>,
 }
 
 /// Whether a protocol revision forbids the tool list from varying as a side effect of other
@@ -36,10 +40,11 @@ fn stable_list_required(version: Option<&ProtocolVersion>) -> bool {
 }
 
 impl Connection {
-    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+    pub(crate) fn new(shared: Arc<Shared>, marks: Option<Marks>) -> Self {
         Self {
             shared,
             live: Mutex::new(None),
+            marks,
         }
     }
 
@@ -171,6 +176,18 @@ impl ServerHandler for Connection {
     ) -> Result<ListToolsResult, McpError> {
         let live = self.fresh(&context).await?;
         let visible = live.session.visible();
+        if let Some(marks) = &self.marks
+            && let Some(indices) = self.shared.catalog.serialised(&visible)
+        {
+            let indices = indices.map_err(|e| McpError::internal_error(e.to_string(), None))?;
+            // An empty answer marked with what to list: the stdio pipe writes the tools.
+            let mut result = ListToolsResult::with_all_items(Vec::new());
+            let mut meta = MetaObject::default();
+            meta.insert(RAW_LIST.to_owned(), Value::from(indices));
+            result.meta = Some(meta);
+            marks.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+            return Ok(result);
+        }
         let tools = self
             .shared
             .catalog

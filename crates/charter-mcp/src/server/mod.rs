@@ -16,6 +16,7 @@
 mod catalog;
 mod handler;
 mod http;
+mod stdio;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -117,6 +118,14 @@ pub struct McpServer {
     shared: Arc<Shared>,
 }
 
+/// What the background warm-up prepares: parsed tools for the HTTP transport (rmcp serialises
+/// them), serialised ones for stdio (written as text, see `stdio.rs`).
+#[derive(Debug, Clone, Copy)]
+enum Warm {
+    Parsed,
+    Serialised,
+}
+
 /// What every connection shares.
 pub(crate) struct Shared {
     pub(crate) tables: Vec<&'static Table>,
@@ -177,7 +186,7 @@ impl McpServer {
 
     /// Starts parsing every schema on another thread, once per server: it runs while the first
     /// client connects and initializes, so neither waits for it.
-    fn warm_in_background(&self) {
+    fn warm_in_background(&self, form: Warm) {
         if self.shared.warming.swap(true, Ordering::Relaxed) {
             return;
         }
@@ -186,7 +195,11 @@ impl McpServer {
             .name("charter-schemas".to_owned())
             .spawn(move || {
                 lower_priority();
-                if let Err(error) = shared.catalog.warm() {
+                let warmed = match form {
+                    Warm::Parsed => shared.catalog.warm(),
+                    Warm::Serialised => shared.catalog.warm_json(),
+                };
+                if let Err(error) = warmed {
                     tracing::error!(%error, "a tool schema cannot be served");
                 }
             });
@@ -272,9 +285,10 @@ impl McpServer {
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
         use rmcp::ServiceExt;
-        self.warm_in_background();
-        let running = self
-            .connection()
+        self.warm_in_background(Warm::Serialised);
+        let marks = stdio::Marks::default();
+        let write = stdio::ListWriter::new(write, self.shared.clone(), marks.clone());
+        let running = Connection::new(self.shared.clone(), Some(marks))
             .serve((read, write))
             .await
             .map_err(|e| ServeError::Transport(e.to_string()))?;
@@ -292,13 +306,13 @@ impl McpServer {
         addr: &str,
         options: HttpOptions,
     ) -> Result<HttpServer, ServeError> {
-        self.warm_in_background();
+        self.warm_in_background(Warm::Parsed);
         http::bind(self.clone(), addr, options).await
     }
 
     /// A fresh handler for one connection.
     pub(crate) fn connection(&self) -> Connection {
-        Connection::new(self.shared.clone())
+        Connection::new(self.shared.clone(), None)
     }
 }
 
