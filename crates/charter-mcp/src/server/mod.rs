@@ -1,11 +1,12 @@
 //! The MCP server (SPEC §9): a session's tools, with annotations, over stdio or streamable HTTP.
 //!
-//! One [`McpServer`] is built per process from the static tables. It parses every schema text
-//! once into the `Arc<JsonObject>` rmcp wants (`catalog`: on a background thread as serving
-//! starts, or on first use, never before `initialize` is answered) and shares that across
-//! connections, so answering `tools/list` only clones `Arc`s. Each connection (a stdio pipe, or an MCP
-//! session over HTTP) gets its own [`ToolSession`](charter_runtime::ToolSession): what one
-//! conversation has loaded never leaks into another.
+//! One [`McpServer`] is built per process from the static tables. Its `catalog` prepares each
+//! tool once per process, on a background thread as serving starts or on first use, never before
+//! `initialize` is answered: over HTTP as the parsed `Arc<JsonObject>` rmcp serialises (a
+//! `tools/list` answer clones `Arc`s), over stdio as the serialised text of each tool, which the
+//! pipe splices into the answer (`stdio.rs`; a third of the memory). Each connection (a stdio
+//! pipe, or an MCP session over HTTP) gets its own [`ToolSession`]:
+//! what one conversation has loaded never leaks into another.
 //!
 //! - Eager (the default): every schema is listed; most MCP clients never re-list.
 //! - Progressive: only `ToolSearch` is listed, loaded tools join the list in load order and
