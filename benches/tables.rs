@@ -1,7 +1,7 @@
 //! Reading the static tables costs microseconds: nothing is built or sized at run time.
 //!
 //! Sums the schema size of every tool and every view of `charter::packs::ALL` (the shipped
-//! packs compiled in) plus the fixture pack compiled from `crates/charter-build/tests/fixtures`
+//! packs compiled in) plus the fixture pack compiled from `charter-build/tests/fixtures`
 //! (`tests/golden/fixture_pack.rs`). Run: `cargo bench -p charter --bench tables`.
 
 use std::hint::black_box;

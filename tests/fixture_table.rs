@@ -1,6 +1,6 @@
-//! The generated code of the fixture pack (`crates/charter-build/tests/fixtures/tracker.yaml`,
+//! The generated code of the fixture pack (`charter-build/tests/fixtures/tracker.yaml`,
 //! committed as `tests/golden/fixture_pack.rs`) compiles against the facade and holds what
-//! SPEC §2, §3 and §5 promise. `charter-build`'s `golden` test fails when the file is stale.
+//! docs/design.md §2, §3 and §5 promise. `charter-build`'s `golden` test fails when the file is stale.
 
 mod common;
 

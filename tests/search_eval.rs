@@ -1,5 +1,5 @@
 //! ToolSearch over every shipped pack against the retrieval sets in `search-eval/` (issue 12):
-//! the relevance ranking (the default) meets the targets, the classic ranking stays as SPEC §4
+//! the relevance ranking (the default) meets the targets, the classic ranking stays as docs/design.md §4
 //! scores it, and every tool can be found by its own words.
 
 #![allow(dead_code)]
@@ -98,7 +98,7 @@ fn every_tool_is_found_by_its_own_words() {
 
 #[test]
 fn classic_keeps_the_spec_scores_over_the_shipped_packs() {
-    // SPEC §4: 2 per term in the name, 1 per term in the description or hints, substrings,
+    // docs/design.md §4: 2 per term in the name, 1 per term in the description or hints, substrings,
     // ties alphabetical. "pr" is inside "protection" and "prices".
     let session = eval::session(Ranking::Classic);
     let answer = session.search("+stripe pr", Some(50));

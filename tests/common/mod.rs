@@ -1,10 +1,10 @@
-//! Invariants every compiled table holds (SPEC §2, §3, §5), shared by the fixture test and the
+//! Invariants every compiled table holds (docs/design.md §2, §3, §5), shared by the fixture test and the
 //! shipped-packs test.
 
 use charter::table::{Table, ViewKey};
 use serde_json::Value;
 
-/// Walks a schema (not its property names) and checks SPEC §3 on every subschema.
+/// Walks a schema (not its property names) and checks docs/design.md §3 on every subschema.
 fn check_schema(schema: &Value, at: &str) {
     let Value::Object(m) = schema else {
         assert!(

@@ -1,6 +1,6 @@
 //! `schemars` 1.x as an oracle: for every supported shape, the schema `#[derive(charter::Schema)]`
 //! builds at compile time equals what schemars derives for the same type at run time, after
-//! the normalisation SPEC §3 asks for.
+//! the normalisation docs/design.md §3 asks for.
 //!
 //! Normalisation (applied to both sides, so each rule is visible here):
 //! - drop `$schema`, `title` and `default` (schemars serialises `#[serde(default)]` values; charter

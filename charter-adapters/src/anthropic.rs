@@ -1,0 +1,870 @@
+//! The Anthropic Messages tool loop (docs/design.md §9), with an optional deferred mode.
+//!
+//! [`run`] sends `POST {base_url}/v1/messages` with `x-api-key` and `anthropic-version`
+//! headers. Tools go as `{"name","description","input_schema"}` with `input_schema` copied from
+//! the precomputed schema text. An assistant answer's `tool_use` blocks run as one batch through
+//! the session ([`ToolSession::execute_tool_calls`]); their results go back in one `user`
+//! message of `tool_result` blocks, in the model's order, `is_error: true` on failures.
+//!
+//! ## Deferred mode ([`Options::with_deferred`])
+//!
+//! Progressive disclosure through the API's own deferred loading, so the request prefix (the
+//! tool list) never changes and stays cached:
+//! - Every tool of the session is sent every turn, in declaration order, with
+//!   `"defer_loading": true` — except the tools resident when the run starts and `ToolSearch`,
+//!   which are sent as usual (the API refuses a request whose every tool is deferred). The
+//!   list is built once per run.
+//! - Our `ToolSearch` still runs locally (and loads the tools in the session, so dispatch
+//!   accepts their calls), but its `tool_result` content is one
+//!   `{"type":"tool_reference","tool_name":...}` block per tool it loaded, which the API expands
+//!   into the tool's definition. A search that loaded nothing answers with its text as usual.
+//!
+//! Wire shapes follow the Messages API reference: the tool parameter's `defer_loading` ("If true,
+//! tool will not be included in initial system prompt. Only loaded when returned via
+//! tool_reference from tool search.") and the `tool_reference` block (`ToolReferenceBlockParam`:
+//! `type: "tool_reference"`, `tool_name`) allowed in `tool_result` content, as used by a custom
+//! client-side tool search
+//! (<https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool>, "Custom
+//! tool search implementation"; `anthropic-sdk-python`,
+//! `src/anthropic/types/tool_reference_block_param.py`).
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use charter_runtime::CallContext;
+use charter_runtime::scheduler::{CallResult, ToolCall as BatchCall};
+use charter_runtime::session::{TOOL_SEARCH, ToolEntry, ToolSession};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value, json};
+
+use crate::bridge::{self, Pending};
+use crate::json::{self, ObjectWriter};
+use crate::transport::{self, Endpoint};
+use crate::{DEFAULT_CONCURRENCY, DEFAULT_MAX_TURNS, Error, RunResult, Stop};
+
+/// The base URL used when none is given and `ANTHROPIC_BASE_URL` is unset.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+
+/// The `anthropic-version` header sent unless the client says otherwise.
+pub const DEFAULT_VERSION: &str = "2023-06-01";
+
+/// The `max_tokens` sent unless the options say otherwise (the API requires one).
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The end user (and tool results).
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// A message's content: a string, or content blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum MessageContent {
+    /// Plain text.
+    Text(String),
+    /// Content blocks.
+    Blocks(Vec<ContentBlock>),
+}
+
+/// One message, as it goes on the wire.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
+    /// What it says.
+    pub content: MessageContent,
+}
+
+impl Message {
+    /// A `user` message with text.
+    pub fn user(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::User,
+            content: MessageContent::Text(text.into()),
+        }
+    }
+
+    /// An `assistant` message with text.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::Assistant,
+            content: MessageContent::Text(text.into()),
+        }
+    }
+
+    /// The text of the message: the string content, or its text blocks joined.
+    pub fn text(&self) -> String {
+        match &self.content {
+            MessageContent::Text(text) => text.clone(),
+            MessageContent::Blocks(blocks) => blocks
+                .iter()
+                .filter_map(|b| match b {
+                    ContentBlock::Text { text, .. } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A content block. Blocks the loop does not read (`thinking`, `image`, server tool blocks, ...)
+/// are kept verbatim as [`ContentBlock::Other`] and sent back unchanged.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ContentBlock {
+    /// `{"type":"text","text":...}`.
+    Text {
+        /// The text.
+        text: String,
+        /// Other members (`citations`, `cache_control`), kept.
+        extra: Map<String, Value>,
+    },
+    /// `{"type":"tool_use","id","name","input"}`: the model calls a tool.
+    ToolUse {
+        /// The call id.
+        id: String,
+        /// The tool name.
+        name: String,
+        /// The arguments.
+        input: Value,
+        /// Other members, kept.
+        extra: Map<String, Value>,
+    },
+    /// `{"type":"tool_result","tool_use_id","content","is_error"}`: a call's answer.
+    ToolResult {
+        /// The call it answers.
+        tool_use_id: String,
+        /// The answer's blocks.
+        content: Vec<ResultBlock>,
+        /// Whether the call failed.
+        is_error: bool,
+    },
+    /// Any other block, verbatim.
+    Other(Value),
+}
+
+/// A block inside a `tool_result`.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ResultBlock {
+    /// `{"type":"text","text":...}`.
+    Text(String),
+    /// `{"type":"tool_reference","tool_name":...}`: in deferred mode, a tool the API should
+    /// expand from its `defer_loading` definition.
+    ToolReference(String),
+    /// Any other block (`image`, `search_result`, ...), verbatim.
+    Other(Value),
+}
+
+impl ContentBlock {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentBlock::Text {
+            text: text.into(),
+            extra: Map::new(),
+        }
+    }
+
+    fn to_value(&self) -> Value {
+        match self {
+            ContentBlock::Text { text, extra } => {
+                let mut object = Map::with_capacity(extra.len() + 2);
+                object.insert("type".into(), "text".into());
+                object.insert("text".into(), text.clone().into());
+                object.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+                Value::Object(object)
+            }
+            ContentBlock::ToolUse {
+                id,
+                name,
+                input,
+                extra,
+            } => {
+                let mut object = Map::with_capacity(extra.len() + 4);
+                object.insert("type".into(), "tool_use".into());
+                object.insert("id".into(), id.clone().into());
+                object.insert("name".into(), name.clone().into());
+                object.insert("input".into(), input.clone());
+                object.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+                Value::Object(object)
+            }
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => {
+                let mut object = Map::with_capacity(4);
+                object.insert("type".into(), "tool_result".into());
+                object.insert("tool_use_id".into(), tool_use_id.clone().into());
+                object.insert(
+                    "content".into(),
+                    Value::Array(content.iter().map(ResultBlock::to_value).collect()),
+                );
+                if *is_error {
+                    object.insert("is_error".into(), true.into());
+                }
+                Value::Object(object)
+            }
+            ContentBlock::Other(value) => value.clone(),
+        }
+    }
+
+    fn from_value(value: Value) -> Result<Self, String> {
+        let Value::Object(mut object) = value else {
+            return Err(format!("a content block must be an object, not {value}"));
+        };
+        let kind = object
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let take_str = |object: &mut Map<String, Value>, key: &str| match object.remove(key) {
+            Some(Value::String(s)) => Ok(s),
+            other => Err(format!(
+                "a `{kind}` block needs a string `{key}`, found {}",
+                other.unwrap_or(Value::Null)
+            )),
+        };
+        Ok(match kind.as_str() {
+            "text" => {
+                let text = take_str(&mut object, "text")?;
+                object.remove("type");
+                ContentBlock::Text {
+                    text,
+                    extra: object,
+                }
+            }
+            "tool_use" => {
+                let id = take_str(&mut object, "id")?;
+                let name = take_str(&mut object, "name")?;
+                let input = object.remove("input").unwrap_or(Value::Object(Map::new()));
+                object.remove("type");
+                ContentBlock::ToolUse {
+                    id,
+                    name,
+                    input,
+                    extra: object,
+                }
+            }
+            "tool_result"
+                if object.keys().all(|k| {
+                    matches!(k.as_str(), "type" | "tool_use_id" | "content" | "is_error")
+                }) =>
+            {
+                let tool_use_id = take_str(&mut object, "tool_use_id")?;
+                let content = match object.remove("content") {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(Value::String(text)) => vec![ResultBlock::Text(text)],
+                    Some(Value::Array(blocks)) => {
+                        blocks.into_iter().map(ResultBlock::from_value).collect()
+                    }
+                    Some(other) => {
+                        return Err(format!(
+                            "a `tool_result` block's content must be a string or an array, not {other}"
+                        ));
+                    }
+                };
+                let is_error = object
+                    .get("is_error")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                ContentBlock::ToolResult {
+                    tool_use_id,
+                    content,
+                    is_error,
+                }
+            }
+            _ => ContentBlock::Other(Value::Object(object)),
+        })
+    }
+}
+
+impl ResultBlock {
+    fn to_value(&self) -> Value {
+        match self {
+            ResultBlock::Text(text) => json!({"type": "text", "text": text}),
+            ResultBlock::ToolReference(name) => {
+                json!({"type": "tool_reference", "tool_name": name})
+            }
+            ResultBlock::Other(value) => value.clone(),
+        }
+    }
+
+    fn from_value(value: Value) -> Self {
+        let kind = value.get("type").and_then(Value::as_str);
+        let only = |keys: &[&str]| {
+            value
+                .as_object()
+                .is_some_and(|o| o.keys().all(|k| keys.contains(&k.as_str())))
+        };
+        match kind {
+            Some("text") if only(&["type", "text"]) => {
+                match value.get("text").and_then(Value::as_str) {
+                    Some(text) => ResultBlock::Text(text.to_owned()),
+                    None => ResultBlock::Other(value),
+                }
+            }
+            Some("tool_reference") if only(&["type", "tool_name"]) => {
+                match value.get("tool_name").and_then(Value::as_str) {
+                    Some(name) => ResultBlock::ToolReference(name.to_owned()),
+                    None => ResultBlock::Other(value),
+                }
+            }
+            _ => ResultBlock::Other(value),
+        }
+    }
+}
+
+impl Serialize for ContentBlock {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentBlock {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ContentBlock::from_value(Value::deserialize(deserializer)?).map_err(D::Error::custom)
+    }
+}
+
+/// A Messages API response (the members the loop reads; the rest kept in `extra`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[non_exhaustive]
+pub struct MessagesResponse {
+    /// The message id.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The assistant's content blocks.
+    pub content: Vec<ContentBlock>,
+    /// `end_turn`, `tool_use`, `max_tokens`, `stop_sequence`, ...
+    #[serde(default)]
+    pub stop_reason: Option<String>,
+    /// Token usage, as reported.
+    #[serde(default)]
+    pub usage: Option<Value>,
+    /// Any other member.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A client for the Anthropic Messages API (or a server speaking it).
+#[derive(Debug, Clone)]
+pub struct AnthropicClient {
+    endpoint: Endpoint,
+}
+
+impl AnthropicClient {
+    /// A client for `base_url` (without `/v1`; default [`DEFAULT_BASE_URL`]) authenticating with
+    /// `x-api-key`, sending `anthropic-version: 2023-06-01`.
+    pub fn new(base_url: &str, api_key: Option<&str>) -> Result<Self, Error> {
+        Self::with_http_client(transport::default_http_client()?, base_url, api_key)
+    }
+
+    /// Like [`new`](Self::new) over your own reqwest client.
+    pub fn with_http_client(
+        http: reqwest::Client,
+        base_url: &str,
+        api_key: Option<&str>,
+    ) -> Result<Self, Error> {
+        let mut endpoint = Endpoint::new(http, base_url, "v1/messages")?;
+        if let Some(key) = api_key.map(str::trim).filter(|k| !k.is_empty()) {
+            endpoint.header("x-api-key", key, true)?;
+            endpoint.secret = Some(key.to_owned());
+        }
+        endpoint.header("anthropic-version", DEFAULT_VERSION, false)?;
+        Ok(Self { endpoint })
+    }
+
+    /// A client from the environment: `ANTHROPIC_API_KEY` (required for the default base URL)
+    /// and `ANTHROPIC_BASE_URL` (default [`DEFAULT_BASE_URL`]).
+    pub fn from_env() -> Result<Self, Error> {
+        let base_url = transport::env_var("ANTHROPIC_BASE_URL");
+        let api_key = transport::env_var("ANTHROPIC_API_KEY");
+        if base_url.is_none() && api_key.is_none() {
+            return Err(Error::Config(format!(
+                "ANTHROPIC_API_KEY is not set (needed for {DEFAULT_BASE_URL})"
+            )));
+        }
+        Self::new(
+            base_url.as_deref().unwrap_or(DEFAULT_BASE_URL),
+            api_key.as_deref(),
+        )
+    }
+
+    /// Sends `anthropic-version: version` instead of [`DEFAULT_VERSION`].
+    pub fn with_version(self, version: &str) -> Result<Self, Error> {
+        self.with_header("anthropic-version", version)
+    }
+
+    /// Adds (or replaces) a header sent with every request, e.g. `anthropic-beta`.
+    pub fn with_header(mut self, name: &str, value: &str) -> Result<Self, Error> {
+        self.endpoint.header(name, value, false)?;
+        Ok(self)
+    }
+
+    /// Gives up on one model request after `timeout`.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.endpoint.timeout = Some(timeout);
+        self
+    }
+
+    /// The endpoint requests go to, without query string or user info.
+    pub fn url(&self) -> &str {
+        &self.endpoint.shown
+    }
+
+    /// Sends one Messages request body (JSON text).
+    pub async fn send(&self, body: Vec<u8>) -> Result<MessagesResponse, Error> {
+        let bytes = self.endpoint.post(body).await?;
+        serde_json::from_slice::<MessagesResponse>(&bytes).map_err(|e| {
+            let provider = serde_json::from_slice::<Value>(&bytes).ok().and_then(|v| {
+                (v.get("type").and_then(Value::as_str) == Some("error")).then(|| {
+                    v.pointer("/error/message")
+                        .and_then(Value::as_str)
+                        .map_or(v.to_string(), str::to_owned)
+                })
+            });
+            match provider {
+                Some(message) => self
+                    .endpoint
+                    .decode(format!("the server reported an error: {message}")),
+                None => self.endpoint.decode(format!(
+                    "not a Messages response ({e}): {}",
+                    transport::truncate(&String::from_utf8_lossy(&bytes), 512)
+                )),
+            }
+        })
+    }
+}
+
+/// How a [`run`] behaves. Build with [`Options::default`] and the `with_*` methods.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Options {
+    /// The most model requests the loop makes (default [`DEFAULT_MAX_TURNS`]).
+    pub max_turns: usize,
+    /// Workers for a batch of concurrency-safe calls (default [`DEFAULT_CONCURRENCY`]).
+    pub concurrency: usize,
+    /// `max_tokens` per request (default [`DEFAULT_MAX_TOKENS`]).
+    pub max_tokens: u32,
+    /// The `system` prompt.
+    pub system: Option<String>,
+    /// Use the API's deferred loading (see the [module documentation](self)).
+    pub deferred: bool,
+    /// Extra request members passed through unchanged (`temperature`, `tool_choice`,
+    /// `metadata`, `thinking`, ...). `tool_choice` is left out of a request without tools.
+    pub extra: Map<String, Value>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            max_turns: DEFAULT_MAX_TURNS,
+            concurrency: DEFAULT_CONCURRENCY,
+            max_tokens: DEFAULT_MAX_TOKENS,
+            system: None,
+            deferred: false,
+            extra: Map::new(),
+        }
+    }
+}
+
+impl Options {
+    /// At most `max_turns` model requests.
+    pub fn with_max_turns(mut self, max_turns: usize) -> Self {
+        self.max_turns = max_turns;
+        self
+    }
+
+    /// At most `concurrency` calls of a batch at once.
+    pub fn with_concurrency(mut self, concurrency: usize) -> Self {
+        self.concurrency = concurrency;
+        self
+    }
+
+    /// `max_tokens` per request.
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    /// The `system` prompt.
+    pub fn with_system(mut self, system: impl Into<String>) -> Self {
+        self.system = Some(system.into());
+        self
+    }
+
+    /// Progressive disclosure through the API's deferred loading.
+    pub fn with_deferred(mut self, deferred: bool) -> Self {
+        self.deferred = deferred;
+        self
+    }
+
+    /// An extra request member, sent as given.
+    pub fn with_extra(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.extra.insert(key.into(), value);
+        self
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        if self.max_turns == 0 {
+            return Err(Error::Config("max_turns must be at least 1".into()));
+        }
+        for (key, instead) in [
+            ("model", "the model argument"),
+            ("messages", "the messages argument"),
+            ("tools", "the session"),
+            ("max_tokens", "Options::with_max_tokens"),
+            ("system", "Options::with_system"),
+        ] {
+            if self.extra.contains_key(key) {
+                return Err(Error::Config(format!(
+                    "the extra request member `{key}` is set by the loop; use {instead}"
+                )));
+            }
+        }
+        if self
+            .extra
+            .get("stream")
+            .is_some_and(|v| v != &Value::Bool(false))
+        {
+            return Err(Error::Config(
+                "`stream` is not supported by this loop yet; leave it unset".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One tool as the loop sends it.
+#[derive(Debug, Clone)]
+struct WireTool<'s> {
+    entry: ToolEntry<'s>,
+    deferred: bool,
+}
+
+fn write_tools(buf: &mut Vec<u8>, tools: &[WireTool<'_>]) {
+    buf.push(b'[');
+    for (i, tool) in tools.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        buf.extend_from_slice(br#"{"name":"#);
+        json::string(buf, tool.entry.name);
+        buf.extend_from_slice(br#","description":"#);
+        json::string(buf, tool.entry.description);
+        buf.extend_from_slice(br#","input_schema":"#);
+        buf.extend_from_slice(tool.entry.schema.as_bytes());
+        if tool.deferred {
+            buf.extend_from_slice(br#","defer_loading":true"#);
+        }
+        buf.push(b'}');
+    }
+    buf.push(b']');
+}
+
+/// The `tools` array for these entries (none deferred), as JSON text, schemas copied from their
+/// precomputed text.
+pub fn tools_json(tools: &[ToolEntry<'_>]) -> String {
+    let wire: Vec<WireTool<'_>> = tools
+        .iter()
+        .map(|entry| WireTool {
+            entry: entry.clone(),
+            deferred: false,
+        })
+        .collect();
+    let mut buf = Vec::new();
+    write_tools(&mut buf, &wire);
+    String::from_utf8(buf).unwrap_or_default()
+}
+
+/// The deferred mode's fixed tool list and the names sent with `defer_loading`.
+struct Deferred<'s> {
+    tools: Vec<WireTool<'s>>,
+    names: HashSet<&'s str>,
+}
+
+/// The deferred-mode tool list: resident tools and ToolSearch as usual, every deferred tool of
+/// the session with `defer_loading`, in declaration order. `None` when the session offers no
+/// ToolSearch (nothing to defer): the loop then sends the visible tools as usual.
+fn deferred_tools(session: &ToolSession) -> Option<Deferred<'_>> {
+    let search = session.tool_search()?;
+    let names: HashSet<&str> = session.deferred().into_iter().collect();
+    let all = session.all();
+    let mut tools: Vec<WireTool<'_>> = Vec::with_capacity(all.len() + 1);
+    tools.extend(
+        all.iter()
+            .filter(|t| !names.contains(t.name))
+            .map(|entry| WireTool {
+                entry: entry.clone(),
+                deferred: false,
+            }),
+    );
+    tools.push(WireTool {
+        entry: search,
+        deferred: false,
+    });
+    tools.extend(
+        all.iter()
+            .filter(|t| names.contains(t.name))
+            .map(|entry| WireTool {
+                entry: entry.clone(),
+                deferred: true,
+            }),
+    );
+    Some(Deferred { tools, names })
+}
+
+fn request_body(
+    model: &str,
+    messages: &[Message],
+    tools: &[WireTool<'_>],
+    options: &Options,
+) -> Vec<u8> {
+    let tools_len: usize = tools
+        .iter()
+        .map(|t| t.entry.schema.len() + t.entry.description.len() + 64)
+        .sum();
+    let mut body = ObjectWriter::with_capacity(tools_len + 256 * messages.len() + 128);
+    body.value("model", model);
+    body.value("max_tokens", &options.max_tokens);
+    if let Some(system) = &options.system {
+        body.value("system", system);
+    }
+    body.value("messages", messages);
+    if !tools.is_empty() {
+        write_tools(body.key("tools"), tools);
+    }
+    for (key, value) in &options.extra {
+        if tools.is_empty() && key == "tool_choice" {
+            continue;
+        }
+        body.value(key, value);
+    }
+    body.finish()
+}
+
+/// The names a ToolSearch answer loaded, read from its JSON.
+fn loaded_names(result: &CallResult) -> Vec<String> {
+    let parsed;
+    let value = match &result.structured {
+        Some(value) => value,
+        None => match serde_json::from_str::<Value>(&result.content) {
+            Ok(value) => {
+                parsed = value;
+                &parsed
+            }
+            Err(_) => return Vec::new(),
+        },
+    };
+    value
+        .get("loaded")
+        .and_then(Value::as_array)
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The `tool_result` block for one answer. In deferred mode a ToolSearch answer becomes one
+/// `tool_reference` per tool it loaded that the request sends deferred (resident tools are in
+/// the prompt already); an answer that references nothing keeps its text.
+fn result_block(
+    call: &BatchCall,
+    result: CallResult,
+    deferred: Option<&Deferred<'_>>,
+) -> ContentBlock {
+    if let Some(deferred) = deferred
+        && call.name == TOOL_SEARCH
+        && !result.is_error
+    {
+        let names: Vec<String> = loaded_names(&result)
+            .into_iter()
+            .filter(|n| deferred.names.contains(n.as_str()))
+            .collect();
+        if !names.is_empty() {
+            return ContentBlock::ToolResult {
+                tool_use_id: result.id,
+                content: names.into_iter().map(ResultBlock::ToolReference).collect(),
+                is_error: false,
+            };
+        }
+    }
+    ContentBlock::ToolResult {
+        tool_use_id: result.id,
+        content: vec![ResultBlock::Text(result.content)],
+        is_error: result.is_error,
+    }
+}
+
+/// Runs the tool loop: see the [module documentation](self).
+///
+/// `messages` is copied into the transcript, never modified. Charter errors of a call become its
+/// `tool_result` (`is_error: true`); an [`Error`] means the model server failed.
+pub async fn run(
+    client: &AnthropicClient,
+    model: &str,
+    messages: &[Message],
+    session: &ToolSession,
+    ctx: &CallContext,
+    options: &Options,
+) -> Result<RunResult<Message>, Error> {
+    options.check()?;
+    let fixed = if options.deferred {
+        deferred_tools(session)
+    } else {
+        None
+    };
+    let mut transcript = messages.to_vec();
+    let mut content = String::new();
+    for turn in 1..=options.max_turns {
+        let body = match &fixed {
+            Some(deferred) => request_body(model, &transcript, &deferred.tools, options),
+            None => {
+                let visible = session.visible();
+                let tools: Vec<WireTool<'_>> = visible
+                    .into_iter()
+                    .map(|entry| WireTool {
+                        entry,
+                        deferred: false,
+                    })
+                    .collect();
+                request_body(model, &transcript, &tools, options)
+            }
+        };
+        tracing::debug!(turn, deferred = fixed.is_some(), "messages request");
+        let response = client.send(body).await?;
+        let calls: Vec<BatchCall> = response
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse {
+                    id, name, input, ..
+                } => Some(BatchCall {
+                    id: id.clone(),
+                    name: name.clone(),
+                    arguments: input.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        let message = Message {
+            role: Role::Assistant,
+            content: MessageContent::Blocks(response.content),
+        };
+        content = message.text();
+        transcript.push(message);
+        if calls.is_empty() {
+            return Ok(RunResult {
+                messages: transcript,
+                content,
+                turns: turn,
+                stop: Stop::End,
+            });
+        }
+        tracing::debug!(turn, calls = calls.len(), stop_reason = ?response.stop_reason, "running tool calls");
+        let pending = calls.iter().cloned().map(Pending::Call).collect();
+        let results = bridge::run_batch(session, ctx, pending, options.concurrency).await;
+        let blocks = calls
+            .iter()
+            .zip(results)
+            .map(|(call, result)| result_block(call, result, fixed.as_ref()))
+            .collect();
+        transcript.push(Message {
+            role: Role::User,
+            content: MessageContent::Blocks(blocks),
+        });
+    }
+    Ok(RunResult {
+        messages: transcript,
+        content,
+        turns: options.max_turns,
+        stop: Stop::MaxTurns,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_round_trip_and_keep_unknown_members() {
+        let wire = json!([
+            {"type": "thinking", "thinking": "hm", "signature": "sig"},
+            {"type": "text", "text": "hi", "citations": []},
+            {"type": "tool_use", "id": "t1", "name": "demo_x", "input": {"a": 1}, "caller": {"type": "direct"}},
+            {"type": "tool_result", "tool_use_id": "t1", "content": "plain", "is_error": true},
+            {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "tool_reference", "tool_name": "demo_x"}]}
+        ]);
+        let blocks: Vec<ContentBlock> = serde_json::from_value(wire.clone()).unwrap();
+        assert!(matches!(&blocks[0], ContentBlock::Other(_)));
+        assert!(matches!(&blocks[2], ContentBlock::ToolUse { name, .. } if name == "demo_x"));
+        assert!(
+            matches!(&blocks[3], ContentBlock::ToolResult { is_error: true, content, .. } if content == &[ResultBlock::Text("plain".into())])
+        );
+        assert!(
+            matches!(&blocks[4], ContentBlock::ToolResult { content, .. } if content == &[ResultBlock::ToolReference("demo_x".into())])
+        );
+        let back = serde_json::to_value(&blocks).unwrap();
+        assert_eq!(back[0], wire[0]);
+        assert_eq!(back[1], wire[1]);
+        assert_eq!(back[2], wire[2]);
+        assert_eq!(
+            back[3],
+            json!({"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "plain"}], "is_error": true})
+        );
+        assert_eq!(back[4], wire[4]);
+    }
+
+    #[test]
+    fn malformed_blocks_are_refused_with_the_reason() {
+        let err = serde_json::from_value::<ContentBlock>(json!({"type": "tool_use", "id": 3}))
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("`tool_use` block needs a string `id`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn loaded_names_reads_structured_or_text() {
+        let mut r = CallResult {
+            id: "c".into(),
+            content: r#"{"loaded":["a_b"]}"#.into(),
+            structured: None,
+            is_error: false,
+        };
+        assert_eq!(loaded_names(&r), ["a_b"]);
+        r.structured = Some(json!({"loaded": ["x_y", "x_z"]}));
+        assert_eq!(loaded_names(&r), ["x_y", "x_z"]);
+        r.structured = None;
+        r.content = "no json".into();
+        assert!(loaded_names(&r).is_empty());
+    }
+
+    #[test]
+    fn options_refuse_members_the_loop_owns() {
+        assert!(Options::default().check().is_ok());
+        assert!(matches!(
+            Options::default().with_extra("system", json!("x")).check(),
+            Err(Error::Config(_))
+        ));
+        assert!(matches!(
+            Options::default()
+                .with_extra("max_tokens", json!(1))
+                .check(),
+            Err(Error::Config(_))
+        ));
+    }
+}

@@ -1,0 +1,73 @@
+//! Model loops over a charter [`ToolSession`](charter_runtime::ToolSession) (docs/design.md §9).
+//!
+//! - [`openai`]: the chat-completions tool loop against any OpenAI-compatible base URL.
+//! - [`anthropic`]: the same over the Messages API, optionally with the API's own deferred
+//!   loading (`defer_loading` tools expanded from our ToolSearch's `tool_reference` results).
+//! - `rig` (feature `rig`): a session's tools as rig dynamic tools.
+//!
+//! Both loops rebuild the tool list from the session every turn, write each schema from its
+//! precomputed text (never re-serialised), run the model's calls as one batch through the
+//! session's scheduler bridge, and return the whole transcript. Charter errors become tool
+//! results for the model; failures of the loop itself (the model server unreachable, a non-2xx,
+//! a body that is not the wire format) are an [`Error`].
+
+#![warn(missing_docs)]
+
+pub mod anthropic;
+mod bridge;
+mod error;
+mod json;
+pub mod openai;
+#[cfg(feature = "rig")]
+pub mod rig;
+mod transport;
+
+pub use error::Error;
+
+/// Why a loop stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Stop {
+    /// The model answered without calling a tool.
+    End,
+    /// The loop made `max_turns` requests and the model was still calling tools (their results
+    /// are in the transcript, so a further run can continue from it).
+    MaxTurns,
+}
+
+impl Stop {
+    /// `"end"` or `"max_turns"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Stop::End => "end",
+            Stop::MaxTurns => "max_turns",
+        }
+    }
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a loop hands back.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct RunResult<M> {
+    /// The whole transcript: the caller's messages, then every assistant message and tool
+    /// result, ready to append the next user turn to.
+    pub messages: Vec<M>,
+    /// The text of the last assistant message.
+    pub content: String,
+    /// How many requests were sent to the model.
+    pub turns: usize,
+    /// Why the loop stopped.
+    pub stop: Stop,
+}
+
+/// The default number of model requests a loop may make.
+pub const DEFAULT_MAX_TURNS: usize = 10;
+
+/// The default number of workers a batch of concurrency-safe calls runs on (docs/design.md §7).
+pub const DEFAULT_CONCURRENCY: usize = 4;

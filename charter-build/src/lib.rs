@@ -1,0 +1,174 @@
+//! The charter pack compiler, as a plain library (like `prost-build`): parse YAML packs,
+//! check them, and generate static tool tables that `charter-runtime` reads.
+//!
+//! A pack is compiled once, in a build script; nothing about it is parsed, derived or sized at
+//! run time (docs/design.md §1). The stages are modules named after what they handle:
+//!
+//! - [`pack`]: the YAML file as an AST, every key and value with its `line:col`.
+//! - [`check`]: the static checks; every mistake is a [`Diagnostic`] (`file:line:col: what to
+//!   change`), and every mistake in a file is reported before the build fails.
+//! - [`mode`]: the views of a tool (docs/design.md §5) and the checks that keep each callable.
+//! - [`model`]: the checked pack, resolved (names qualified, types resolved, annotations set).
+//! - [`schema`]: each view's compact JSON Schema text, its size, paths by cost, spans.
+//! - [`generate`]: Rust code (`quote` + `prettyplease`).
+//!
+//! ```no_run
+//! // build.rs of a crate with its own packs; mistakes are printed as `cargo::error=` lines,
+//! // which fail the build.
+//! let _ = charter_build::Builder::new().packs_from_dir("packs").compile();
+//! ```
+
+#![warn(missing_docs)]
+
+mod builder;
+pub mod check;
+pub mod diagnostic;
+pub mod generate;
+pub mod graphql;
+pub mod mode;
+pub mod model;
+pub mod openapi;
+pub mod pack;
+pub mod schema;
+
+use std::path::Path;
+
+pub use builder::{BuildError, Builder, Compiled, write_if_changed};
+pub use diagnostic::{Diagnostic, Loc};
+pub use model::PackModel;
+
+use diagnostic::Sink;
+
+/// What `charter check` prints about a pack that passed every check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackSummary {
+    /// The label.
+    pub label: String,
+    /// The pack's description.
+    pub description: String,
+    /// Every tool, in declaration order.
+    pub tools: Vec<ToolSummary>,
+}
+
+/// One tool of a [`PackSummary`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolSummary {
+    /// The published name.
+    pub name: String,
+    /// The HTTP method.
+    pub method: &'static str,
+    /// The URL template.
+    pub path: String,
+    /// `schema_tokens` of the default view.
+    pub tokens: u32,
+    /// How many views the tool has.
+    pub views: usize,
+}
+
+fn sort(mut diags: Vec<Diagnostic>, order: &[String]) -> Vec<Diagnostic> {
+    let rank = |f: &str| order.iter().position(|o| o == f).unwrap_or(usize::MAX);
+    diags.sort_by(|a, b| {
+        (rank(&a.file), a.loc, &a.message).cmp(&(rank(&b.file), b.loc, &b.message))
+    });
+    diags.dedup();
+    diags
+}
+
+/// Parses and checks one pack, without the cross-pack name check.
+fn load_one(file: &str, text: &str) -> (Option<pack::Pack>, Vec<Diagnostic>) {
+    let (parsed, mut diags) = pack::parse(file, text);
+    if let Some(p) = &parsed {
+        let mut sink = Sink::new(file);
+        check::pack(&mut sink, p);
+        diags.extend(sink.diags);
+    }
+    (parsed, diags)
+}
+
+/// Parses, checks and resolves the packs (`(file, text)` pairs) whose label passes `enabled`;
+/// also checks that no two tools publish the same name. Returns the models and the labels
+/// skipped, or every mistake.
+pub fn load_filtered(
+    sources: &[(String, String)],
+    enabled: &dyn Fn(&str) -> bool,
+) -> Result<(Vec<PackModel>, Vec<String>), Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let mut packs = Vec::new();
+    let mut skipped = Vec::new();
+    for (file, text) in sources {
+        let (parsed, d) = pack::parse(file, text);
+        let Some(parsed) = parsed else {
+            diags.extend(d);
+            continue;
+        };
+        if let Some(label) = &parsed.label
+            && !enabled(&label.value)
+        {
+            skipped.push(label.value.clone());
+            continue;
+        }
+        diags.extend(d);
+        let mut sink = Sink::new(file);
+        check::pack(&mut sink, &parsed);
+        diags.extend(sink.diags);
+        packs.push(parsed);
+    }
+    diags.extend(check::unique_names(&packs));
+    if !diags.is_empty() {
+        let order: Vec<String> = sources.iter().map(|(f, _)| f.clone()).collect();
+        return Err(sort(diags, &order));
+    }
+    Ok((packs.iter().map(model::resolve).collect(), skipped))
+}
+
+/// Parses, checks and resolves one pack given as text (`file` is only used in diagnostics).
+pub fn load_str(file: &str, text: &str) -> Result<PackModel, Vec<Diagnostic>> {
+    let (parsed, diags) = load_one(file, text);
+    match parsed {
+        Some(p) if diags.is_empty() => Ok(model::resolve(&p)),
+        _ => Err(sort(diags, &[file.to_owned()])),
+    }
+}
+
+/// Compiles one pack given as text into Rust source naming the runtime by `runtime_path`
+/// (`::charter` for user crates, `crate` inside the facade). For tests and tools.
+pub fn compile_str(file: &str, text: &str, runtime_path: &str) -> Result<String, BuildError> {
+    let model = load_str(file, text).map_err(BuildError::Pack)?;
+    Ok(generate::file(&[model], runtime_path)?)
+}
+
+/// Checks one pack file without building anything (what `charter check FILE` runs).
+pub fn check_file(path: impl AsRef<Path>) -> Result<PackSummary, Vec<Diagnostic>> {
+    let path = path.as_ref();
+    let file = path.display().to_string();
+    let text = pack::read_file(path).map_err(|e| {
+        vec![Diagnostic::new(
+            &file,
+            Loc::new(1, 1),
+            format!("cannot read the pack: {e}"),
+        )]
+    })?;
+    let model = load_str(&file, &text)?;
+    Ok(summary(&model))
+}
+
+/// What [`check_file`] reports about a resolved pack.
+pub fn summary(model: &PackModel) -> PackSummary {
+    PackSummary {
+        label: model.label.clone(),
+        description: model.description.clone(),
+        tools: model
+            .tools
+            .iter()
+            .map(|t| ToolSummary {
+                name: t.name.clone(),
+                method: t.method.as_str(),
+                path: t.path.clone(),
+                tokens: t.views.first().map_or(0, |v| {
+                    schema::view_schema(&model.types, &t.params, v).tokens
+                }),
+                views: t.views.len(),
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,187 @@
+//! Modes (docs/design.md §5): which fields each view of a tool shows, and the checks that keep every
+//! view callable.
+//!
+//! A tool compiles into its views: `Default` (no session mode: widest unless the tool has an
+//! author mode), `Unmatched` (a session mode none of its fields carries: labelled fields fail
+//! closed), then one per custom label its fields carry, sorted. The rule for one field is the
+//! runtime's [`Field::visible_in`](https://docs.rs/charter-runtime): both must agree, since
+//! validation re-reads it to refuse withheld fields.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use crate::diagnostic::Sink;
+use crate::pack::{Spec, Tool, TypeDecl};
+
+/// Labels that are never shown to the model.
+pub const RESERVED: [&str; 2] = ["response_only", "disabled"];
+
+/// Whether a label is `response_only` or `disabled`.
+pub fn is_reserved(label: &str) -> bool {
+    RESERVED.contains(&label)
+}
+
+/// Which session mode a view answers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ViewKey {
+    /// No session mode.
+    Default,
+    /// A session mode no field of the tool carries.
+    Unmatched,
+    /// This session mode.
+    Label(String),
+}
+
+/// One view: the labels in force and whether every custom label is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewSpec {
+    /// The session mode it answers.
+    pub key: ViewKey,
+    /// The labels in force (author mode, then session mode).
+    pub active: Vec<String>,
+    /// No mode at all is in force: every custom-labelled field is shown.
+    pub widest: bool,
+}
+
+impl ViewSpec {
+    /// Whether a field with these labels is visible here (the runtime's `Field::visible_in`).
+    pub fn shows(&self, modes: &[String], from_context: bool) -> bool {
+        if from_context {
+            return false;
+        }
+        if modes.is_empty() {
+            return true;
+        }
+        if modes.iter().any(|m| is_reserved(m)) {
+            return false;
+        }
+        self.widest || modes.iter().any(|m| self.active.contains(m))
+    }
+}
+
+/// The views of a tool with this author mode whose fields carry these custom labels.
+pub fn views(author: Option<&str>, labels: &BTreeSet<String>) -> Vec<ViewSpec> {
+    let base: Vec<String> = author.map(str::to_owned).into_iter().collect();
+    let mut out = vec![
+        ViewSpec {
+            key: ViewKey::Default,
+            active: base.clone(),
+            widest: author.is_none(),
+        },
+        ViewSpec {
+            key: ViewKey::Unmatched,
+            active: base.clone(),
+            widest: false,
+        },
+    ];
+    for label in labels {
+        let mut active = base.clone();
+        if !active.contains(label) {
+            active.push(label.clone());
+        }
+        out.push(ViewSpec {
+            key: ViewKey::Label(label.clone()),
+            active,
+            widest: false,
+        });
+    }
+    out
+}
+
+/// Reports every required field that some view of `tool` would withhold. `Unmatched` is the
+/// narrowest view (only the author mode in force), so a required field is withheld somewhere
+/// exactly when it is hidden there.
+pub(crate) fn check_tool(s: &mut Sink, types: &HashMap<&str, &TypeDecl>, tool: &Tool) {
+    let author: Vec<String> = tool.mode.iter().map(|m| m.value.clone()).collect();
+    let mut seen_types: HashSet<&str> = HashSet::new();
+    let mut stack: Vec<(&str, &Spec)> = tool
+        .params
+        .iter()
+        .map(|p| (p.name.value.as_str(), &p.spec))
+        .collect();
+    let mut nested: Vec<&Spec> = Vec::new();
+    loop {
+        while let Some((name, spec)) = stack.pop() {
+            field(s, &author, name, spec);
+            nested.push(spec);
+        }
+        let Some(spec) = nested.pop() else { break };
+        // Descend: properties are fields; items, values and alternatives hold more fields.
+        let mut shapes = vec![spec];
+        while let Some(sh) = shapes.pop() {
+            if let Some(r) = &sh.reference
+                && let Some(t) = types.get(r.value.as_str())
+                && seen_types.insert(&t.name.value)
+            {
+                shapes.push(&t.spec);
+            }
+            if let Some(props) = &sh.properties {
+                stack.extend(props.value.iter().map(|f| (f.name.value.as_str(), &f.spec)));
+            }
+            shapes.extend(sh.items.as_deref());
+            shapes.extend(sh.values.as_deref());
+            shapes.extend(sh.one_of.iter().flat_map(|o| o.value.iter()));
+        }
+    }
+}
+
+fn field(s: &mut Sink, author: &[String], name: &str, spec: &Spec) {
+    if !spec.is_required() || spec.from_context.is_some() {
+        return;
+    }
+    let Some(modes) = &spec.modes else { return };
+    let labels: Vec<&str> = modes.value.iter().map(|m| m.value.as_str()).collect();
+    if labels.is_empty() {
+        return;
+    }
+    if let Some(m) = modes.value.iter().find(|m| is_reserved(&m.value)) {
+        s.err(
+            m.loc,
+            format!(
+                "required field `{name}` is never shown to the model (`{}`): make it optional, or fill it with `from_context`",
+                m.value
+            ),
+        );
+        return;
+    }
+    if labels.iter().any(|l| author.iter().any(|a| a == l)) {
+        return;
+    }
+    let first = &modes.value[0];
+    s.err(
+        first.loc,
+        format!(
+            "required field `{name}` is withheld under every session mode other than {}: a mode label must not hide a required field; make it optional or remove its `modes`",
+            labels.iter().map(|l| format!("`{l}`")).collect::<Vec<_>>().join(", ")
+        ),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn view_order_and_visibility() {
+        let labels: BTreeSet<String> = ["pro".to_owned(), "beta".to_owned()].into();
+        let v = views(None, &labels);
+        assert_eq!(v[0].key, ViewKey::Default);
+        assert_eq!(v[1].key, ViewKey::Unmatched);
+        assert_eq!(v[2].key, ViewKey::Label("beta".into()));
+        assert_eq!(v[3].key, ViewKey::Label("pro".into()));
+        let pro = vec!["pro".to_owned()];
+        assert!(v[0].shows(&pro, false), "no mode at all is the widest view");
+        assert!(!v[1].shows(&pro, false), "an unmatched mode fails closed");
+        assert!(!v[2].shows(&pro, false));
+        assert!(v[3].shows(&pro, false));
+        assert!(!v[0].shows(&["disabled".to_owned()], false));
+        assert!(
+            !v[0].shows(&[], true),
+            "from-context fields are never visible"
+        );
+
+        let v = views(Some("create"), &labels);
+        assert!(!v[0].widest, "an author mode narrows the default view");
+        assert_eq!(v[3].active, vec!["create".to_owned(), "pro".to_owned()]);
+        assert!(v[1].shows(&["create".to_owned()], false));
+    }
+}

@@ -1,0 +1,717 @@
+//! The resolved form of a checked pack: names qualified, wire names cased, types resolved,
+//! annotations and views decided. [`crate::schema`] and [`crate::generate`] read only this.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use crate::check::{self, labels_of, param_in, wire_name};
+use crate::graphql;
+use crate::mode::{self, ViewSpec};
+use crate::pack::{
+    AuthScheme, BodyEnc, Casing, EnvelopeDecl, FormatName, HttpMethod, In, Json, Kind, Number,
+    Pack, PaginationDecl, Spec, Style, Tool, TypeDecl,
+};
+
+/// The MCP four.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Annotations {
+    /// `readOnlyHint`.
+    pub read_only: bool,
+    /// `idempotentHint`.
+    pub idempotent: bool,
+    /// `destructiveHint`.
+    pub destructive: bool,
+    /// `openWorldHint`.
+    pub open_world: bool,
+}
+
+/// What the method implies (docs/design.md §2); a GraphQL document of queries only is read-only and
+/// idempotent. Every HTTP tool is open-world.
+pub fn default_annotations(method: HttpMethod, graphql: Option<&str>) -> Annotations {
+    let only_queries = graphql.is_some_and(|doc| graphql::scan(doc).is_ok_and(|s| s.only_queries));
+    let (read_only, idempotent, destructive) = match method {
+        _ if only_queries => (true, true, false),
+        HttpMethod::Get | HttpMethod::Head => (true, true, false),
+        HttpMethod::Put => (false, true, false),
+        HttpMethod::Delete => (false, true, true),
+        HttpMethod::Post | HttpMethod::Patch => (false, false, false),
+    };
+    Annotations {
+        read_only,
+        idempotent,
+        destructive,
+        open_world: true,
+    }
+}
+
+/// How the pack authenticates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthModel {
+    /// No credential.
+    None,
+    /// Bearer token from `env`.
+    Bearer {
+        /// The variable.
+        env: String,
+    },
+    /// A named header.
+    Header {
+        /// The header.
+        name: String,
+        /// Text before the secret.
+        prefix: String,
+        /// The variable.
+        env: String,
+    },
+    /// HTTP basic.
+    Basic {
+        /// The variable.
+        env: String,
+    },
+}
+
+/// How the body is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyModel {
+    /// No body.
+    None,
+    /// JSON.
+    Json,
+    /// Form-encoded.
+    Form,
+}
+
+/// A resolved pack.
+#[derive(Debug, Clone)]
+pub struct PackModel {
+    /// The file it came from.
+    pub file: String,
+    /// The label.
+    pub label: String,
+    /// One line on the pack.
+    pub description: String,
+    /// The base URL.
+    pub base_url: String,
+    /// `CHARTER_<PACK>_BASE_URL`.
+    pub base_url_env: String,
+    /// Auth.
+    pub auth: AuthModel,
+    /// Header constants.
+    pub headers: Vec<(String, String)>,
+    /// Query constants.
+    pub query: Vec<(String, String)>,
+    /// Body constants (name, JSON text).
+    pub body: Vec<(String, String)>,
+    /// The envelope.
+    pub envelope: Option<EnvelopeDecl>,
+    /// Named types.
+    pub types: Vec<TypeModel>,
+    /// Tools, in declaration order.
+    pub tools: Vec<ToolModel>,
+}
+
+/// A named type.
+#[derive(Debug, Clone)]
+pub struct TypeModel {
+    /// Its name.
+    pub name: String,
+    /// Its shape.
+    pub node: Node,
+    /// Whether it reaches itself through references (then schemas use `$defs`/`$ref`).
+    pub recursive: bool,
+    /// Whether some tool uses it.
+    pub used: bool,
+}
+
+/// A resolved tool.
+#[derive(Debug, Clone)]
+pub struct ToolModel {
+    /// `<pack>_<tool>`.
+    pub name: String,
+    /// The tool's own name.
+    pub tool: String,
+    /// Its description.
+    pub description: String,
+    /// Annotations after overrides.
+    pub annotations: Annotations,
+    /// The author mode.
+    pub mode: Option<String>,
+    /// The parameters.
+    pub params: Vec<FieldModel>,
+    /// The views, in table order.
+    pub views: Vec<ViewSpec>,
+    /// Search hints.
+    pub hints: Vec<String>,
+    /// The method.
+    pub method: HttpMethod,
+    /// The URL template.
+    pub path: String,
+    /// The body encoding.
+    pub body: BodyModel,
+    /// A fixed GraphQL document.
+    pub graphql: Option<String>,
+    /// Response projection.
+    pub keep: Vec<String>,
+    /// Pagination.
+    pub pagination: Option<PaginationModel>,
+    /// Timeout.
+    pub timeout_ms: Option<u32>,
+    /// Redirects to follow.
+    pub redirects: u8,
+}
+
+/// Pagination, resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaginationModel {
+    /// Cursor.
+    Cursor {
+        /// Dotted path of the cursor in the response.
+        next: String,
+        /// The argument.
+        param: String,
+    },
+    /// Page number.
+    Page {
+        /// The argument.
+        param: String,
+        /// The size argument.
+        size_param: Option<String>,
+    },
+}
+
+/// A parameter or object property.
+#[derive(Debug, Clone)]
+pub struct FieldModel {
+    /// The name the model sends.
+    pub name: String,
+    /// The name on the wire.
+    pub wire: String,
+    /// The description (the field's own, or its type's).
+    pub description: String,
+    /// The shape.
+    pub ty: Ty,
+    /// Required.
+    pub required: bool,
+    /// Mode labels.
+    pub modes: Vec<String>,
+    /// The API's default.
+    pub default: Option<Json>,
+    /// Where a parameter goes (`None` for nested properties).
+    pub location: Option<In>,
+    /// Query list style.
+    pub style: Style,
+    /// Path parameters may hold `/`.
+    pub allow_slash: bool,
+    /// Filled by the host.
+    pub from_context: Option<String>,
+}
+
+/// A shape: inline, or a named type.
+#[derive(Debug, Clone)]
+pub enum Ty {
+    /// Declared here.
+    Inline(Box<Node>),
+    /// `ref: Name`.
+    Ref {
+        /// Index into [`PackModel::types`].
+        index: usize,
+        /// Also accepts `null`.
+        nullable: bool,
+        /// The description at the use site, overriding the type's.
+        description: Option<String>,
+    },
+}
+
+/// An inline shape.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// What it is.
+    pub kind: NodeKind,
+    /// Also accepts `null`.
+    pub nullable: bool,
+    /// Its description.
+    pub description: Option<String>,
+    /// The API's default.
+    pub default: Option<Json>,
+}
+
+/// Bounds and enum of a number.
+#[derive(Debug, Clone, Default)]
+pub struct NumModel {
+    /// `minimum`.
+    pub minimum: Option<Number>,
+    /// `maximum`.
+    pub maximum: Option<Number>,
+    /// `enum`.
+    pub enum_values: Vec<Number>,
+}
+
+/// Constraints of a string.
+#[derive(Debug, Clone, Default)]
+pub struct StrModel {
+    /// `enum`.
+    pub enum_values: Vec<String>,
+    /// `min_length`.
+    pub min_length: Option<u32>,
+    /// `max_length`.
+    pub max_length: Option<u32>,
+    /// `pattern`.
+    pub pattern: Option<String>,
+    /// `format`.
+    pub format: Option<FormatName>,
+}
+
+/// The kinds of inline shapes.
+#[derive(Debug, Clone)]
+pub enum NodeKind {
+    /// Anything.
+    Any,
+    /// A boolean.
+    Bool,
+    /// A whole number.
+    Integer(NumModel),
+    /// A number.
+    Number(NumModel),
+    /// A string.
+    String(StrModel),
+    /// A list.
+    Array {
+        /// Items.
+        items: Ty,
+        /// `min_items`.
+        min_items: Option<u32>,
+        /// `max_items`.
+        max_items: Option<u32>,
+    },
+    /// An object with declared fields.
+    Object(Vec<FieldModel>),
+    /// Free keys.
+    Map(Ty),
+    /// Exactly one of.
+    OneOf(Vec<Ty>),
+}
+
+/// The names of the types that reach themselves through references.
+pub(crate) fn recursive_types(types: &[TypeDecl]) -> HashSet<String> {
+    let index: HashMap<&str, &TypeDecl> =
+        types.iter().map(|t| (t.name.value.as_str(), t)).collect();
+    fn refs<'a>(spec: &'a Spec, out: &mut Vec<&'a str>) {
+        if let Some(r) = &spec.reference {
+            out.push(&r.value);
+        }
+        for c in check::children(spec) {
+            refs(c, out);
+        }
+    }
+    let mut out = HashSet::new();
+    for t in types {
+        let mut stack = Vec::new();
+        refs(&t.spec, &mut stack);
+        let mut seen = HashSet::new();
+        while let Some(name) = stack.pop() {
+            if name == t.name.value {
+                out.insert(t.name.value.clone());
+                break;
+            }
+            if seen.insert(name)
+                && let Some(next) = index.get(name)
+            {
+                refs(&next.spec, &mut stack);
+            }
+        }
+    }
+    out
+}
+
+/// `CHARTER_<PACK>_BASE_URL`.
+pub fn base_url_env(label: &str) -> String {
+    format!(
+        "CHARTER_{}_BASE_URL",
+        label.to_ascii_uppercase().replace('-', "_")
+    )
+}
+
+struct Resolver<'a> {
+    index: HashMap<&'a str, usize>,
+    types: &'a [TypeDecl],
+    casing: Casing,
+}
+
+impl Resolver<'_> {
+    fn ty(&self, spec: &Spec, description: Option<String>) -> Ty {
+        if let Some(r) = &spec.reference {
+            // Checked: the type exists. Fall back to `any` rather than panic on bad input.
+            if let Some(&index) = self.index.get(r.value.as_str()) {
+                return Ty::Ref {
+                    index,
+                    nullable: spec.is_nullable(),
+                    description,
+                };
+            }
+            return Ty::Inline(Box::new(Node {
+                kind: NodeKind::Any,
+                nullable: false,
+                description,
+                default: None,
+            }));
+        }
+        Ty::Inline(Box::new(self.node(spec, description)))
+    }
+
+    fn node(&self, spec: &Spec, description: Option<String>) -> Node {
+        let kind = if let Some(alts) = &spec.one_of {
+            NodeKind::OneOf(
+                alts.value
+                    .iter()
+                    .map(|a| self.ty(a, a.description.as_ref().map(|d| d.value.clone())))
+                    .collect(),
+            )
+        } else {
+            match spec.kind.as_ref().map_or(Kind::Any, |k| k.value) {
+                Kind::Any => NodeKind::Any,
+                Kind::Boolean => NodeKind::Bool,
+                k @ (Kind::Integer | Kind::Number) => {
+                    let num = NumModel {
+                        minimum: spec.minimum.as_ref().map(|n| n.value.clone()),
+                        maximum: spec.maximum.as_ref().map(|n| n.value.clone()),
+                        enum_values: spec
+                            .enum_values
+                            .iter()
+                            .flat_map(|e| e.value.iter())
+                            .filter_map(|v| v.value.as_number().cloned())
+                            .collect(),
+                    };
+                    if k == Kind::Integer {
+                        NodeKind::Integer(num)
+                    } else {
+                        NodeKind::Number(num)
+                    }
+                }
+                Kind::String => NodeKind::String(StrModel {
+                    enum_values: spec
+                        .enum_values
+                        .iter()
+                        .flat_map(|e| e.value.iter())
+                        .filter_map(|v| v.value.as_str().map(str::to_owned))
+                        .collect(),
+                    min_length: spec.min_length.as_ref().map(|v| v.value),
+                    max_length: spec.max_length.as_ref().map(|v| v.value),
+                    pattern: spec.pattern.as_ref().map(|v| v.value.clone()),
+                    format: spec.format.as_ref().map(|v| v.value),
+                }),
+                Kind::Array => NodeKind::Array {
+                    items: match &spec.items {
+                        Some(items) => {
+                            self.ty(items, items.description.as_ref().map(|d| d.value.clone()))
+                        }
+                        None => Ty::Inline(Box::new(Node {
+                            kind: NodeKind::Any,
+                            nullable: false,
+                            description: None,
+                            default: None,
+                        })),
+                    },
+                    min_items: spec.min_items.as_ref().map(|v| v.value),
+                    max_items: spec.max_items.as_ref().map(|v| v.value),
+                },
+                Kind::Object => NodeKind::Object(
+                    spec.properties
+                        .iter()
+                        .flat_map(|p| p.value.iter())
+                        .map(|f| self.field(&f.name.value, &f.spec, None))
+                        .collect(),
+                ),
+                Kind::Map => NodeKind::Map(match &spec.values {
+                    Some(v) => self.ty(v, v.description.as_ref().map(|d| d.value.clone())),
+                    None => Ty::Inline(Box::new(Node {
+                        kind: NodeKind::Any,
+                        nullable: false,
+                        description: None,
+                        default: None,
+                    })),
+                }),
+            }
+        };
+        Node {
+            kind,
+            nullable: spec.is_nullable(),
+            description,
+            default: spec.default.as_ref().map(|d| d.value.clone()),
+        }
+    }
+
+    fn field(&self, name: &str, spec: &Spec, location: Option<In>) -> FieldModel {
+        let description = spec
+            .description
+            .as_ref()
+            .map(|d| d.value.clone())
+            .or_else(|| {
+                let r = spec.reference.as_ref()?;
+                let i = *self.index.get(r.value.as_str())?;
+                self.types[i]
+                    .spec
+                    .description
+                    .as_ref()
+                    .map(|d| d.value.clone())
+            })
+            .unwrap_or_default();
+        FieldModel {
+            name: name.to_owned(),
+            wire: wire_name(
+                name,
+                spec.wire.as_ref().map(|w| w.value.as_str()),
+                self.casing,
+            ),
+            ty: self.ty(spec, Some(description.clone())),
+            description,
+            required: spec.is_required(),
+            modes: spec.mode_labels().map(|m| m.value.clone()).collect(),
+            default: spec.default.as_ref().map(|d| d.value.clone()),
+            location,
+            style: spec.style.as_ref().map_or(Style::Repeat, |s| s.value),
+            allow_slash: spec.allow_slash.as_ref().is_some_and(|a| a.value),
+            from_context: spec.from_context.as_ref().map(|f| f.value.clone()),
+        }
+    }
+}
+
+/// Resolves a pack that passed [`crate::check`]. Never panics on a pack that did not: missing
+/// pieces fall back to harmless defaults.
+pub fn resolve(pack: &Pack) -> PackModel {
+    let recursive = recursive_types(&pack.types);
+    let r = Resolver {
+        index: pack
+            .types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.value.as_str(), i))
+            .collect(),
+        types: &pack.types,
+        casing: pack.casing,
+    };
+    let type_map: HashMap<&str, &TypeDecl> = pack
+        .types
+        .iter()
+        .map(|t| (t.name.value.as_str(), t))
+        .collect();
+    let mut types: Vec<TypeModel> = pack
+        .types
+        .iter()
+        .map(|t| TypeModel {
+            name: t.name.value.clone(),
+            node: r.node(
+                &t.spec,
+                t.spec.description.as_ref().map(|d| d.value.clone()),
+            ),
+            recursive: recursive.contains(&t.name.value),
+            used: false,
+        })
+        .collect();
+    let label = pack
+        .label
+        .as_ref()
+        .map_or_else(String::new, |l| l.value.clone());
+    let tools: Vec<ToolModel> = pack
+        .tools
+        .iter()
+        .map(|t| tool(&r, &type_map, pack, &label, t))
+        .collect();
+    // Mark the types the tools reach.
+    let mut stack: Vec<usize> = Vec::new();
+    fn refs_of_ty(ty: &Ty, out: &mut Vec<usize>) {
+        match ty {
+            Ty::Ref { index, .. } => out.push(*index),
+            Ty::Inline(node) => refs_of_node(node, out),
+        }
+    }
+    fn refs_of_node(node: &Node, out: &mut Vec<usize>) {
+        match &node.kind {
+            NodeKind::Array { items, .. } => refs_of_ty(items, out),
+            NodeKind::Object(fields) => fields.iter().for_each(|f| refs_of_ty(&f.ty, out)),
+            NodeKind::Map(v) => refs_of_ty(v, out),
+            NodeKind::OneOf(alts) => alts.iter().for_each(|a| refs_of_ty(a, out)),
+            _ => {}
+        }
+    }
+    for t in &tools {
+        for p in &t.params {
+            refs_of_ty(&p.ty, &mut stack);
+        }
+    }
+    while let Some(i) = stack.pop() {
+        if !types[i].used {
+            types[i].used = true;
+            let node = types[i].node.clone();
+            refs_of_node(&node, &mut stack);
+        }
+    }
+
+    let auth = {
+        let a = &pack.auth;
+        let env = a.env.as_ref().map_or_else(String::new, |e| e.value.clone());
+        match a.scheme.as_ref().map_or(AuthScheme::None, |s| s.value) {
+            AuthScheme::None => AuthModel::None,
+            AuthScheme::Bearer => AuthModel::Bearer { env },
+            AuthScheme::Basic => AuthModel::Basic { env },
+            AuthScheme::Header => AuthModel::Header {
+                name: a
+                    .header
+                    .as_ref()
+                    .map_or_else(String::new, |h| h.value.clone()),
+                prefix: a
+                    .prefix
+                    .as_ref()
+                    .map_or_else(String::new, |p| p.value.clone()),
+                env,
+            },
+        }
+    };
+    PackModel {
+        file: pack.file.clone(),
+        base_url_env: base_url_env(&label),
+        label,
+        description: pack
+            .description
+            .as_ref()
+            .map_or_else(String::new, |d| d.value.clone()),
+        base_url: pack
+            .base_url
+            .as_ref()
+            .map_or_else(String::new, |u| u.value.clone()),
+        auth,
+        headers: pack
+            .headers
+            .iter()
+            .map(|(k, v)| (k.value.clone(), v.value.clone()))
+            .collect(),
+        query: pack
+            .query
+            .iter()
+            .map(|(k, v)| (k.value.clone(), v.value.clone()))
+            .collect(),
+        body: pack
+            .body
+            .iter()
+            .map(|(k, v)| (k.value.clone(), v.to_string()))
+            .collect(),
+        envelope: pack.envelope.clone(),
+        types,
+        tools,
+    }
+}
+
+fn tool(
+    r: &Resolver<'_>,
+    types: &HashMap<&str, &TypeDecl>,
+    pack: &Pack,
+    label: &str,
+    t: &Tool,
+) -> ToolModel {
+    let method = t.method.as_ref().map_or(HttpMethod::Post, |m| m.value);
+    let graphql = t.graphql.as_ref().map(|g| g.value.clone());
+    let mut annotations = default_annotations(method, graphql.as_deref());
+    let o = &t.annotations;
+    for (slot, v) in [
+        (&mut annotations.read_only, &o.read_only),
+        (&mut annotations.idempotent, &o.idempotent),
+        (&mut annotations.destructive, &o.destructive),
+        (&mut annotations.open_world, &o.open_world),
+    ] {
+        if let Some(v) = v {
+            *slot = v.value;
+        }
+    }
+    let params: Vec<FieldModel> = t
+        .params
+        .iter()
+        .map(|p| r.field(&p.name.value, &p.spec, param_in(t, p)))
+        .collect();
+    let has_body_params = params.iter().any(|p| p.location == Some(In::Body));
+    let sends_body = graphql.is_some()
+        || has_body_params
+        || (!pack.body.is_empty()
+            && matches!(
+                method,
+                HttpMethod::Post | HttpMethod::Put | HttpMethod::Patch
+            ));
+    let body = match (sends_body, t.body_encoding.as_ref().map(|b| b.value)) {
+        (false, _) => BodyModel::None,
+        (true, Some(BodyEnc::Form)) if graphql.is_none() => BodyModel::Form,
+        (true, _) => BodyModel::Json,
+    };
+    let labels: BTreeSet<String> = labels_of(types, t);
+    let mode = t.mode.as_ref().map(|m| m.value.clone());
+    ToolModel {
+        name: format!("{label}_{}", t.name.value),
+        tool: t.name.value.clone(),
+        description: t
+            .description
+            .as_ref()
+            .map_or_else(String::new, |d| d.value.clone()),
+        annotations,
+        views: mode::views(mode.as_deref(), &labels),
+        mode,
+        params,
+        hints: t.hints.iter().map(|h| h.value.clone()).collect(),
+        method,
+        path: t
+            .path
+            .as_ref()
+            .map_or_else(String::new, |p| p.value.clone()),
+        body,
+        graphql,
+        keep: t.keep.iter().map(|k| k.value.clone()).collect(),
+        pagination: t.pagination.as_ref().map(|p| match p {
+            PaginationDecl::Cursor { next, param } => PaginationModel::Cursor {
+                next: next.value.clone(),
+                param: param.value.clone(),
+            },
+            PaginationDecl::Page { param, size_param } => PaginationModel::Page {
+                param: param.value.clone(),
+                size_param: size_param.as_ref().map(|s| s.value.clone()),
+            },
+        }),
+        timeout_ms: t.timeout_ms.as_ref().map(|v| v.value),
+        redirects: t.redirects.as_ref().map_or(0, |v| v.value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_graphql_document_of_queries_only_is_read_only_and_idempotent() {
+        let read = Annotations {
+            read_only: true,
+            idempotent: true,
+            destructive: false,
+            open_world: true,
+        };
+        let write = Annotations {
+            read_only: false,
+            idempotent: false,
+            destructive: false,
+            open_world: true,
+        };
+        let post = |doc| default_annotations(HttpMethod::Post, Some(doc));
+        assert_eq!(
+            post("query Q($id: String!) { issue(id: $id) { id } }"),
+            read
+        );
+        assert_eq!(post("{ viewer { id } }"), read);
+        assert_eq!(
+            post("fragment F on User { id } query Q { viewer { ...F } }"),
+            read
+        );
+        assert_eq!(
+            post("mutation M { issueArchive(id: \"x\") { success } }"),
+            write
+        );
+        assert_eq!(post("query A { a } mutation B { b }"), write);
+        // A malformed document is never taken for a query (the check reports it).
+        assert_eq!(post("query { a "), write);
+        // Without a document the method decides.
+        assert_eq!(default_annotations(HttpMethod::Post, None), write);
+        assert_eq!(default_annotations(HttpMethod::Get, None), read);
+    }
+}

@@ -1,0 +1,93 @@
+//! The fixture pack's generated code and view schemas, pinned: insta snapshots of both, and
+//! the committed golden file the facade compiles (`tests/golden/fixture_pack.rs` at the
+//! workspace root). Regenerate the golden file with `CHARTER_BLESS=1 cargo test -p
+//! charter-build --test generated`; review snapshots with `cargo insta review` (or
+//! `INSTA_UPDATE=always`).
+
+use std::path::Path;
+
+use charter_build::mode::ViewKey;
+use charter_build::schema::view_schema;
+
+const FIXTURE: &str = include_str!("fixtures/tracker.yaml");
+/// The name the golden file's header carries: workspace-relative, the same on every machine.
+const FIXTURE_NAME: &str = "charter-build/tests/fixtures/tracker.yaml";
+
+fn golden_path() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/fixture_pack.rs")
+}
+
+#[test]
+fn golden_file_is_fresh() {
+    let code = charter_build::compile_str(FIXTURE_NAME, FIXTURE, "::charter").unwrap();
+    let path = golden_path();
+    if std::env::var_os("CHARTER_BLESS").is_some() {
+        charter_build::write_if_changed(&path, &code).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == code,
+        "{} is stale: regenerate it with `CHARTER_BLESS=1 cargo test -p charter-build --test generated`",
+        path.display()
+    );
+}
+
+#[test]
+fn generated_code() {
+    // The facade's own path (`crate`), where the golden file uses `::charter`.
+    let code = charter_build::compile_str(FIXTURE_NAME, FIXTURE, "crate").unwrap();
+    assert!(code.contains("use crate::table::*;"));
+    assert!(code.contains("pub static ALL: &[&crate::table::Table] = &[&tracker::TOOLS];"));
+    insta::assert_snapshot!("fixture_code", code);
+}
+
+#[test]
+fn view_schemas() {
+    let model = charter_build::load_str(FIXTURE_NAME, FIXTURE).unwrap();
+    for tool in &model.tools {
+        let mut out = String::new();
+        for view in &tool.views {
+            let key = match &view.key {
+                ViewKey::Default => "Default".to_owned(),
+                ViewKey::Unmatched => "Unmatched".to_owned(),
+                ViewKey::Label(l) => format!("Label({l})"),
+            };
+            let schema = view_schema(&model.types, &tool.params, view);
+            let pretty: serde_json::Value = serde_json::from_str(&schema.text).unwrap();
+            out.push_str(&format!(
+                "== {key} active={:?} widest={} tokens={}\n{}\n",
+                view.active,
+                view.widest,
+                schema.tokens,
+                serde_json::to_string_pretty(&pretty).unwrap()
+            ));
+            for p in &schema.paths {
+                out.push_str(&format!(
+                    "  path {} (depth {}) saves {}\n",
+                    p.path, p.depth, p.saves
+                ));
+            }
+        }
+        insta::assert_snapshot!(format!("schema_{}", tool.tool), out);
+    }
+}
+
+/// The complete example of `docs/pack-format.md` passes every check.
+#[test]
+fn the_documented_example_compiles() {
+    let doc = include_str!("../../docs/pack-format.md");
+    let start = doc.find("```yaml\n").expect("the doc has a yaml example") + "```yaml\n".len();
+    let end = start + doc[start..].find("```").unwrap();
+    let model =
+        charter_build::load_str("docs/pack-format.md", &doc[start..end]).unwrap_or_else(|d| {
+            panic!(
+                "{}",
+                d.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        });
+    assert_eq!(model.label, "tracker");
+    assert_eq!(model.tools.len(), 3);
+}

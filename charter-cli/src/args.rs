@@ -1,0 +1,190 @@
+//! The command line (docs/design.md §10), declared with clap.
+
+use std::path::PathBuf;
+
+use charter_runtime::session::Ranking;
+use clap::{Args, Parser, Subcommand};
+
+/// LLM tools declared, not implemented: serve, list, search and check charter tool packs.
+#[derive(Debug, Parser)]
+#[command(name = "charter", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve packs to an MCP client (stdio by default, or streamable HTTP with --http).
+    Mcp(McpArgs),
+    /// List every tool with its annotations and schema size.
+    Tools(ToolsArgs),
+    /// Run one ToolSearch query and print the JSON answer the model would read.
+    Search(SearchArgs),
+    /// Print the egress map: per tool, what the model can see and set, and what is withheld.
+    Egress(EgressArgs),
+    /// Run the pack compiler's checks on YAML pack files, without building.
+    Check(CheckArgs),
+    /// Run one tool call and print exactly what the model would receive (or the error it would see).
+    Call(CallArgs),
+    /// Import an API description into a YAML pack.
+    #[command(subcommand)]
+    Import(ImportCommand),
+}
+
+/// What `charter import` reads.
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// Write a YAML pack from an OpenAPI 3 document (JSON or YAML): every operation becomes a
+    /// tool or is reported with the reason it could not.
+    Openapi(ImportOpenapiArgs),
+}
+
+/// `charter import openapi`
+#[derive(Debug, Args)]
+pub struct ImportOpenapiArgs {
+    /// The OpenAPI document.
+    #[arg(value_name = "SPEC")]
+    pub spec: PathBuf,
+    /// The pack label (`[a-z0-9-]+`); tools are published as `<pack>_<tool>`.
+    #[arg(long)]
+    pub pack: String,
+    /// Keep only these operations (operation ids or tool names), comma-separated.
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["tags", "paths"])]
+    pub ops: Vec<String>,
+    /// Keep only operations carrying one of these tags, comma-separated.
+    #[arg(long, value_delimiter = ',', conflicts_with = "paths")]
+    pub tags: Vec<String>,
+    /// Keep only operations whose path matches one of these globs, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub paths: Vec<String>,
+    /// The base URL, instead of the document's first server.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Write the pack here instead of stdout.
+    #[arg(long, short, value_name = "FILE.yaml")]
+    pub output: Option<PathBuf>,
+}
+
+/// Which packs a command works on.
+#[derive(Debug, Clone, Args)]
+pub struct PackArgs {
+    /// Packs to use, comma-separated or repeated (default: every pack).
+    #[arg(long = "pack", value_name = "PACK", value_delimiter = ',')]
+    pub packs: Vec<String>,
+}
+
+/// `charter mcp`
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The packs.
+    #[command(flatten)]
+    pub packs: PackArgs,
+    /// List only ToolSearch at first; tools join the list as the model loads them
+    /// (announced with notifications/tools/list_changed).
+    #[arg(long)]
+    pub progressive: bool,
+    /// Serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// The session mode (tier, region, A/B arm) every connection is served under.
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<String>,
+    /// With --progressive, tools whose schema is at most N tokens stay listed from the start.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub threshold: u32,
+    /// With --progressive, how ToolSearch ranks keywords: `relevance` or `classic` (the docs/design.md §4
+    /// substring scoring, for strict compatibility).
+    #[arg(long, value_name = "RANKING", default_value = "relevance")]
+    pub ranking: Ranking,
+    /// With --http, also accept this Host header value (repeatable); loopback is always accepted.
+    #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
+    pub allow_hosts: Vec<String>,
+    /// With --http, also accept requests from this browser Origin (repeatable); loopback
+    /// origins are always accepted.
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+    pub allow_origins: Vec<String>,
+    /// Also serve the tools of an MCP server started as a child process, behind the same
+    /// ToolSearch: `'CMD ARGS'` or `label='CMD ARGS'` (repeatable; unlabelled ones are up1,
+    /// up2, ...; leading `KEY=VALUE` words set its environment). Its tools are `<label>_<tool>`.
+    #[arg(long = "upstream", value_name = "[LABEL=]COMMAND")]
+    pub upstreams: Vec<String>,
+    /// Also serve the tools of an MCP server reached over streamable HTTP: `URL` or `label=URL`
+    /// (repeatable; numbered after the --upstream ones).
+    #[arg(long = "upstream-http", value_name = "[LABEL=]URL")]
+    pub upstream_urls: Vec<String>,
+    /// Seconds an upstream may take to start and to list its tools.
+    #[arg(long = "upstream-timeout", value_name = "SECS", default_value_t = 30)]
+    pub upstream_timeout: u64,
+}
+
+/// `charter tools`
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// The packs.
+    #[command(flatten)]
+    pub packs: PackArgs,
+    /// Most expensive schema first.
+    #[arg(long)]
+    pub by_cost: bool,
+    /// Print JSON: name, pack, description, annotations, and per view its key, schema and tokens.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `charter search`
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The query: `select:a,b`, keywords, or `+term` filters.
+    pub query: String,
+    /// The packs.
+    #[command(flatten)]
+    pub packs: PackArgs,
+    /// The session mode to search under.
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<String>,
+    /// How many tools a keyword query returns (default 5).
+    #[arg(long, value_name = "N")]
+    pub max_results: Option<u32>,
+    /// How keywords are ranked: `relevance` (stemmed whole words, field weights, synonyms) or
+    /// `classic` (the docs/design.md §4 substring scoring, for strict compatibility).
+    #[arg(long, value_name = "RANKING", default_value = "relevance")]
+    pub ranking: Ranking,
+}
+
+/// `charter egress`
+#[derive(Debug, Args)]
+pub struct EgressArgs {
+    /// The packs.
+    #[command(flatten)]
+    pub packs: PackArgs,
+    /// The session mode to report on.
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<String>,
+    /// Print JSON instead of the text report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `charter check`
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The YAML pack files.
+    #[arg(required = true, value_name = "FILE.yaml")]
+    pub files: Vec<PathBuf>,
+}
+
+/// `charter call`
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The tool's qualified name (`github_issues_list`).
+    pub tool: String,
+    /// The arguments, as a JSON object (default `{}`).
+    #[arg(default_value = "{}", value_name = "JSON-ARGS")]
+    pub arguments: String,
+    /// The session mode to call under.
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<String>,
+}

@@ -1,0 +1,172 @@
+//! The `charter` command (docs/design.md §10) as a library entry point over any tool tables.
+//!
+//! The `charter` binary is `charter_cli::main_with(charter::packs::ALL)`. A crate that compiles
+//! its own packs (or `#[charter::tool]` functions) gets the same commands over its own tables
+//! with a three-line binary:
+//!
+//! ```no_run
+//! # mod my_tools { pub static ALL: &[&charter_runtime::Table] = &[]; }
+//! fn main() -> std::process::ExitCode {
+//!     charter_cli::main_with(my_tools::ALL)
+//! }
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod args;
+mod call;
+mod check;
+mod egress;
+mod executor;
+mod import;
+mod packs;
+mod search;
+mod serve;
+mod tools;
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use charter_runtime::table::Table;
+use clap::Parser;
+
+use args::{Cli, Command};
+
+/// Exit status of a command that ran and failed (a check error, a tool error, a bind failure).
+pub const EXIT_FAILURE: u8 = 1;
+/// Exit status of a usage error (clap's convention).
+pub const EXIT_USAGE: u8 = 2;
+
+/// Runs the command line of this process over `tables`, writing to stdout and stderr.
+pub fn main_with(tables: &[&'static Table]) -> ExitCode {
+    run(std::env::args_os(), tables)
+}
+
+/// Runs one command line (`args[0]` is the program name) over `tables`, writing to the
+/// process's stdout and stderr.
+pub fn run<I, T>(args: I, tables: &[&'static Table]) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    init_tracing();
+    // Unlocked handles: `charter mcp` speaks MCP on stdout from tokio's blocking pool, and logs
+    // go to stderr from any thread, so no lock may be held for the whole run.
+    run_to(args, tables, &mut io::stdout(), &mut io::stderr())
+}
+
+/// Runs one command line over `tables` with explicit output streams (tests capture them).
+/// `charter mcp` over stdio still speaks MCP on the process's own stdin/stdout.
+pub fn run_to<I, T>(
+    args: I,
+    tables: &[&'static Table],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let text = e.render().to_string();
+            let _ = if e.use_stderr() {
+                err.write_all(text.as_bytes())
+            } else {
+                out.write_all(text.as_bytes())
+            };
+            return ExitCode::from(e.exit_code() as u8);
+        }
+    };
+    let name = subcommand_name(&cli.command);
+    let result = match cli.command {
+        Command::Mcp(a) => serve::run(a, tables, err),
+        Command::Tools(a) => tools::run(a, tables, out),
+        Command::Search(a) => search::run(a, tables, out),
+        Command::Egress(a) => egress::run(a, tables, out),
+        Command::Check(a) => check::run(a, out, err),
+        Command::Call(a) => call::run(a, tables, out),
+        Command::Import(args::ImportCommand::Openapi(a)) => import::run(a, out, err),
+    };
+    match result {
+        Ok(code) => code,
+        // `charter tools | head`: the reader left; not an error.
+        Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Usage(message)) => {
+            let text = usage_error(name, &message);
+            let _ = err.write_all(text.as_bytes());
+            ExitCode::from(EXIT_USAGE)
+        }
+        Err(failure) => {
+            let _ = writeln!(err, "charter: {failure}");
+            ExitCode::from(EXIT_FAILURE)
+        }
+    }
+}
+
+/// Why a command could not do its job.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Failure {
+    /// The command line is wrong in a way clap cannot see (an unknown pack).
+    #[error("{0}")]
+    Usage(String),
+    /// The deployment is wrong (a bad mode label, duplicate names).
+    #[error(transparent)]
+    Declaration(#[from] charter_runtime::DeclarationError),
+    /// Serving failed (bad or busy address).
+    #[error(transparent)]
+    Serve(#[from] charter_mcp::ServeError),
+    /// An upstream MCP server could not be reached.
+    #[error(transparent)]
+    Upstream(#[from] charter_mcp::BridgeError),
+    /// Writing the output failed.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// A usage error in clap's format, with the subcommand's usage line.
+fn usage_error(subcommand: &str, message: &str) -> String {
+    use clap::CommandFactory;
+    let mut cli = Cli::command();
+    cli.build();
+    let kind = clap::error::ErrorKind::InvalidValue;
+    let error = match cli.find_subcommand_mut(subcommand) {
+        Some(sub) => sub.error(kind, message),
+        None => cli.error(kind, message),
+    };
+    error.render().to_string()
+}
+
+fn subcommand_name(command: &Command) -> &'static str {
+    match command {
+        Command::Mcp(_) => "mcp",
+        Command::Tools(_) => "tools",
+        Command::Search(_) => "search",
+        Command::Egress(_) => "egress",
+        Command::Check(_) => "check",
+        Command::Call(_) => "call",
+        Command::Import(_) => "import",
+    }
+}
+
+/// A current-thread runtime: the server is I/O-bound and starts faster without a pool.
+pub(crate) fn runtime() -> io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}
+
+/// Logs go to stderr (stdout is the MCP channel). `RUST_LOG` overrides the default filter.
+fn init_tracing() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("warn,charter_mcp=info,charter_cli=info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
+        .with_target(false)
+        .try_init();
+}

@@ -1,0 +1,953 @@
+//! Code generation. Every schema is emitted as a [`Piece`] tree of string literals and the
+//! parameter types' `Schema::MEMBERS`; `charter_runtime::schema` flattens the tree of each view
+//! in `const` context, so nothing is built at run time.
+//!
+//! On errors the input item is still emitted (with charter's helper attributes removed) beside a
+//! placeholder implementation, so the user reads the real error, not a cascade.
+//!
+//! [`Piece`]: ../../charter_runtime/schema/enum.Piece.html
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{ItemFn, Type};
+
+use crate::ast::{
+    self, Container, Data, Errors, Field, ParamKind, Pass, Returns, Style, Tagging, ToolAttr,
+    ToolFn,
+};
+use crate::text::json_str;
+use crate::validate::{self, ToolPlan, ViewKey};
+
+/// The facade crate generated code names.
+fn krate() -> TokenStream {
+    quote!(::charter)
+}
+
+/// A piece tree under construction: adjacent text is merged into one literal.
+#[derive(Default)]
+struct Pieces {
+    parts: Vec<Part>,
+}
+
+enum Part {
+    Str(String),
+    /// `<T as Schema>::MEMBERS`, spanned on the type so a missing impl points there.
+    Tree(Type),
+}
+
+impl Pieces {
+    fn s(&mut self, text: &str) {
+        if let Some(Part::Str(last)) = self.parts.last_mut() {
+            last.push_str(text);
+        } else {
+            self.parts.push(Part::Str(text.to_owned()));
+        }
+    }
+
+    fn tree(&mut self, ty: &Type) {
+        self.parts.push(Part::Tree(ty.clone()));
+    }
+
+    fn append(&mut self, other: Pieces) {
+        for part in other.parts {
+            match part {
+                Part::Str(s) => self.s(&s),
+                Part::Tree(t) => self.parts.push(Part::Tree(t)),
+            }
+        }
+    }
+
+    /// `&[Piece, ...]`
+    fn to_tokens(&self) -> TokenStream {
+        let k = krate();
+        let items = self.parts.iter().map(|p| match p {
+            Part::Str(s) => quote!(#k::schema::Piece::Str(#s)),
+            Part::Tree(ty) => {
+                let span = ty.span();
+                quote_spanned!(span=> #k::schema::Piece::Tree(<#ty as #k::schema::Schema>::MEMBERS))
+            }
+        });
+        quote!(&[#(#items),*])
+    }
+}
+
+fn schema_shape(ty: &Type) -> TokenStream {
+    let k = krate();
+    let span = ty.span();
+    quote_spanned!(span=> &<#ty as #k::schema::Schema>::SHAPE)
+}
+
+struct FieldTokens<'a> {
+    name: &'a str,
+    description: &'a str,
+    shape: TokenStream,
+    required: bool,
+    modes: Vec<String>,
+    from_context: Option<String>,
+}
+
+impl ToTokens for FieldTokens<'_> {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        let k = krate();
+        let FieldTokens {
+            name,
+            description,
+            shape,
+            required,
+            modes,
+            from_context,
+        } = self;
+        let from_context = match from_context {
+            Some(key) => quote!(::core::option::Option::Some(#key)),
+            None => quote!(::core::option::Option::None),
+        };
+        tokens.extend(quote! {
+            #k::table::Field {
+                name: #name,
+                wire: #name,
+                description: #description,
+                shape: #shape,
+                required: #required,
+                modes: &[#(#modes),*],
+                default: ::core::option::Option::None,
+                location: #k::table::Location::Arg,
+                style: #k::table::ListStyle::Repeat,
+                allow_slash: false,
+                from_context: #from_context,
+            }
+        });
+    }
+}
+
+fn strip_charter_attrs(item: &mut ItemFn) {
+    for input in item.sig.inputs.iter_mut() {
+        match input {
+            syn::FnArg::Typed(pt) => pt.attrs.retain(|a| !a.path().is_ident("charter")),
+            syn::FnArg::Receiver(r) => r.attrs.retain(|a| !a.path().is_ident("charter")),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// #[charter::tool]
+
+/// Expands `#[charter::tool(attr)] item`.
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let item: ItemFn = match syn::parse2(item.clone()) {
+        Ok(item) => item,
+        Err(e) => {
+            let mut out = syn::Error::new(e.span(), "`#[charter::tool]` goes on a function")
+                .to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    let attr = ast::parse_tool_attr(attr, &mut errors);
+    let f = ast::parse_tool_fn(item, &mut errors);
+    let plan = validate::tool(&attr, &f, &mut errors);
+    if !errors.is_empty() {
+        return tool_stub(&f, &plan, &errors);
+    }
+    tool_impl(&attr, &f, &plan)
+}
+
+fn tool_struct(f: &ToolFn) -> TokenStream {
+    let vis = &f.item.vis;
+    let ident = &f.ident;
+    let doc = format!(
+        "The `{ident}` tool's table data (generated by `#[charter::tool]`); list it in `charter::pack!`."
+    );
+    quote! {
+        #[doc = #doc]
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #vis struct #ident {}
+    }
+}
+
+fn tool_stub(f: &ToolFn, plan: &ToolPlan, errors: &Errors) -> TokenStream {
+    let k = krate();
+    let mut item = f.item.clone();
+    strip_charter_attrs(&mut item);
+    if item.sig.receiver().is_some() {
+        // Inside an `impl`: a placeholder type cannot go there; the function and the error do.
+        let errors = errors.to_compile_errors();
+        return quote!(#item #errors);
+    }
+    let ident = &f.ident;
+    let name = if plan.name.len() <= validate::MAX_TOOL_NAME && !plan.name.is_empty() {
+        plan.name.clone()
+    } else {
+        "invalid_tool".to_owned()
+    };
+    let strukt = tool_struct(f);
+    let errors = errors.to_compile_errors();
+    quote! {
+        #item
+        #strukt
+        impl #k::schema::Tool for #ident {
+            const NAME: &'static str = #name;
+            const DESCRIPTION: &'static str = "";
+            const SEARCH: #k::table::SearchData = #k::table::SearchData::EMPTY;
+            const ANNOTATIONS: #k::table::Annotations = #k::table::Annotations {
+                read_only: false, idempotent: false, destructive: false, open_world: false,
+            };
+            const MODE: ::core::option::Option<&'static str> = ::core::option::Option::None;
+            const INPUT: &'static #k::table::ObjectShape = &#k::table::ObjectShape { fields: &[] };
+            const VIEWS: &'static [#k::table::View] = &[];
+            const HANDLER: #k::table::Handler = {
+                fn __charter_handler<'a>(
+                    _: #k::__private::serde_json::Value,
+                    _: &'a #k::CallContext,
+                ) -> #k::table::BoxFuture<'a, ::core::result::Result<#k::table::ToolOutput, #k::CharterError>> {
+                    ::std::boxed::Box::pin(async {
+                        ::core::result::Result::Err(#k::CharterError::Tool(::std::string::String::from("this tool did not compile")))
+                    })
+                }
+                __charter_handler
+            };
+        }
+        #errors
+    }
+}
+
+/// The schema text of one view: `{"type":"object","properties":{..},"required":[..],...}`.
+fn view_pieces(f: &ToolFn, plan: &ToolPlan, visible: &[usize]) -> Pieces {
+    let mut p = Pieces::default();
+    p.s("{\"type\":\"object\",\"properties\":{");
+    for (k, &i) in visible.iter().enumerate() {
+        let param = &f.params[i];
+        let ParamKind::Value(v) = &param.kind else {
+            continue;
+        };
+        if k > 0 {
+            p.s(",");
+        }
+        p.s(&format!("{}:{{", json_str(&param.name)));
+        p.tree(&v.info.schema_ty);
+        p.s(&format!(
+            ",\"description\":{}}}",
+            json_str(&plan.descriptions[i])
+        ));
+    }
+    p.s("}");
+    let required: Vec<String> = visible
+        .iter()
+        .filter(|&&i| plan.required[i])
+        .map(|&i| json_str(&f.params[i].name))
+        .collect();
+    if !required.is_empty() {
+        p.s(&format!(",\"required\":[{}]", required.join(",")));
+    }
+    p.s(",\"additionalProperties\":false}");
+    p
+}
+
+fn tool_impl(attr: &ToolAttr, f: &ToolFn, plan: &ToolPlan) -> TokenStream {
+    let k = krate();
+    let ident = &f.ident;
+    let mut item = f.item.clone();
+    strip_charter_attrs(&mut item);
+    let strukt = tool_struct(f);
+
+    let name = &plan.name;
+    let description = &f.description;
+    let description_lc = f.description.to_lowercase();
+    let hints: Vec<String> = attr
+        .hints
+        .iter()
+        .map(|h| h.value().trim().to_lowercase())
+        .collect();
+    // The stemmed search terms, as the pack compiler makes them for YAML tools.
+    let terms = charter_terms::ToolTerms::new(
+        name,
+        hints.iter().map(String::as_str),
+        description,
+        f.params.iter().filter_map(|p| match &p.kind {
+            ParamKind::Value(v)
+                if v.from_context.is_none()
+                    && !v
+                        .modes
+                        .iter()
+                        .any(|m| m.value() == "response_only" || m.value() == "disabled") =>
+            {
+                Some(p.name.as_str())
+            }
+            _ => None,
+        }),
+    );
+    let search_terms = terms.joined();
+    let search_fields = terms.fields();
+    let [read_only, idempotent, destructive, open_world] = [
+        attr.read_only,
+        attr.idempotent,
+        attr.destructive,
+        attr.open_world,
+    ]
+    .map(|a| a.is_some());
+    let mode = match &attr.mode {
+        Some(m) => quote!(::core::option::Option::Some(#m)),
+        None => quote!(::core::option::Option::None),
+    };
+
+    // INPUT: every parameter but the call context, in declaration order.
+    let fields: Vec<TokenStream> = f
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let ParamKind::Value(v) = &p.kind else {
+                return None;
+            };
+            let shape = if v.from_context.is_some() {
+                quote!(&#k::table::Shape::Any)
+            } else {
+                schema_shape(&v.info.schema_ty)
+            };
+            let ft = FieldTokens {
+                name: &p.name,
+                description: &plan.descriptions[i],
+                shape,
+                required: plan.required[i],
+                modes: v.modes.iter().map(|m| m.value()).collect(),
+                from_context: v.from_context.as_ref().map(|c| c.value()),
+            };
+            Some(ft.into_token_stream())
+        })
+        .collect();
+
+    // VIEWS: one schema constant per distinct set of visible parameters.
+    let mut texts: Vec<(Vec<usize>, syn::Ident)> = Vec::new();
+    let mut text_consts = Vec::new();
+    let mut views = Vec::new();
+    for view in &plan.views {
+        let text = match texts.iter().find(|(v, _)| *v == view.visible) {
+            Some((_, id)) => id.clone(),
+            None => {
+                let id = syn::Ident::new(
+                    &format!("__CHARTER_SCHEMA_{}", texts.len()),
+                    Span::call_site(),
+                );
+                let pieces = view_pieces(f, plan, &view.visible).to_tokens();
+                text_consts.push(quote!(const #id: &str = #k::__const_text!(#pieces);));
+                texts.push((view.visible.clone(), id.clone()));
+                id
+            }
+        };
+        let key = match &view.key {
+            ViewKey::Default => quote!(#k::table::ViewKey::Default),
+            ViewKey::Unmatched => quote!(#k::table::ViewKey::Unmatched),
+            ViewKey::Label(l) => quote!(#k::table::ViewKey::Label(#l)),
+        };
+        let active = &view.active;
+        let widest = view.widest;
+        views.push(quote! {
+            #k::table::View {
+                key: #key,
+                schema: #text,
+                tokens: #k::text_tokens(#text),
+                active: &[#(#active),*],
+                widest: #widest,
+                paths: #k::__const_paths!(#text),
+                spans: #k::__const_spans!(#text),
+            }
+        });
+    }
+
+    // HANDLER: take the arguments apart, call the function, shape its answer.
+    let mut decode = Vec::new();
+    let mut slots = Vec::new();
+    let mut binds = Vec::new();
+    let mut call_args = Vec::new();
+    for (i, p) in f.params.iter().enumerate() {
+        match &p.kind {
+            ParamKind::Context => call_args.push(quote!(__charter_ctx)),
+            ParamKind::Value(v) => {
+                let slot = syn::Ident::new(&format!("__charter_v{i}"), Span::call_site());
+                let bind = syn::Ident::new(&format!("__charter_p{i}"), Span::call_site());
+                let ty = &v.info.deser_ty;
+                let name = &p.name;
+                let span = p.ty.span();
+                let get = if let Some(key) = &v.from_context {
+                    let key = key.value();
+                    let optional = v.info.optional;
+                    if optional {
+                        quote_spanned!(span=> __charter_args.context::<#ty>(__charter_ctx, #name, #key, true))
+                    } else {
+                        quote_spanned!(span=> __charter_args.context::<#ty>(__charter_ctx, #name, #key, false).flatten())
+                    }
+                } else if v.info.optional {
+                    quote_spanned!(span=> __charter_args.optional::<#ty>(#name))
+                } else if v.default.is_some() {
+                    quote_spanned!(span=> __charter_args.or_default::<#ty>(#name))
+                } else {
+                    quote_spanned!(span=> __charter_args.required::<#ty>(#name))
+                };
+                decode.push(quote!(let #slot = #get;));
+                slots.push(slot);
+                binds.push(bind.clone());
+                call_args.push(match v.info.pass {
+                    Pass::Owned => quote!(#bind),
+                    Pass::Ref => quote!(&#bind),
+                    Pass::OptDeref => quote!(#bind.as_deref()),
+                    Pass::OptRef => quote!(#bind.as_ref()),
+                });
+            }
+        }
+    }
+    let unpack = if slots.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            let (#(::core::option::Option::Some(#binds),)*) = (#(#slots,)*) else {
+                return ::core::result::Result::Err(#k::CharterError::Tool(
+                    ::std::string::String::from("internal error: an argument was not decoded"),
+                ));
+            };
+        }
+    };
+    let call = if f.is_async {
+        quote!(#ident(#(#call_args),*).await)
+    } else {
+        quote!(#ident(#(#call_args),*))
+    };
+    let answer = match f.returns {
+        Returns::Result => quote! {
+            match #call {
+                ::core::result::Result::Ok(value) => #k::schema::output(value),
+                ::core::result::Result::Err(error) => ::core::result::Result::Err(#k::schema::tool_error(error)),
+            }
+        },
+        Returns::Value => quote!(#k::schema::output(#call)),
+    };
+    let uses_ctx = f.params.iter().any(|p| {
+        matches!(&p.kind, ParamKind::Context)
+            || matches!(&p.kind, ParamKind::Value(v) if v.from_context.is_some())
+    });
+    let ctx_name = if uses_ctx {
+        quote!(__charter_ctx)
+    } else {
+        quote!(_)
+    };
+
+    quote! {
+        #item
+        #strukt
+        impl #k::schema::Tool for #ident {
+            const NAME: &'static str = #name;
+            const DESCRIPTION: &'static str = #description;
+            const SEARCH: #k::table::SearchData = #k::table::SearchData {
+                description_lc: #description_lc,
+                hints: &[#(#hints),*],
+                terms: #search_terms,
+                fields: &[#(#search_fields),*],
+            };
+            const ANNOTATIONS: #k::table::Annotations = #k::table::Annotations {
+                read_only: #read_only,
+                idempotent: #idempotent,
+                destructive: #destructive,
+                open_world: #open_world,
+            };
+            const MODE: ::core::option::Option<&'static str> = #mode;
+            const INPUT: &'static #k::table::ObjectShape = &#k::table::ObjectShape { fields: &[#(#fields),*] };
+            const VIEWS: &'static [#k::table::View] = {
+                #(#text_consts)*
+                &[#(#views),*]
+            };
+            const HANDLER: #k::table::Handler = {
+                fn __charter_handler<'a>(
+                    __charter_arguments: #k::__private::serde_json::Value,
+                    #ctx_name: &'a #k::CallContext,
+                ) -> #k::table::BoxFuture<'a, ::core::result::Result<#k::table::ToolOutput, #k::CharterError>> {
+                    ::std::boxed::Box::pin(async move {
+                        #[allow(unused_mut)]
+                        let mut __charter_args = #k::schema::Args::new(__charter_arguments)?;
+                        #(#decode)*
+                        __charter_args.finish()?;
+                        #unpack
+                        #answer
+                    })
+                }
+                __charter_handler
+            };
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// #[derive(Schema)]
+
+/// Expands `#[derive(charter::Schema)]`.
+pub fn derive(input: TokenStream) -> TokenStream {
+    let input: syn::DeriveInput = match syn::parse2(input) {
+        Ok(i) => i,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut errors = Errors::default();
+    let c = ast::parse_derive(input, &mut errors);
+    validate::container(&c, &mut errors);
+    let k = krate();
+    let (members, shape) = if errors.is_empty() {
+        container_schema(&c)
+    } else {
+        // A placeholder keeps uses of the type from adding errors of their own.
+        (
+            quote!(&[#k::schema::Piece::Str("\"type\":\"object\"")]),
+            quote!(#k::table::Shape::Any),
+        )
+    };
+    let mut generics = c.generics.clone();
+    let type_params: Vec<_> = generics.type_params().map(|t| t.ident.clone()).collect();
+    if !type_params.is_empty() {
+        let where_clause = generics.make_where_clause();
+        for t in type_params {
+            where_clause
+                .predicates
+                .push(syn::parse_quote!(#t: #k::schema::Schema));
+        }
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let ident = &c.ident;
+    let errors = errors.to_compile_errors();
+    quote! {
+        impl #impl_generics #k::schema::Schema for #ident #ty_generics #where_clause {
+            const MEMBERS: &'static [#k::schema::Piece] = #members;
+            const SHAPE: #k::table::Shape = #shape;
+        }
+        #errors
+    }
+}
+
+fn string_enum_shape(names: &[&str]) -> TokenStream {
+    let k = krate();
+    quote! {
+        #k::table::Shape::String(#k::table::StringRules {
+            enum_values: &[#(#names),*],
+            min_length: ::core::option::Option::None,
+            max_length: ::core::option::Option::None,
+            pattern: ::core::option::Option::None,
+            format: ::core::option::Option::None,
+        })
+    }
+}
+
+fn described(desc: &Option<String>) -> String {
+    match desc {
+        Some(d) => format!(",\"description\":{}", json_str(d)),
+        None => String::new(),
+    }
+}
+
+/// The members of an object schema over these fields, the tag property first if any.
+fn object_members(fields: &[Field], tag: Option<(&str, &str)>) -> Pieces {
+    let mut p = Pieces::default();
+    p.s("\"type\":\"object\",\"properties\":{");
+    let mut required = Vec::new();
+    if let Some((tag, variant)) = tag {
+        p.s(&format!(
+            "{}:{{\"type\":\"string\",\"const\":{}}}",
+            json_str(tag),
+            json_str(variant)
+        ));
+        required.push(json_str(tag));
+    }
+    for (i, f) in fields.iter().enumerate() {
+        if i > 0 || tag.is_some() {
+            p.s(",");
+        }
+        p.s(&format!("{}:{{", json_str(&f.name)));
+        p.tree(&f.ty);
+        p.s(&format!("{}}}", described(&f.desc)));
+        if f.required {
+            required.push(json_str(&f.name));
+        }
+    }
+    p.s("}");
+    if !required.is_empty() {
+        p.s(&format!(",\"required\":[{}]", required.join(",")));
+    }
+    p.s(",\"additionalProperties\":false");
+    p
+}
+
+fn object_shape(fields: &[Field], tag: Option<(&str, &str)>) -> TokenStream {
+    let k = krate();
+    let mut out = Vec::new();
+    if let Some((tag, variant)) = tag {
+        out.push(
+            FieldTokens {
+                name: tag,
+                description: "",
+                shape: {
+                    let s = string_enum_shape(&[variant]);
+                    quote!(&#s)
+                },
+                required: true,
+                modes: Vec::new(),
+                from_context: None,
+            }
+            .into_token_stream(),
+        );
+    }
+    for f in fields {
+        out.push(
+            FieldTokens {
+                name: &f.name,
+                description: f.desc.as_deref().unwrap_or(""),
+                shape: schema_shape(&f.ty),
+                required: f.required,
+                modes: Vec::new(),
+                from_context: None,
+            }
+            .into_token_stream(),
+        );
+    }
+    quote!(#k::table::Shape::Object(#k::table::ObjectShape { fields: &[#(#out),*] }))
+}
+
+/// `(MEMBERS, SHAPE)` of a valid container.
+fn container_schema(c: &Container) -> (TokenStream, TokenStream) {
+    let k = krate();
+    match &c.data {
+        Data::Struct(fields) => (
+            object_members(fields, None).to_tokens(),
+            object_shape(fields, None),
+        ),
+        Data::Transparent(ty) => {
+            let span = ty.span();
+            (
+                quote_spanned!(span=> <#ty as #k::schema::Schema>::MEMBERS),
+                quote_spanned!(span=> <#ty as #k::schema::Schema>::SHAPE),
+            )
+        }
+        Data::Enum(variants) => match &c.tagging {
+            Tagging::External => external_enum(variants),
+            Tagging::Internal(tag, _) => {
+                let mut p = Pieces::default();
+                p.s("\"oneOf\":[");
+                let mut shapes = Vec::new();
+                for (i, v) in variants.iter().enumerate() {
+                    if i > 0 {
+                        p.s(",");
+                    }
+                    let fields: &[Field] = match &v.style {
+                        Style::Struct(fields) => fields,
+                        _ => &[],
+                    };
+                    p.s("{");
+                    p.append(object_members(fields, Some((tag, &v.name))));
+                    p.s(&format!("{}}}", described(&v.desc)));
+                    shapes.push(object_shape(fields, Some((tag, &v.name))));
+                }
+                p.s("]");
+                (
+                    p.to_tokens(),
+                    quote!(#k::table::Shape::OneOf(&[#(#shapes),*])),
+                )
+            }
+            Tagging::Untagged => {
+                let mut p = Pieces::default();
+                p.s("\"anyOf\":[");
+                let mut shapes = Vec::new();
+                for (i, v) in variants.iter().enumerate() {
+                    if i > 0 {
+                        p.s(",");
+                    }
+                    p.s("{");
+                    match &v.style {
+                        Style::Newtype(ty) => {
+                            p.tree(ty);
+                            let span = ty.span();
+                            shapes.push(quote_spanned!(span=> <#ty as #k::schema::Schema>::SHAPE));
+                        }
+                        Style::Struct(fields) => {
+                            p.append(object_members(fields, None));
+                            shapes.push(object_shape(fields, None));
+                        }
+                        Style::Unit => unreachable!("refused while parsing"),
+                    }
+                    p.s(&format!("{}}}", described(&v.desc)));
+                }
+                p.s("]");
+                (
+                    p.to_tokens(),
+                    quote!(#k::table::Shape::OneOf(&[#(#shapes),*])),
+                )
+            }
+        },
+    }
+}
+
+/// serde's default representation, laid out as schemars lays it out: undocumented unit variants
+/// share one string `enum`; documented ones get a `const` each; data variants are
+/// `{"Name": ...}` objects.
+fn external_enum(variants: &[ast::Variant]) -> (TokenStream, TokenStream) {
+    let k = krate();
+    let plain: Vec<&str> = variants
+        .iter()
+        .filter(|v| matches!(v.style, Style::Unit) && v.desc.is_none())
+        .map(|v| v.name.as_str())
+        .collect();
+    let names_json = |names: &[&str]| {
+        names
+            .iter()
+            .map(|n| json_str(n))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    if plain.len() == variants.len() {
+        let mut p = Pieces::default();
+        p.s(&format!(
+            "\"type\":\"string\",\"enum\":[{}]",
+            names_json(&plain)
+        ));
+        return (p.to_tokens(), string_enum_shape(&plain));
+    }
+    let mut p = Pieces::default();
+    let mut shapes = Vec::new();
+    p.s("\"oneOf\":[");
+    let mut first = true;
+    if !plain.is_empty() {
+        p.s(&format!(
+            "{{\"type\":\"string\",\"enum\":[{}]}}",
+            names_json(&plain)
+        ));
+        shapes.push(string_enum_shape(&plain));
+        first = false;
+    }
+    for v in variants {
+        if matches!(v.style, Style::Unit) && v.desc.is_none() {
+            continue;
+        }
+        if !first {
+            p.s(",");
+        }
+        first = false;
+        match &v.style {
+            Style::Unit => {
+                p.s(&format!(
+                    "{{\"type\":\"string\",\"const\":{}{}}}",
+                    json_str(&v.name),
+                    described(&v.desc)
+                ));
+                shapes.push(string_enum_shape(&[&v.name]));
+            }
+            Style::Newtype(_) | Style::Struct(_) => {
+                let name = json_str(&v.name);
+                p.s(&format!("{{\"type\":\"object\",\"properties\":{{{name}:{{"));
+                let inner_shape = match &v.style {
+                    Style::Newtype(ty) => {
+                        p.tree(ty);
+                        schema_shape(ty)
+                    }
+                    Style::Struct(fields) => {
+                        p.append(object_members(fields, None));
+                        let s = object_shape(fields, None);
+                        quote!(&#s)
+                    }
+                    Style::Unit => unreachable!(),
+                };
+                p.s(&format!(
+                    "}}}},\"required\":[{name}],\"additionalProperties\":false{}}}",
+                    described(&v.desc)
+                ));
+                let field = FieldTokens {
+                    name: &v.name,
+                    description: v.desc.as_deref().unwrap_or(""),
+                    shape: inner_shape,
+                    required: true,
+                    modes: Vec::new(),
+                    from_context: None,
+                };
+                shapes.push(
+                    quote!(#k::table::Shape::Object(#k::table::ObjectShape { fields: &[#field] })),
+                );
+            }
+        }
+    }
+    p.s("]");
+    (
+        p.to_tokens(),
+        quote!(#k::table::Shape::OneOf(&[#(#shapes),*])),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// pack!
+
+/// Expands `charter::pack!(...)`.
+pub fn pack(input: TokenStream) -> TokenStream {
+    let p: ast::PackInput = match syn::parse2(input) {
+        Ok(p) => p,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut errors = Errors::default();
+    validate::pack(&p, &mut errors);
+    let k = krate();
+    let ast::PackInput {
+        attrs,
+        vis,
+        ident,
+        label,
+        description,
+        tools,
+    } = &p;
+    if !errors.is_empty() {
+        let errors = errors.to_compile_errors();
+        return quote! {
+            #(#attrs)*
+            #vis static #ident: #k::Table = #k::Table { pack: #label, description: #description, tools: &[] };
+            #errors
+        };
+    }
+    let defs = tools.iter().map(|t| {
+        let span = t.span();
+        quote_spanned! {span=>
+            #k::schema::tool_def::<#t>(#label, #k::__const_qualified!(#label, <#t as #k::schema::Tool>::NAME))
+        }
+    });
+    // Compile-time checks, each spanned on the tool it is about.
+    let mut checks = Vec::new();
+    for (i, t) in tools.iter().enumerate() {
+        let span = t.span();
+        checks.push(quote_spanned! {span=>
+            if #k::schema::qualified_len(#label, <#t as #k::schema::Tool>::NAME) > #k::schema::MAX_NAME {
+                ::core::panic!("this tool's qualified name `<pack>_<tool>` is longer than 50 characters (docs/design.md §2): shorten it with `#[charter::tool(name = \"...\")]`");
+            }
+        });
+        for earlier in &tools[..i] {
+            checks.push(quote_spanned! {span=>
+                if #k::schema::str_eq(<#t as #k::schema::Tool>::NAME, <#earlier as #k::schema::Tool>::NAME) {
+                    ::core::panic!("two tools of this pack have the same name: rename one with `#[charter::tool(name = \"...\")]`");
+                }
+            });
+        }
+    }
+    quote! {
+        #(#attrs)*
+        #vis static #ident: #k::Table = #k::Table {
+            pack: #label,
+            description: #description,
+            tools: &[#(#defs),*],
+        };
+        const _: () = {
+            #(#checks)*
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pretty(tokens: TokenStream) -> String {
+        match syn::parse2::<syn::File>(tokens.clone()) {
+            Ok(file) => prettyplease::unparse(&file),
+            Err(_) => tokens.to_string(),
+        }
+    }
+
+    #[test]
+    fn snapshot_async_tool_with_modes_and_context() {
+        let out = tool(
+            quote!(idempotent, mode = "update", hints = ["Memo"]),
+            quote! {
+                /// Update a note's title or body.
+                ///
+                /// # Arguments
+                /// * `id` - The note to change.
+                pub async fn update_note(
+                    id: u64,
+                    #[charter(desc = "The new title.")] title: Option<&str>,
+                    #[charter(desc = "Pin it to the top.", mode = "pro")] pinned: Option<bool>,
+                    #[charter(from_context = "workspace")] workspace: String,
+                    ctx: &CallContext,
+                ) -> Result<Note, StoreError> {
+                    todo!()
+                }
+            },
+        );
+        insta::assert_snapshot!(pretty(out));
+    }
+
+    #[test]
+    fn snapshot_plain_fn_tool() {
+        let out = tool(
+            quote!(read_only, idempotent),
+            quote! {
+                /// Add two numbers.
+                fn add(#[charter(desc = "The first term.")] a: f64, #[charter(desc = "The second term.")] b: f64) -> f64 {
+                    a + b
+                }
+            },
+        );
+        insta::assert_snapshot!(pretty(out));
+    }
+
+    #[test]
+    fn snapshot_derive_struct() {
+        let out = derive(quote! {
+            #[serde(rename_all = "camelCase", deny_unknown_fields)]
+            struct Filter<T> {
+                /// Only these tags.
+                tag_names: Vec<String>,
+                /// Newest first?
+                #[serde(default)]
+                newest_first: bool,
+                /// Extra.
+                extra: Option<T>,
+                #[serde(skip)]
+                cache: u8,
+            }
+        });
+        insta::assert_snapshot!(pretty(out));
+    }
+
+    #[test]
+    fn snapshot_derive_enums() {
+        let external = derive(quote! {
+            enum Shape {
+                Empty,
+                /// A circle.
+                Circle { /// Radius.
+                    r: f64 },
+                Named(String),
+            }
+        });
+        let internal = derive(quote! {
+            #[serde(tag = "kind", rename_all = "snake_case")]
+            enum Event { Opened, Renamed { /// The new name.
+                to: String } }
+        });
+        insta::assert_snapshot!(format!("{}\n{}", pretty(external), pretty(internal)));
+    }
+
+    #[test]
+    fn snapshot_pack() {
+        let out = pack(quote!(
+            /// The notes pack.
+            pub static TOOLS = "notes", "Notes.", [add, notes::create_note]
+        ));
+        insta::assert_snapshot!(pretty(out));
+    }
+
+    #[test]
+    fn errors_keep_the_item_and_add_a_placeholder() {
+        let out = pretty(tool(
+            quote!(),
+            quote! {
+                fn undocumented(#[charter(mode = "")] x: u8) -> u8 { x }
+            },
+        ));
+        assert!(out.contains("fn undocumented(x: u8) -> u8"), "{out}");
+        assert!(
+            out.contains("impl ::charter::schema::Tool for undocumented"),
+            "{out}"
+        );
+        assert!(out.contains("a tool needs a doc comment"), "{out}");
+        assert!(out.contains("an empty mode label is refused"), "{out}");
+        assert!(out.contains("needs a description"), "{out}");
+    }
+}

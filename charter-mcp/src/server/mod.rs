@@ -1,0 +1,366 @@
+//! The MCP server (docs/design.md §9): a session's tools, with annotations, over stdio or streamable HTTP.
+//!
+//! One [`McpServer`] is built per process from the static tables. Its `catalog` prepares each
+//! tool once per process, on a background thread as serving starts or on first use, never before
+//! `initialize` is answered: over HTTP as the parsed `Arc<JsonObject>` rmcp serialises (a
+//! `tools/list` answer clones `Arc`s), over stdio as the serialised text of each tool, which the
+//! pipe splices into the answer (`stdio.rs`; a third of the memory). Each connection (a stdio
+//! pipe, or an MCP session over HTTP) gets its own [`ToolSession`]:
+//! what one conversation has loaded never leaks into another.
+//!
+//! - Eager (the default): every schema is listed; most MCP clients never re-list.
+//! - Progressive: only `ToolSearch` is listed, loaded tools join the list in load order and
+//!   `notifications/tools/list_changed` follows each load. A client on protocol `2026-07-28`
+//!   (whose tool list must not vary as a side effect of other requests) gets the full, stable
+//!   list instead.
+
+mod catalog;
+mod handler;
+mod http;
+mod stdio;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use charter_runtime::CallContext;
+use charter_runtime::error::DeclarationError;
+use charter_runtime::session::{HttpCaller, Ranking, SessionOptions, Source, ToolSession, Toolkit};
+use charter_runtime::table::Table;
+
+use catalog::Catalog;
+use handler::Connection;
+
+pub use http::{HttpOptions, HttpServer};
+
+/// How an [`McpServer`] serves its tools.
+#[derive(Clone)]
+pub struct ServerOptions {
+    /// List only `ToolSearch` at first and grow the list as tools load (default false: every
+    /// schema listed, which is what most MCP clients can follow).
+    pub progressive: bool,
+    /// With `progressive`, tools whose schema is at most this many tokens stay listed from the
+    /// start (default 0: every tool deferred).
+    pub threshold: u32,
+    /// The session mode (tier, region, A/B arm) every connection is served under.
+    pub mode: Option<String>,
+    /// How ToolSearch ranks keyword queries (default [`Ranking::Relevance`]).
+    pub ranking: Ranking,
+    /// Who executes HTTP-pack tools; `None` lets the session pick its default executor.
+    pub http: Option<Arc<dyn HttpCaller>>,
+    /// The per-call context every call runs with (credentials are still resolved per call).
+    pub context: CallContext,
+    /// The server name announced in `initialize` (default `charter`).
+    pub name: String,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            progressive: false,
+            threshold: 0,
+            mode: None,
+            ranking: Ranking::default(),
+            http: None,
+            context: CallContext::default(),
+            name: "charter".to_owned(),
+        }
+    }
+}
+
+impl std::fmt::Debug for ServerOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerOptions")
+            .field("progressive", &self.progressive)
+            .field("threshold", &self.threshold)
+            .field("mode", &self.mode)
+            .field("ranking", &self.ranking)
+            .field("http", &self.http.as_ref().map(|_| ".."))
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Which transport a server runs on, for its start line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// MCP over the process's stdin/stdout.
+    Stdio,
+    /// Streamable HTTP at this URL.
+    Http(String),
+}
+
+/// Why serving failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The `--http` address is not `HOST:PORT`.
+    #[error("invalid HTTP address `{addr}`: {reason} (expected HOST:PORT, e.g. 127.0.0.1:8080)")]
+    BadAddress {
+        /// The address as given.
+        addr: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The address could not be bound (in use, not local, no permission).
+    #[error("cannot listen on {addr}: {reason}")]
+    Bind {
+        /// The address as given.
+        addr: String,
+        /// What the system said, with a hint.
+        reason: String,
+    },
+    /// The connection failed before or while serving.
+    #[error("MCP transport error: {0}")]
+    Transport(String),
+}
+
+/// Serves a fixed set of tables over MCP; cheap to clone (shared state).
+#[derive(Clone)]
+pub struct McpServer {
+    shared: Arc<Shared>,
+}
+
+/// What the background warm-up prepares: parsed tools for the HTTP transport (rmcp serialises
+/// them), serialised ones for stdio (written as text, see `stdio.rs`).
+#[derive(Debug, Clone, Copy)]
+enum Warm {
+    Parsed,
+    Serialised,
+}
+
+/// What every connection shares.
+pub(crate) struct Shared {
+    pub(crate) tables: Vec<&'static Table>,
+    /// Tools built at run time (remote MCP servers through the bridge), served beside the
+    /// tables behind the same ToolSearch.
+    pub(crate) toolkits: Vec<Arc<dyn Toolkit>>,
+    pub(crate) options: ServerOptions,
+    pub(crate) catalog: Catalog,
+    /// Whether the background schema parse has been started.
+    warming: AtomicBool,
+}
+
+impl McpServer {
+    /// A server over these tables. Builds its sessions up front, so a bad deployment (an empty
+    /// mode label, duplicate names) fails here, at start, rather than on the first connection.
+    /// Schemas are parsed later (see [`McpServer::check_schemas`]).
+    pub fn new(
+        tables: &[&'static Table],
+        options: ServerOptions,
+    ) -> Result<Self, DeclarationError> {
+        Self::with_toolkits(tables, Vec::new(), options)
+    }
+
+    /// A server over these tables and run-time toolkits (other MCP servers reached through the
+    /// bridge, `charter mcp --upstream`): one list, one ToolSearch, so a client with one
+    /// connection reaches every server. A toolkit's list changes reach each connection at its
+    /// next request (its session is rebuilt with the order rules kept, and a progressive or
+    /// eager list that changed is announced with `notifications/tools/list_changed`).
+    pub fn with_toolkits(
+        tables: &[&'static Table],
+        toolkits: Vec<Arc<dyn Toolkit>>,
+        options: ServerOptions,
+    ) -> Result<Self, DeclarationError> {
+        let tables = tables.to_vec();
+        let eager = build_session(&tables, &toolkits, &options, false)?;
+        let progressive = if options.progressive {
+            Some(build_session(&tables, &toolkits, &options, true)?)
+        } else {
+            None
+        };
+        let catalog = Catalog::build(&tables, &eager, progressive.as_ref());
+        Ok(Self {
+            shared: Arc::new(Shared {
+                tables,
+                toolkits,
+                options,
+                catalog,
+                warming: AtomicBool::new(false),
+            }),
+        })
+    }
+
+    /// Parses every schema now (the server otherwise parses them on a background thread once it
+    /// starts serving, and on first use) and reports the first that is not a JSON object.
+    pub fn check_schemas(&self) -> Result<(), DeclarationError> {
+        self.shared.catalog.warm()
+    }
+
+    /// Starts parsing every schema on another thread, once per server: it runs while the first
+    /// client connects and initializes, so neither waits for it.
+    fn warm_in_background(&self, form: Warm) {
+        if self.shared.warming.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let shared = self.shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name("charter-schemas".to_owned())
+            .spawn(move || {
+                lower_priority();
+                let warmed = match form {
+                    Warm::Parsed => shared.catalog.warm(),
+                    Warm::Serialised => shared.catalog.warm_json(),
+                };
+                if let Err(error) = warmed {
+                    tracing::error!(%error, "a tool schema cannot be served");
+                }
+            });
+        if let Err(error) = spawned {
+            // Not fatal: every schema still parses on first use.
+            tracing::debug!(%error, "no thread to parse schemas ahead of use");
+        }
+    }
+
+    /// How many tools the server serves (`ToolSearch` not counted).
+    pub fn tool_count(&self) -> usize {
+        self.shared.catalog.tool_count()
+    }
+
+    /// The pack labels served, in order.
+    pub fn packs(&self) -> Vec<&'static str> {
+        self.shared.tables.iter().map(|t| t.pack).collect()
+    }
+
+    /// The one line a server writes to stderr on start: how many tools from which packs, over
+    /// which transport, eager or progressive, and which packs lack credentials.
+    pub fn start_line(&self, transport: &Transport) -> String {
+        let options = &self.shared.options;
+        let over = match transport {
+            Transport::Stdio => "stdio".to_owned(),
+            Transport::Http(url) => format!("streamable HTTP at {url}"),
+        };
+        let how = if options.progressive {
+            let resident = self.shared.catalog.resident_count();
+            let first = if resident == 0 {
+                "only ToolSearch listed".to_owned()
+            } else {
+                format!("{resident} small tools and ToolSearch listed")
+            };
+            format!(
+                "progressive ({first}, tools join the list as they load; clients on protocol \
+                 2026-07-28 get the full stable list)"
+            )
+        } else {
+            "eager (every schema listed)".to_owned()
+        };
+        let mode = match &options.mode {
+            Some(mode) => format!(", mode `{mode}`"),
+            None => String::new(),
+        };
+        let missing: Vec<String> = self
+            .shared
+            .tables
+            .iter()
+            .filter_map(|t| missing_credential(t).map(|env| format!("{} (set {env})", t.pack)))
+            .collect();
+        let creds = if missing.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; no credentials for {}: its calls will say what to set",
+                missing.join(", ")
+            )
+        };
+        let mut sources: Vec<String> = self.packs().iter().map(|p| p.to_string()).collect();
+        sources.extend(
+            self.shared
+                .toolkits
+                .iter()
+                .map(|k| format!("{} (upstream MCP server)", k.pack())),
+        );
+        format!(
+            "charter: serving {} tools from {} over MCP ({over}), {how}{mode}{creds}",
+            self.tool_count(),
+            sources.join(", "),
+        )
+    }
+
+    /// Serves one MCP connection over the process's stdin/stdout until the client hangs up.
+    pub async fn serve_stdio(&self) -> Result<(), ServeError> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves one MCP connection over any byte pipe pair until the client hangs up.
+    pub async fn serve_io<R, W>(&self, read: R, write: W) -> Result<(), ServeError>
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+        W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
+        use rmcp::ServiceExt;
+        self.warm_in_background(Warm::Serialised);
+        let marks = stdio::Marks::default();
+        let write = stdio::ListWriter::new(write, self.shared.clone(), marks.clone());
+        let running = Connection::new(self.shared.clone(), Some(marks))
+            .serve((read, write))
+            .await
+            .map_err(|e| ServeError::Transport(e.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| ServeError::Transport(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Binds the streamable HTTP transport (`/mcp`) on `addr`; call [`HttpServer::run`] to
+    /// serve. Binding first lets the caller report the real address (port 0 picks one).
+    pub async fn bind_http(
+        &self,
+        addr: &str,
+        options: HttpOptions,
+    ) -> Result<HttpServer, ServeError> {
+        self.warm_in_background(Warm::Parsed);
+        http::bind(self.clone(), addr, options).await
+    }
+
+    /// A fresh handler for one connection.
+    pub(crate) fn connection(&self) -> Connection {
+        Connection::new(self.shared.clone(), None)
+    }
+}
+
+/// Parsing ahead of use should only take a core nobody else wants: on a busy machine the thread
+/// answering `initialize` goes first (a list that needs a schema not parsed yet parses it).
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority only reads its arguments; on Linux, PRIO_PROCESS with who = 0 sets the
+    // nice value of the calling thread alone. A failure leaves the priority as it was.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+    }
+}
+
+/// Builds a session over `tables` with the server's options.
+pub(crate) fn build_session(
+    tables: &[&'static Table],
+    toolkits: &[Arc<dyn Toolkit>],
+    options: &ServerOptions,
+    progressive: bool,
+) -> Result<ToolSession, DeclarationError> {
+    ToolSession::with_options(
+        tables
+            .iter()
+            .map(|t| Source::Table(t))
+            .chain(toolkits.iter().map(|k| Source::Toolkit(k.clone())))
+            .collect(),
+        SessionOptions {
+            progressive,
+            threshold: options.threshold,
+            mode: options.mode.clone(),
+            ranking: options.ranking,
+            http: options.http.clone(),
+        },
+    )
+}
+
+/// The credential variable a pack needs and the environment lacks, if any.
+fn missing_credential(table: &Table) -> Option<&'static str> {
+    table.tools.iter().find_map(|tool| match tool.exec {
+        charter_runtime::table::Exec::Http(route) => {
+            let env = route.pack.auth.env()?;
+            match std::env::var_os(env) {
+                Some(v) if !v.is_empty() => None,
+                _ => Some(env),
+            }
+        }
+        charter_runtime::table::Exec::Rust(_) => None,
+    })
+}

@@ -1,0 +1,23 @@
+//! Executing YAML-pack tools over HTTP (docs/design.md §6, §8).
+//!
+//! - [`executor`]: [`HttpExecutor`], one reqwest client (rustls with ring) implementing
+//!   [`HttpCaller`](crate::session::HttpCaller).
+//! - [`request`]: the exact request a route declares, built without the network.
+//! - [`credentials`]: per-call secrets from a [`CredentialProvider`], never printed.
+//! - [`response`]: API errors, envelopes, projection, non-text bodies.
+//! - [`pagination`]: [`next_page`], so a host or agent can walk a list (never looped silently).
+
+pub mod credentials;
+pub mod executor;
+pub mod pagination;
+pub mod request;
+pub mod response;
+
+pub use credentials::{
+    AsyncFnCredentials, CredentialProvider, CredentialQuery, EnvCredentials, FnCredentials, Secret,
+    StaticCredentials, from_async_fn, from_fn,
+};
+pub use executor::{DEFAULT_TIMEOUT, HttpExecutor, HttpExecutorBuilder};
+pub use pagination::next_page;
+pub use request::{PreparedRequest, build_request};
+pub use response::{DEFAULT_MAX_RESPONSE_BYTES, project, shape_response};

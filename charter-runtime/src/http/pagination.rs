@@ -1,0 +1,91 @@
+//! Walking a paged endpoint (docs/design.md §8): the pack declares how; the host or the agent decides
+//! whether to ask for the next page. The executor never loops on its own.
+
+use serde_json::Value;
+
+use crate::table::{Pagination, Route};
+
+/// The arguments of the call that fetches the page after `response`, or `None` when there is no
+/// next page (no pagination declared, no cursor, `has_more: false`, an empty or short page).
+///
+/// - Cursor style: reads the dotted `next` path from the response (a numeric segment indexes an
+///   array, `-1` is its last element: `data.-1.id`) and sets it as `param`. A GraphQL (Relay)
+///   `pageInfo` keeps its `endCursor` on the last page too, so a `hasNextPage: false` beside the
+///   cursor ends the walk.
+/// - Page style: increments `param` (absent counts as page 1); stops on an empty page, or on a
+///   page shorter than the `size_param` the call asked for.
+pub fn next_page(route: &Route, arguments: &Value, response: &Value) -> Option<Value> {
+    let pagination = route.pagination?;
+    if response.get("has_more") == Some(&Value::Bool(false)) {
+        return None;
+    }
+    let mut next = match arguments {
+        Value::Object(map) => map.clone(),
+        Value::Null => serde_json::Map::new(),
+        _ => return None,
+    };
+    match pagination {
+        Pagination::Cursor { next: path, param } => {
+            let cursor = lookup(response, path)?;
+            let parent = match path.rsplit_once('.') {
+                Some((parent, _)) => lookup(response, parent),
+                None => Some(response),
+            };
+            if parent.and_then(|p| p.get("hasNextPage")) == Some(&Value::Bool(false)) {
+                return None;
+            }
+            match cursor {
+                Value::String(s) if !s.is_empty() => {}
+                Value::Number(_) => {}
+                _ => return None,
+            }
+            next.insert(param.to_owned(), cursor.clone());
+        }
+        Pagination::Page { param, size_param } => {
+            let items = page_items(response)?;
+            if items.is_empty() {
+                return None;
+            }
+            let size = size_param
+                .and_then(|p| arguments.get(p))
+                .and_then(Value::as_u64);
+            if size.is_some_and(|size| (items.len() as u64) < size) {
+                return None;
+            }
+            let page = arguments.get(param).and_then(Value::as_u64).unwrap_or(1);
+            next.insert(param.to_owned(), Value::from(page + 1));
+        }
+    }
+    Some(Value::Object(next))
+}
+
+/// The value at a dotted path; numeric segments index arrays (negative from the end).
+pub fn lookup<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
+    let mut current = value;
+    for segment in path.split('.') {
+        current = match current {
+            Value::Object(map) => map.get(segment)?,
+            Value::Array(items) => {
+                let index: i64 = segment.parse().ok()?;
+                let index = if index < 0 {
+                    items.len() as i64 + index
+                } else {
+                    index
+                };
+                items.get(usize::try_from(index).ok()?)?
+            }
+            _ => return None,
+        };
+    }
+    Some(current)
+}
+
+/// The items of a page: the response itself when it is a list, else its first list member
+/// (`data`, `items`, `results`...).
+fn page_items(response: &Value) -> Option<&Vec<Value>> {
+    match response {
+        Value::Array(items) => Some(items),
+        Value::Object(map) => map.values().find_map(Value::as_array),
+        _ => None,
+    }
+}

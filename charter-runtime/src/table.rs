@@ -1,0 +1,586 @@
+//! The static tool table: everything about a tool that can be known before the program runs.
+//!
+//! Every type here is built in `const` context by generated code (the pack compiler in
+//! `charter-build` and the `#[charter::tool]` macro), so a table is `&'static` data in the
+//! binary's read-only section. Nothing at run time derives, serialises or sizes a schema: the
+//! schema text of every mode view and its size are constants, and validation reads the
+//! [`Shape`] tree next to them.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::context::CallContext;
+use crate::error::CharterError;
+
+/// The tools of one pack: what `charter::packs::github::TOOLS` is.
+#[derive(Debug)]
+pub struct Table {
+    /// The pack label, `[a-z0-9-]+` (no underscore: the first `_` of a qualified name splits
+    /// pack from tool).
+    pub pack: &'static str,
+    /// One line saying what the pack is for.
+    pub description: &'static str,
+    /// The tools, in declaration order.
+    pub tools: &'static [ToolDef],
+}
+
+/// One tool, whatever its source (YAML pack or Rust function).
+#[derive(Debug)]
+pub struct ToolDef {
+    /// The published name, `<pack>_<tool>`, at most 50 characters.
+    pub name: &'static str,
+    /// The pack label.
+    pub pack: &'static str,
+    /// The tool's own name inside its pack, `[a-z0-9_]+`.
+    pub tool: &'static str,
+    /// What the model reads to decide whether to call it.
+    pub description: &'static str,
+    /// The MCP four.
+    pub annotations: Annotations,
+    /// The author mode (`create`, `update`, ...): which operation this tool is. In force in every
+    /// view, beside the session mode.
+    pub mode: Option<&'static str>,
+    /// The full argument shape, every field of every mode; views decide what is visible.
+    pub input: &'static ObjectShape,
+    /// The mode views. `views[0]` is [`ViewKey::Default`] (no session mode), `views[1]` is
+    /// [`ViewKey::Unmatched`] (a session mode no field of this tool carries), then one
+    /// [`ViewKey::Label`] per custom label its fields carry, sorted.
+    pub views: &'static [View],
+    /// Precomputed text the ToolSearch ranking reads.
+    pub search: SearchData,
+    /// How a validated call runs.
+    pub exec: Exec,
+}
+
+/// The MCP tool annotations. For HTTP tools they default from the method and a pack may
+/// override them per tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Annotations {
+    /// Changes nothing in the world (`readOnlyHint`).
+    pub read_only: bool,
+    /// Calling again with the same arguments adds nothing (`idempotentHint`).
+    pub idempotent: bool,
+    /// May destroy data (`destructiveHint`).
+    pub destructive: bool,
+    /// Reaches outside the process (`openWorldHint`); every HTTP tool is open-world.
+    pub open_world: bool,
+}
+
+/// Which session mode a [`View`] answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ViewKey {
+    /// No session mode: the widest view (every custom-labelled field shown), narrowed only by
+    /// the tool's author mode if it has one.
+    Default,
+    /// A session mode that no field of this tool carries: labelled fields fail closed.
+    Unmatched,
+    /// A session mode equal to this label.
+    Label(&'static str),
+}
+
+/// One mode view of a tool: what the model sees under one session mode.
+#[derive(Debug)]
+pub struct View {
+    /// The session mode this view answers.
+    pub key: ViewKey,
+    /// The parameter schema as compact JSON text, exactly as it goes on the wire.
+    pub schema: &'static str,
+    /// `json_tokens` of `schema` (its character count divided by 4).
+    pub tokens: u32,
+    /// The labels in force in this view (the author mode and the session mode). Validation reads
+    /// them with [`Field::visible_in`] to refuse withheld fields.
+    pub active: &'static [&'static str],
+    /// Whether every custom-labelled field is shown (no mode at all is in force).
+    pub widest: bool,
+    /// Selectable argument paths with what dropping each would save, most expensive first.
+    pub paths: &'static [PathCost],
+    /// Where each top-level property sits in `schema`, so a session can drop a pinned or
+    /// from-context property by splicing text instead of re-deriving the schema.
+    pub spans: &'static [PropSpan],
+}
+
+/// What dropping one argument path from a view's schema saves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathCost {
+    /// Dotted path from the root (`filter.state`); array items are not separate paths.
+    pub path: &'static str,
+    /// How many levels deep (1 for a top-level property).
+    pub depth: u8,
+    /// `json_tokens(schema) - json_tokens(schema without this path)`, exact.
+    pub saves: u32,
+}
+
+/// Byte ranges of one top-level property inside a view's schema text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PropSpan {
+    /// The property name.
+    pub name: &'static str,
+    /// `"name":{...}` including one adjacent comma, so removing the range leaves valid JSON.
+    pub property: (u32, u32),
+    /// The `"name"` entry in the `required` array, with one adjacent comma, if required. When it
+    /// is the only entry, the whole `,"required":[...]` member.
+    pub required: Option<(u32, u32)>,
+}
+
+/// What ToolSearch reads about a tool, prepared at build time: lowercased text for the classic
+/// ranking, stemmed terms for the relevance ranking.
+#[derive(Debug, Clone, Copy)]
+pub struct SearchData {
+    /// The description, lowercased.
+    pub description_lc: &'static str,
+    /// Words users say for the tool (declared search hints), lowercased.
+    pub hints: &'static [&'static str],
+    /// The tool's search terms, stemmed by `charter_terms` (its own name's parts, hints,
+    /// description and top-level parameter names), each once, sorted, joined by single spaces.
+    /// Empty for a hand-built definition: the session then derives them from the name, hints
+    /// and description when it indexes the catalogue.
+    pub terms: &'static str,
+    /// For each term of `terms`, in order, the fields it occurs in (`charter_terms::field` bits).
+    pub fields: &'static [u8],
+}
+
+impl SearchData {
+    /// No search text at all: a base for hand-built definitions
+    /// (`SearchData { description_lc: "...", ..SearchData::EMPTY }`).
+    pub const EMPTY: SearchData = SearchData {
+        description_lc: "",
+        hints: &[],
+        terms: "",
+        fields: &[],
+    };
+
+    /// The precomputed terms with their fields, or `None` when none were generated (or they do
+    /// not line up with `fields`, which generated code never does).
+    pub fn terms(&self) -> Option<SearchTerms> {
+        let n = if self.terms.is_empty() {
+            0
+        } else {
+            self.terms.bytes().filter(|b| *b == b' ').count() + 1
+        };
+        (n > 0 && n == self.fields.len()).then_some(SearchTerms {
+            terms: self.terms,
+            fields: self.fields,
+        })
+    }
+}
+
+/// The precomputed terms of one tool (see [`SearchData::terms`]).
+#[derive(Debug, Clone, Copy)]
+pub struct SearchTerms {
+    terms: &'static str,
+    fields: &'static [u8],
+}
+
+impl SearchTerms {
+    /// Each term with the fields it occurs in.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u8)> + 'static {
+        self.terms.split(' ').zip(self.fields.iter().copied())
+    }
+}
+
+/// How a validated call runs.
+#[derive(Clone, Copy)]
+pub enum Exec {
+    /// A YAML-pack tool: an HTTP request built from its route.
+    Http(&'static Route),
+    /// A `#[charter::tool]` function.
+    Rust(Handler),
+}
+
+impl std::fmt::Debug for Exec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Exec::Http(route) => f.debug_tuple("Http").field(route).finish(),
+            Exec::Rust(_) => f.write_str("Rust(..)"),
+        }
+    }
+}
+
+/// A boxed future answering one tool call.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The entry point generated for a `#[charter::tool]` function: takes the validated arguments
+/// (pins and from-context values already merged in) and the per-call context.
+pub type Handler = for<'a> fn(
+    serde_json::Value,
+    &'a CallContext,
+) -> BoxFuture<'a, Result<ToolOutput, CharterError>>;
+
+/// What a tool hands back to the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    /// The text the model reads.
+    pub text: String,
+    /// The same answer as JSON, when it is JSON (MCP `structuredContent`).
+    pub structured: Option<serde_json::Value>,
+}
+
+impl ToolOutput {
+    /// A plain-text answer.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            structured: None,
+        }
+    }
+
+    /// A JSON answer; the text is its compact rendering.
+    pub fn json(value: serde_json::Value) -> Self {
+        Self {
+            text: value.to_string(),
+            structured: Some(value),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shapes: what validation needs, as static data.
+
+/// The validation shape of a value, mirroring its JSON schema.
+#[derive(Debug)]
+pub enum Shape {
+    /// Anything (a free-form JSON value).
+    Any,
+    /// `true` or `false`.
+    Bool,
+    /// A whole number.
+    Integer(NumberRules),
+    /// Any number.
+    Number(NumberRules),
+    /// A string.
+    String(StringRules),
+    /// A list.
+    Array(ArrayRules),
+    /// An object with declared fields; undeclared keys are refused.
+    Object(ObjectShape),
+    /// An object with arbitrary keys whose values share one shape.
+    Map(&'static Shape),
+    /// The inner shape, or `null`.
+    Nullable(&'static Shape),
+    /// Exactly one of several shapes.
+    OneOf(&'static [Shape]),
+}
+
+/// Bounds on a number.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NumberRules {
+    /// Inclusive lower bound.
+    pub minimum: Option<f64>,
+    /// Inclusive upper bound.
+    pub maximum: Option<f64>,
+    /// Allowed values, if restricted.
+    pub enum_values: &'static [f64],
+}
+
+/// Constraints on a string.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StringRules {
+    /// Allowed values, if restricted.
+    pub enum_values: &'static [&'static str],
+    /// Minimum length in characters.
+    pub min_length: Option<u32>,
+    /// Maximum length in characters.
+    pub max_length: Option<u32>,
+    /// A regular expression the whole value must match (unanchored, as JSON Schema).
+    pub pattern: Option<&'static str>,
+    /// A declared format.
+    pub format: Option<Format>,
+}
+
+/// String formats a pack may declare; validation checks each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// RFC 3339 date-time.
+    DateTime,
+    /// RFC 3339 full-date (`2026-11-30`).
+    Date,
+    /// An e-mail address.
+    Email,
+    /// An absolute URI.
+    Uri,
+    /// A UUID.
+    Uuid,
+}
+
+impl Format {
+    /// The JSON Schema spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Format::DateTime => "date-time",
+            Format::Date => "date",
+            Format::Email => "email",
+            Format::Uri => "uri",
+            Format::Uuid => "uuid",
+        }
+    }
+}
+
+/// Constraints on a list.
+#[derive(Debug, Clone, Copy)]
+pub struct ArrayRules {
+    /// The shape of every item.
+    pub items: &'static Shape,
+    /// Minimum number of items.
+    pub min_items: Option<u32>,
+    /// Maximum number of items.
+    pub max_items: Option<u32>,
+}
+
+/// An object with declared fields, in declaration order.
+#[derive(Debug)]
+pub struct ObjectShape {
+    /// The fields.
+    pub fields: &'static [Field],
+}
+
+/// One declared field, at any depth.
+#[derive(Debug)]
+pub struct Field {
+    /// The key the model sends.
+    pub name: &'static str,
+    /// The key on the wire (after the pack's casing rule or an explicit wire name).
+    pub wire: &'static str,
+    /// What the model reads about it.
+    pub description: &'static str,
+    /// Its shape.
+    pub shape: &'static Shape,
+    /// Whether the model must send it.
+    pub required: bool,
+    /// Mode labels: empty for a field every view shows; `response_only` and `disabled` are
+    /// never shown; any other label is custom.
+    pub modes: &'static [&'static str],
+    /// The default the API applies, as JSON text (documentation and schema only; never sent).
+    pub default: Option<&'static str>,
+    /// Where a top-level field goes in the HTTP request ([`Location::Arg`] for Rust tools and
+    /// nested fields).
+    pub location: Location,
+    /// How a query list is spelled.
+    pub style: ListStyle,
+    /// Whether a path argument may contain `/`.
+    pub allow_slash: bool,
+    /// A host-only field filled per call from `CallContext` under this key, never model-visible.
+    pub from_context: Option<&'static str>,
+}
+
+impl Field {
+    /// Whether this field is shown (and settable) in a view with these labels in force.
+    pub fn visible_in(&self, active: &[&str], widest: bool) -> bool {
+        if self.from_context.is_some() {
+            return false;
+        }
+        if self.modes.is_empty() {
+            return true;
+        }
+        if self
+            .modes
+            .iter()
+            .any(|m| *m == "response_only" || *m == "disabled")
+        {
+            return false;
+        }
+        widest || self.modes.iter().any(|m| active.contains(m))
+    }
+}
+
+/// Where an HTTP argument goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Location {
+    /// A Rust function argument, or a field nested inside another.
+    Arg,
+    /// A `{placeholder}` in the URL template.
+    Path,
+    /// The query string.
+    Query,
+    /// A request header.
+    Header,
+    /// The request body.
+    Body,
+}
+
+/// How a list goes into a query string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ListStyle {
+    /// `tag=a&tag=b`
+    #[default]
+    Repeat,
+    /// `tag[]=a&tag[]=b`
+    Brackets,
+    /// `tag=a,b`
+    Comma,
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP routes.
+
+/// What an HTTP pack declares once for all its tools.
+#[derive(Debug)]
+pub struct HttpPack {
+    /// The pack label.
+    pub label: &'static str,
+    /// The base URL every URL template is joined to.
+    pub base_url: &'static str,
+    /// The environment variable that overrides the base URL (`CHARTER_GITHUB_BASE_URL`).
+    pub base_url_env: &'static str,
+    /// How the credential goes on the request.
+    pub auth: Auth,
+    /// Headers sent on every call, after the arguments (the model cannot override them).
+    pub headers: &'static [(&'static str, &'static str)],
+    /// Query parameters sent on every call, after the arguments.
+    pub query: &'static [(&'static str, &'static str)],
+    /// Body members sent on every call (name, JSON text), after the arguments.
+    pub body: &'static [(&'static str, &'static str)],
+    /// How failures hidden inside a 200 are detected.
+    pub envelope: Option<Envelope>,
+}
+
+/// How a pack authenticates. The secret comes from a credential provider per call; by default
+/// from the named environment variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Auth {
+    /// No credential.
+    None,
+    /// `Authorization: Bearer <secret>`.
+    Bearer {
+        /// The environment variable holding the token.
+        env: &'static str,
+    },
+    /// A named header holding the secret, with an optional prefix.
+    Header {
+        /// The header name.
+        name: &'static str,
+        /// Text before the secret (`Token `), often empty.
+        prefix: &'static str,
+        /// The environment variable holding the secret.
+        env: &'static str,
+    },
+    /// HTTP basic: the secret is `user:password`, or a bare key used as the user name (Stripe).
+    Basic {
+        /// The environment variable holding the secret.
+        env: &'static str,
+    },
+}
+
+impl Auth {
+    /// The environment variable a deployment sets, if any.
+    pub const fn env(&self) -> Option<&'static str> {
+        match self {
+            Auth::None => None,
+            Auth::Bearer { env } | Auth::Header { env, .. } | Auth::Basic { env } => Some(env),
+        }
+    }
+}
+
+/// A failure inside a 200 response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Envelope {
+    /// A GraphQL response: a non-empty `errors` array is a failure.
+    GraphQl,
+    /// A boolean flag (Slack's `ok`): `false` is a failure, with the message under `error_field`.
+    OkFlag {
+        /// The flag member.
+        field: &'static str,
+        /// The member holding the error text.
+        error_field: &'static str,
+    },
+}
+
+/// The HTTP methods a tool may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// GET
+    Get,
+    /// HEAD
+    Head,
+    /// POST
+    Post,
+    /// PUT
+    Put,
+    /// PATCH
+    Patch,
+    /// DELETE
+    Delete,
+}
+
+impl Method {
+    /// The method as it goes on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Head => "HEAD",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Patch => "PATCH",
+            Method::Delete => "DELETE",
+        }
+    }
+
+    /// The annotations docs/design.md §2 derives from the method (every HTTP tool is open-world).
+    pub const fn default_annotations(self) -> Annotations {
+        let (read_only, idempotent, destructive) = match self {
+            Method::Get | Method::Head => (true, true, false),
+            Method::Put => (false, true, false),
+            Method::Delete => (false, true, true),
+            Method::Post | Method::Patch => (false, false, false),
+        };
+        Annotations {
+            read_only,
+            idempotent,
+            destructive,
+            open_world: true,
+        }
+    }
+}
+
+/// How the body is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyEncoding {
+    /// No body (no body fields declared).
+    None,
+    /// `application/json`.
+    Json,
+    /// `application/x-www-form-urlencoded`, nested keys in bracket notation.
+    Form,
+}
+
+/// How a list endpoint pages, so a host or agent can walk it (never looped silently).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pagination {
+    /// A cursor read from the response and sent back as an argument.
+    Cursor {
+        /// Dotted path of the next cursor in the response (`response_metadata.next_cursor`).
+        next: &'static str,
+        /// The argument that takes it (`cursor`, `starting_after`).
+        param: &'static str,
+    },
+    /// A page number argument.
+    Page {
+        /// The argument holding the page number.
+        param: &'static str,
+        /// The argument holding the page size, if any.
+        size_param: Option<&'static str>,
+    },
+}
+
+/// Everything needed to turn a validated call into a request.
+#[derive(Debug)]
+pub struct Route {
+    /// The pack-level settings.
+    pub pack: &'static HttpPack,
+    /// The method.
+    pub method: Method,
+    /// The URL template relative to the base URL (`/repos/{owner}/{repo}/issues`).
+    pub path: &'static str,
+    /// How body fields are encoded.
+    pub body: BodyEncoding,
+    /// A GraphQL document sent as `{"query": ..., "variables": {arguments}}`.
+    pub graphql: Option<&'static str>,
+    /// Dotted paths kept from the response (empty: keep everything). On an array, applied to
+    /// every item.
+    pub projection: &'static [&'static str],
+    /// How the endpoint pages, if it does.
+    pub pagination: Option<Pagination>,
+    /// The per-tool timeout in milliseconds (`None`: the executor's default).
+    pub timeout_ms: Option<u32>,
+    /// How many redirects to follow (0: none, the default).
+    pub max_redirects: u8,
+}

@@ -1,0 +1,901 @@
+//! Test support (feature `testing`): builds leaked `&'static` tables from compact JSON
+//! descriptions, the way the pack compiler would, so sessions can be tested and benchmarked
+//! without compiled packs.
+//!
+//! The schema text follows docs/design.md §3 and docs/pack-format.md: compact JSON, `"type":"object"` at
+//! the root, every property described, `additionalProperties: false` on every declared object,
+//! no `$schema` or `title`. Each view's text is rendered from the same [`Shape`] tree validation
+//! reads, and its spans, tokens and path costs are measured on that text, so they agree by
+//! construction. Recursive types (`ref`) are not supported here; hand-build those.
+//!
+//! ```text
+//! {"pack": "tracker", "description": "...", "tools": [
+//!   {"name": "issues_create", "description": "...", "mode": "create", "hints": ["ticket"],
+//!    "annotations": {"read_only": true}, "http": {"method": "POST", "path": "/issues"},
+//!    "handler": "name-in-handlers",
+//!    "params": {"title": {"type": "string", "required": true, "description": "...",
+//!                         "min_length": 1, "modes": ["pro"], "from_context": "key", ...}}}]}
+//! ```
+//!
+//! Field keys are the pack format's: `type` (`string`, `integer`, `number`, `boolean`, `object`,
+//! `array`, `map`, `any`), `description`, `required`, `enum`, `default`, `minimum`, `maximum`,
+//! `min_length`, `max_length`, `pattern`, `format`, `items`, `min_items`, `max_items`,
+//! `properties`, `values`, `nullable`, `one_of`, `modes`, `from_context`, `in`, `wire`, `style`,
+//! `allow_slash`. A tool without `http` runs [`echo`] (or the named handler).
+
+use serde_json::{Map, Value, json};
+
+use crate::context::CallContext;
+use crate::error::CharterError;
+use crate::table::{
+    Annotations, ArrayRules, Auth, BodyEncoding, BoxFuture, Exec, Field, Format, Handler, HttpPack,
+    ListStyle, Location, Method, NumberRules, ObjectShape, PathCost, PropSpan, Route, SearchData,
+    Shape, StringRules, Table, ToolDef, ToolOutput, View, ViewKey,
+};
+use crate::tokens::text_tokens;
+
+/// A handler that answers with the arguments it received (pins and context values merged), so a
+/// test can see exactly what reached the executed call.
+pub fn echo<'a>(
+    arguments: Value,
+    _ctx: &'a CallContext,
+) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
+    Box::pin(async move { Ok(ToolOutput::json(arguments)) })
+}
+
+/// Builds a table from a description; panics with the reason when it is malformed.
+pub fn table(description: Value) -> &'static Table {
+    table_with(description, &[])
+}
+
+/// Builds a table whose tools may name a handler from `handlers`.
+pub fn table_with(description: Value, handlers: &[(&str, Handler)]) -> &'static Table {
+    try_table(&description, handlers).unwrap_or_else(|e| panic!("bad table description: {e}"))
+}
+
+/// Builds a table from a description, or says what is wrong with it.
+pub fn try_table(
+    description: &Value,
+    handlers: &[(&str, Handler)],
+) -> Result<&'static Table, String> {
+    let pack = str_of(description, "pack")?.ok_or("a table needs `pack`")?;
+    let pack = leak_str(pack.to_owned());
+    let summary = leak_str(
+        str_of(description, "description")?
+            .unwrap_or("A test pack.")
+            .to_owned(),
+    );
+    let http_pack: &'static HttpPack = leak_one(HttpPack {
+        label: pack,
+        base_url: "http://127.0.0.1:9",
+        base_url_env: "",
+        auth: Auth::None,
+        headers: &[],
+        query: &[],
+        body: &[],
+        envelope: None,
+    });
+    let tools = description
+        .get("tools")
+        .and_then(Value::as_array)
+        .ok_or("a table needs a `tools` array")?;
+    let mut defs = Vec::with_capacity(tools.len());
+    for tool in tools {
+        defs.push(tool_def(pack, http_pack, tool, handlers)?);
+    }
+    Ok(leak_one(Table {
+        pack,
+        description: summary,
+        tools: leak(defs),
+    }))
+}
+
+fn tool_def(
+    pack: &'static str,
+    http_pack: &'static HttpPack,
+    spec: &Value,
+    handlers: &[(&str, Handler)],
+) -> Result<ToolDef, String> {
+    let tool = str_of(spec, "name")?.ok_or("a tool needs `name`")?;
+    let name = leak_str(format!("{pack}_{tool}"));
+    let description = str_of(spec, "description")?
+        .unwrap_or("A test tool.")
+        .to_owned();
+    let mode = str_of(spec, "mode")?.map(|m| leak_str(m.to_owned()));
+    let params = match spec.get("params") {
+        None => Map::new(),
+        Some(Value::Object(map)) => map.clone(),
+        Some(_) => return Err(format!("{name}: `params` must be an object")),
+    };
+    let mut fields = Vec::with_capacity(params.len());
+    for (field_name, field_spec) in &params {
+        fields.push(
+            field(field_name, field_spec, true).map_err(|e| format!("{name}.{field_name}: {e}"))?,
+        );
+    }
+    let input: &'static ObjectShape = leak_one(ObjectShape {
+        fields: leak(fields),
+    });
+    let (exec, method) = match spec.get("http") {
+        Some(http) => {
+            let method = match str_of(http, "method")?.unwrap_or("GET") {
+                "GET" => Method::Get,
+                "HEAD" => Method::Head,
+                "POST" => Method::Post,
+                "PUT" => Method::Put,
+                "PATCH" => Method::Patch,
+                "DELETE" => Method::Delete,
+                other => return Err(format!("{name}: unknown method {other}")),
+            };
+            let path = leak_str(str_of(http, "path")?.unwrap_or("/").to_owned());
+            let body = if input.fields.iter().any(|f| f.location == Location::Body) {
+                BodyEncoding::Json
+            } else {
+                BodyEncoding::None
+            };
+            let route = leak_one(Route {
+                pack: http_pack,
+                method,
+                path,
+                body,
+                graphql: None,
+                projection: &[],
+                pagination: None,
+                timeout_ms: None,
+                max_redirects: 0,
+            });
+            (Exec::Http(route), Some(method))
+        }
+        None => {
+            let handler = match str_of(spec, "handler")? {
+                None => echo as Handler,
+                Some(h) => handlers
+                    .iter()
+                    .find(|(n, _)| *n == h)
+                    .map(|(_, f)| *f)
+                    .ok_or_else(|| format!("{name}: no handler named {h}"))?,
+            };
+            (Exec::Rust(handler), None)
+        }
+    };
+    let mut annotations = method.map(Method::default_annotations).unwrap_or_default();
+    if let Some(a) = spec.get("annotations") {
+        let flag = |k: &str, d: bool| a.get(k).and_then(Value::as_bool).unwrap_or(d);
+        annotations = Annotations {
+            read_only: flag("read_only", annotations.read_only),
+            idempotent: flag("idempotent", annotations.idempotent),
+            destructive: flag("destructive", annotations.destructive),
+            open_world: flag("open_world", annotations.open_world),
+        };
+    }
+    let hints: Vec<&'static str> = match spec.get("hints") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(|h| leak_str(h.to_lowercase()))
+            .collect(),
+        Some(_) => return Err(format!("{name}: `hints` must be an array")),
+    };
+    let views = views(input, mode);
+    // The stemmed terms, as the pack compiler generates them.
+    let terms = charter_terms::ToolTerms::new(
+        tool,
+        hints.iter().copied(),
+        &description,
+        input
+            .fields
+            .iter()
+            .filter(|f| {
+                f.from_context.is_none()
+                    && !f
+                        .modes
+                        .iter()
+                        .any(|m| *m == "response_only" || *m == "disabled")
+            })
+            .map(|f| f.name),
+    );
+    Ok(ToolDef {
+        name,
+        pack,
+        tool: leak_str(tool.to_owned()),
+        search: SearchData {
+            description_lc: leak_str(description.to_lowercase()),
+            hints: leak(hints),
+            terms: leak_str(terms.joined()),
+            fields: leak(terms.fields()),
+        },
+        description: leak_str(description),
+        annotations,
+        mode,
+        input,
+        views,
+        exec,
+    })
+}
+
+fn field(name: &str, spec: &Value, top: bool) -> Result<Field, String> {
+    let description = str_of(spec, "description")?
+        .map(str::to_owned)
+        .unwrap_or_else(|| format!("The {name}."));
+    let modes: Vec<&'static str> = match spec.get("modes") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|m| {
+                m.as_str()
+                    .map(|m| leak_str(m.to_owned()))
+                    .ok_or("`modes` must hold strings")
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err("`modes` must be an array".into()),
+    };
+    let location = match str_of(spec, "in")? {
+        None => Location::Arg,
+        Some("path") if top => Location::Path,
+        Some("query") if top => Location::Query,
+        Some("header") if top => Location::Header,
+        Some("body") if top => Location::Body,
+        Some(other) => return Err(format!("`in: {other}` is not allowed here")),
+    };
+    let style = match str_of(spec, "style")? {
+        None | Some("repeat") => ListStyle::Repeat,
+        Some("brackets") => ListStyle::Brackets,
+        Some("comma") => ListStyle::Comma,
+        Some(other) => return Err(format!("unknown style {other}")),
+    };
+    Ok(Field {
+        name: leak_str(name.to_owned()),
+        wire: leak_str(str_of(spec, "wire")?.unwrap_or(name).to_owned()),
+        description: leak_str(description),
+        shape: shape(spec)?,
+        required: spec
+            .get("required")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        modes: leak(modes),
+        default: spec.get("default").map(|d| leak_str(d.to_string())),
+        location,
+        style,
+        allow_slash: spec
+            .get("allow_slash")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        from_context: str_of(spec, "from_context")?.map(|k| leak_str(k.to_owned())),
+    })
+}
+
+fn shape(spec: &Value) -> Result<&'static Shape, String> {
+    let base = if let Some(alts) = spec.get("one_of") {
+        let alts = alts.as_array().ok_or("`one_of` must be an array")?;
+        let shapes: Vec<Shape> = alts
+            .iter()
+            .map(|a| shape(a).map(own))
+            .collect::<Result<_, _>>()?;
+        Shape::OneOf(leak(shapes))
+    } else {
+        let ty = str_of(spec, "type")?.ok_or("a field needs `type` or `one_of`")?;
+        let u32_of = |k: &str| spec.get(k).and_then(Value::as_u64).map(|n| n as u32);
+        let numbers = || NumberRules {
+            minimum: spec.get("minimum").and_then(Value::as_f64),
+            maximum: spec.get("maximum").and_then(Value::as_f64),
+            enum_values: leak(
+                spec.get("enum")
+                    .and_then(Value::as_array)
+                    .map(|e| e.iter().filter_map(Value::as_f64).collect())
+                    .unwrap_or_default(),
+            ),
+        };
+        match ty {
+            "any" => Shape::Any,
+            "boolean" => Shape::Bool,
+            "integer" => Shape::Integer(numbers()),
+            "number" => Shape::Number(numbers()),
+            "string" => Shape::String(StringRules {
+                enum_values: leak(
+                    spec.get("enum")
+                        .and_then(Value::as_array)
+                        .map(|e| {
+                            e.iter()
+                                .filter_map(Value::as_str)
+                                .map(|s| leak_str(s.to_owned()))
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                ),
+                min_length: u32_of("min_length"),
+                max_length: u32_of("max_length"),
+                pattern: str_of(spec, "pattern")?.map(|p| leak_str(p.to_owned())),
+                format: match str_of(spec, "format")? {
+                    None => None,
+                    Some("date-time") => Some(Format::DateTime),
+                    Some("date") => Some(Format::Date),
+                    Some("email") => Some(Format::Email),
+                    Some("uri") => Some(Format::Uri),
+                    Some("uuid") => Some(Format::Uuid),
+                    Some(other) => return Err(format!("unknown format {other}")),
+                },
+            }),
+            "array" => Shape::Array(ArrayRules {
+                items: shape(spec.get("items").ok_or("an array needs `items`")?)?,
+                min_items: u32_of("min_items"),
+                max_items: u32_of("max_items"),
+            }),
+            "object" => {
+                let props = match spec.get("properties") {
+                    None => Map::new(),
+                    Some(Value::Object(map)) => map.clone(),
+                    Some(_) => return Err("`properties` must be an object".into()),
+                };
+                let fields: Vec<Field> = props
+                    .iter()
+                    .map(|(n, s)| field(n, s, false).map_err(|e| format!("{n}: {e}")))
+                    .collect::<Result<_, _>>()?;
+                Shape::Object(ObjectShape {
+                    fields: leak(fields),
+                })
+            }
+            "map" => Shape::Map(shape(spec.get("values").ok_or("a map needs `values`")?)?),
+            other => return Err(format!("unknown type {other}")),
+        }
+    };
+    let base = leak_one(base);
+    if spec
+        .get("nullable")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+    {
+        Ok(leak_one(Shape::Nullable(base)))
+    } else {
+        Ok(base)
+    }
+}
+
+/// Moves a leaked shape's content into an owned `Shape` for a `one_of` slice (the leaked box is
+/// small and tests are short-lived).
+fn own(shape: &'static Shape) -> Shape {
+    match shape {
+        Shape::Any => Shape::Any,
+        Shape::Bool => Shape::Bool,
+        Shape::Integer(r) => Shape::Integer(*r),
+        Shape::Number(r) => Shape::Number(*r),
+        Shape::String(r) => Shape::String(*r),
+        Shape::Array(r) => Shape::Array(*r),
+        Shape::Object(o) => Shape::Object(ObjectShape { fields: o.fields }),
+        Shape::Map(s) => Shape::Map(s),
+        Shape::Nullable(s) => Shape::Nullable(s),
+        Shape::OneOf(s) => Shape::OneOf(s),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Views and schema text.
+
+/// The custom labels (not `response_only` / `disabled`) carried by fields at any depth, sorted.
+pub fn labels(input: &ObjectShape) -> Vec<&'static str> {
+    fn walk_object(o: &ObjectShape, out: &mut Vec<&'static str>) {
+        for f in o.fields {
+            out.extend(
+                f.modes
+                    .iter()
+                    .copied()
+                    .filter(|m| *m != "response_only" && *m != "disabled"),
+            );
+            walk_shape(f.shape, out);
+        }
+    }
+    fn walk_shape(s: &Shape, out: &mut Vec<&'static str>) {
+        match s {
+            Shape::Object(o) => walk_object(o, out),
+            Shape::Array(r) => walk_shape(r.items, out),
+            Shape::Map(s) | Shape::Nullable(s) => walk_shape(s, out),
+            Shape::OneOf(ss) => ss.iter().for_each(|s| walk_shape(s, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk_object(input, &mut out);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Every view of a tool, as the compiler lays them out: `Default`, `Unmatched`, then one per
+/// custom label, sorted.
+pub fn views(input: &'static ObjectShape, author: Option<&'static str>) -> &'static [View] {
+    let mut out = vec![
+        view(
+            input,
+            ViewKey::Default,
+            author.into_iter().collect(),
+            author.is_none(),
+        ),
+        view(
+            input,
+            ViewKey::Unmatched,
+            author.into_iter().collect(),
+            false,
+        ),
+    ];
+    for label in labels(input) {
+        let mut active: Vec<&'static str> = author.into_iter().collect();
+        if !active.contains(&label) {
+            active.push(label);
+        }
+        out.push(view(input, ViewKey::Label(label), active, false));
+    }
+    leak(out)
+}
+
+/// One view: schema text, tokens, spans and path costs, measured on the rendered text.
+pub fn view(
+    input: &'static ObjectShape,
+    key: ViewKey,
+    active: Vec<&'static str>,
+    widest: bool,
+) -> View {
+    let active = leak(active);
+    let (schema, spans) = render_root(input, active, widest, &[]);
+    let tokens = text_tokens(&schema);
+    let mut paths = Vec::new();
+    path_costs(
+        input,
+        input,
+        active,
+        widest,
+        &mut Vec::new(),
+        tokens,
+        &mut paths,
+    );
+    paths.sort_by(|a: &PathCost, b| b.saves.cmp(&a.saves).then(a.path.cmp(b.path)));
+    View {
+        key,
+        schema: leak_str(schema),
+        tokens,
+        active,
+        widest,
+        paths: leak(paths),
+        spans: leak(spans),
+    }
+}
+
+fn path_costs(
+    root: &'static ObjectShape,
+    object: &ObjectShape,
+    active: &[&str],
+    widest: bool,
+    prefix: &mut Vec<&'static str>,
+    full: u32,
+    out: &mut Vec<PathCost>,
+) {
+    for f in object
+        .fields
+        .iter()
+        .filter(|f| f.visible_in(active, widest))
+    {
+        prefix.push(f.name);
+        let (without, _) = render_root(root, active, widest, prefix);
+        out.push(PathCost {
+            path: leak_str(prefix.join(".")),
+            depth: prefix.len() as u8,
+            saves: full - text_tokens(&without),
+        });
+        if let Shape::Object(inner) | Shape::Nullable(Shape::Object(inner)) = f.shape {
+            path_costs(root, inner, active, widest, prefix, full, out);
+        }
+        prefix.pop();
+    }
+}
+
+/// Renders the root schema of a view, skipping the field at `skip` (a path), with the spans of
+/// its top-level properties.
+pub fn render_root(
+    input: &'static ObjectShape,
+    active: &[&str],
+    widest: bool,
+    skip: &[&str],
+) -> (String, Vec<PropSpan>) {
+    let mut text = String::from(r#"{"type":"object","properties":{"#);
+    let visible: Vec<&Field> = input
+        .fields
+        .iter()
+        .filter(|f| f.visible_in(active, widest) && !(skip.len() == 1 && skip[0] == f.name))
+        .collect();
+    let mut cores = Vec::with_capacity(visible.len());
+    for (k, f) in visible.iter().enumerate() {
+        if k > 0 {
+            text.push(',');
+        }
+        let start = text.len();
+        text.push_str(&Value::from(f.name).to_string());
+        text.push(':');
+        let sub_skip = if skip.len() > 1 && skip[0] == f.name {
+            &skip[1..]
+        } else {
+            &[][..]
+        };
+        text.push_str(&field_schema(f, active, widest, sub_skip).to_string());
+        cores.push((start, text.len()));
+    }
+    text.push('}');
+    let required: Vec<usize> = (0..visible.len())
+        .filter(|k| visible[*k].required)
+        .collect();
+    let mut required_cores = vec![None; visible.len()];
+    let mut member = (0, 0);
+    if !required.is_empty() {
+        member.0 = text.len();
+        text.push_str(r#","required":["#);
+        for (n, k) in required.iter().enumerate() {
+            if n > 0 {
+                text.push(',');
+            }
+            let start = text.len();
+            text.push_str(&Value::from(visible[*k].name).to_string());
+            required_cores[*k] = Some((n, start, text.len()));
+        }
+        text.push(']');
+        member.1 = text.len();
+    }
+    text.push_str(r#","additionalProperties":false}"#);
+    let with_comma = |k: usize, count: usize, (s, e): (usize, usize)| -> (u32, u32) {
+        if k + 1 < count {
+            (s as u32, e as u32 + 1)
+        } else if k > 0 {
+            (s as u32 - 1, e as u32)
+        } else {
+            (s as u32, e as u32)
+        }
+    };
+    let spans = visible
+        .iter()
+        .enumerate()
+        .map(|(k, f)| PropSpan {
+            name: f.name,
+            property: with_comma(k, visible.len(), cores[k]),
+            required: required_cores[k].map(|(n, s, e)| {
+                if required.len() == 1 {
+                    (member.0 as u32, member.1 as u32)
+                } else {
+                    with_comma(n, required.len(), (s, e))
+                }
+            }),
+        })
+        .collect();
+    (text, spans)
+}
+
+fn field_schema(field: &Field, active: &[&str], widest: bool, skip: &[&str]) -> Value {
+    let mut shape = shape_schema(field.shape, active, widest, skip);
+    let mut out = Map::new();
+    if let Some(ty) = shape.remove("type") {
+        out.insert("type".into(), ty);
+    }
+    out.insert("description".into(), Value::from(field.description));
+    out.extend(shape);
+    if let Some(default) = field.default {
+        out.insert(
+            "default".into(),
+            serde_json::from_str(default).unwrap_or(Value::Null),
+        );
+    }
+    Value::Object(out)
+}
+
+fn number(n: f64, integer: bool) -> Value {
+    if integer && n.fract() == 0.0 {
+        json!(n as i64)
+    } else {
+        json!(n)
+    }
+}
+
+fn shape_schema(shape: &Shape, active: &[&str], widest: bool, skip: &[&str]) -> Map<String, Value> {
+    let mut m = Map::new();
+    match shape {
+        Shape::Any => {}
+        Shape::Bool => {
+            m.insert("type".into(), json!("boolean"));
+        }
+        Shape::Integer(r) | Shape::Number(r) => {
+            let integer = matches!(shape, Shape::Integer(_));
+            m.insert(
+                "type".into(),
+                json!(if integer { "integer" } else { "number" }),
+            );
+            if !r.enum_values.is_empty() {
+                m.insert(
+                    "enum".into(),
+                    r.enum_values.iter().map(|n| number(*n, integer)).collect(),
+                );
+            }
+            if let Some(min) = r.minimum {
+                m.insert("minimum".into(), number(min, integer));
+            }
+            if let Some(max) = r.maximum {
+                m.insert("maximum".into(), number(max, integer));
+            }
+        }
+        Shape::String(r) => {
+            m.insert("type".into(), json!("string"));
+            if !r.enum_values.is_empty() {
+                m.insert("enum".into(), json!(r.enum_values));
+            }
+            if let Some(n) = r.min_length {
+                m.insert("minLength".into(), json!(n));
+            }
+            if let Some(n) = r.max_length {
+                m.insert("maxLength".into(), json!(n));
+            }
+            if let Some(p) = r.pattern {
+                m.insert("pattern".into(), json!(p));
+            }
+            if let Some(f) = r.format {
+                m.insert("format".into(), json!(f.as_str()));
+            }
+        }
+        Shape::Array(r) => {
+            m.insert("type".into(), json!("array"));
+            m.insert(
+                "items".into(),
+                Value::Object(shape_schema(r.items, active, widest, &[])),
+            );
+            if let Some(n) = r.min_items {
+                m.insert("minItems".into(), json!(n));
+            }
+            if let Some(n) = r.max_items {
+                m.insert("maxItems".into(), json!(n));
+            }
+        }
+        Shape::Object(o) => {
+            m.insert("type".into(), json!("object"));
+            let mut props = Map::new();
+            let mut required = Vec::new();
+            for f in o.fields.iter().filter(|f| f.visible_in(active, widest)) {
+                if skip.len() == 1 && skip[0] == f.name {
+                    continue;
+                }
+                let sub_skip = if skip.len() > 1 && skip[0] == f.name {
+                    &skip[1..]
+                } else {
+                    &[][..]
+                };
+                props.insert(f.name.into(), field_schema(f, active, widest, sub_skip));
+                if f.required {
+                    required.push(f.name);
+                }
+            }
+            m.insert("properties".into(), Value::Object(props));
+            if !required.is_empty() {
+                m.insert("required".into(), json!(required));
+            }
+            m.insert("additionalProperties".into(), json!(false));
+        }
+        Shape::Map(values) => {
+            m.insert("type".into(), json!("object"));
+            m.insert(
+                "additionalProperties".into(),
+                Value::Object(shape_schema(values, active, widest, &[])),
+            );
+        }
+        Shape::Nullable(inner) => {
+            m = shape_schema(inner, active, widest, skip);
+            match m.get("type").cloned() {
+                Some(Value::String(ty)) => {
+                    m.insert("type".into(), json!([ty, "null"]));
+                    if let Some(Value::Array(values)) = m.get_mut("enum") {
+                        values.push(Value::Null);
+                    }
+                }
+                _ if m.is_empty() => {}
+                _ => {
+                    let inner = Value::Object(std::mem::take(&mut m));
+                    m.insert("anyOf".into(), json!([inner, {"type": "null"}]));
+                }
+            }
+        }
+        Shape::OneOf(shapes) => {
+            let alts: Vec<Value> = shapes
+                .iter()
+                .map(|s| Value::Object(shape_schema(s, active, widest, &[])))
+                .collect();
+            m.insert("oneOf".into(), Value::Array(alts));
+        }
+    }
+    m
+}
+
+// ---------------------------------------------------------------------------------------------
+// A synthetic catalogue for benches.
+
+const RESOURCES: [&str; 20] = [
+    "issues",
+    "comments",
+    "labels",
+    "milestones",
+    "projects",
+    "repos",
+    "users",
+    "teams",
+    "events",
+    "files",
+    "messages",
+    "threads",
+    "invoices",
+    "customers",
+    "charges",
+    "refunds",
+    "subscriptions",
+    "webhooks",
+    "reports",
+    "tags",
+];
+const VERBS: [&str; 5] = ["list", "get", "create", "update", "delete"];
+const PACKS: [&str; 10] = [
+    "github", "stripe", "slack", "linear", "gmail", "calendar", "notion", "jira", "hubspot",
+    "zendesk",
+];
+
+/// `packs` synthetic tables of `RESOURCES × VERBS` (100) tools each, with realistic
+/// descriptions and argument shapes (nested objects, arrays, enums, formats, mode labels,
+/// from-context fields), for benches: 7 packs make a 700-tool catalogue.
+pub fn synthetic_catalogue(packs: usize) -> Vec<&'static Table> {
+    PACKS
+        .iter()
+        .cycle()
+        .take(packs)
+        .enumerate()
+        .map(|(n, pack)| synthetic_table(&synthetic_label(pack, n)))
+        .collect()
+}
+
+fn synthetic_label(pack: &str, n: usize) -> String {
+    if n < PACKS.len() {
+        pack.to_owned()
+    } else {
+        format!("{pack}{}", n / PACKS.len())
+    }
+}
+
+fn synthetic_table(pack: &str) -> &'static Table {
+    let mut tools = Vec::new();
+    for resource in RESOURCES {
+        let one = resource.trim_end_matches('s');
+        for verb in VERBS {
+            tools.push(synthetic_tool(pack, resource, one, verb));
+        }
+    }
+    table(json!({ "pack": pack, "description": format!("The {pack} API."), "tools": tools }))
+}
+
+fn synthetic_tool(pack: &str, resource: &str, one: &str, verb: &str) -> Value {
+    let workspace = json!({"in": "path", "type": "string", "required": true,
+        "description": format!("The {pack} workspace or account that owns the {resource}.")});
+    let id = json!({"in": "path", "type": "string", "required": true, "pattern": "^[A-Za-z0-9_-]+$",
+        "description": format!("The identifier of the {one}.")});
+    let labels = json!({"in": "body", "type": "array", "max_items": 20, "items": {"type": "string", "max_length": 50},
+        "description": format!("Labels to attach to the {one}; replaces the current set.")});
+    let metadata = json!({"in": "body", "type": "map", "values": {"type": "string", "max_length": 500},
+        "description": "Free-form key/value pairs stored with the object."});
+    let (description, params, http) = match verb {
+        "list" => (
+            format!(
+                "List the {resource} of a {pack} workspace, newest first. Filter by state, label and creation time; returns at most per_page items and a cursor for the next page."
+            ),
+            json!({
+                "workspace": workspace,
+                "state": {"in": "query", "type": "string", "enum": ["open", "closed", "all"], "default": "open",
+                    "description": format!("Which {resource} to list by state.")},
+                "labels": {"in": "query", "type": "array", "style": "comma", "items": {"type": "string"},
+                    "description": format!("Only {resource} carrying all of these labels.")},
+                "since": {"in": "query", "type": "string", "format": "date-time",
+                    "description": "Only items created at or after this time (RFC 3339)."},
+                "per_page": {"in": "query", "type": "integer", "minimum": 1, "maximum": 100,
+                    "description": "Results per page (1-100)."},
+                "cursor": {"in": "query", "type": "string", "description": "The cursor from the previous page."},
+                "internal_score": {"in": "query", "type": "number", "modes": ["pro"],
+                    "description": "Minimum triage score (pro tier)."}
+            }),
+            json!({"method": "GET", "path": format!("/{{workspace}}/{resource}")}),
+        ),
+        "get" => (
+            format!(
+                "Get one {one} of a {pack} workspace by its identifier, with its full details and history."
+            ),
+            json!({
+                "workspace": workspace,
+                "id": id,
+                "expand": {"in": "query", "type": "array", "items": {"type": "string", "enum": ["owner", "history", "links"]},
+                    "description": "Related objects to include in the answer."}
+            }),
+            json!({"method": "GET", "path": format!("/{{workspace}}/{resource}/{{id}}")}),
+        ),
+        "create" => (
+            format!(
+                "Create a {one} in a {pack} workspace. Title is required; labels, assignee, due date and metadata are optional. Returns the new {one}."
+            ),
+            json!({
+                "workspace": workspace,
+                "title": {"in": "body", "type": "string", "required": true, "min_length": 1, "max_length": 256,
+                    "description": format!("A one-line summary of the {one}.")},
+                "body": {"in": "body", "type": "string", "max_length": 65536,
+                    "description": "The long description, in Markdown."},
+                "labels": labels,
+                "assignee": {"in": "body", "type": "object", "description": "Who the new item is assigned to.",
+                    "properties": {
+                        "login": {"type": "string", "required": true, "description": "The assignee's login."},
+                        "notify": {"type": "boolean", "description": "Whether to notify the assignee."}
+                    }},
+                "due_on": {"in": "body", "type": "string", "format": "date", "description": "The due date (YYYY-MM-DD)."},
+                "metadata": metadata,
+                "priority": {"in": "body", "type": "integer", "minimum": 0, "maximum": 4, "modes": ["pro"],
+                    "description": "Priority from 0 (none) to 4 (urgent), pro tier."},
+                "customer_id": {"in": "body", "type": "string", "from_context": "customer_id",
+                    "description": "The customer the item is filed for."}
+            }),
+            json!({"method": "POST", "path": format!("/{{workspace}}/{resource}")}),
+        ),
+        "update" => (
+            format!(
+                "Update a {one} in a {pack} workspace. Only the fields sent change; labels replace the current set."
+            ),
+            json!({
+                "workspace": workspace,
+                "id": id,
+                "title": {"in": "body", "type": "string", "min_length": 1, "max_length": 256, "description": "The new title."},
+                "state": {"in": "body", "type": "string", "enum": ["open", "closed"], "description": "The new state."},
+                "labels": labels,
+                "metadata": metadata
+            }),
+            json!({"method": "PATCH", "path": format!("/{{workspace}}/{resource}/{{id}}")}),
+        ),
+        _ => (
+            format!("Delete a {one} from a {pack} workspace for good. This cannot be undone."),
+            json!({ "workspace": workspace, "id": id }),
+            json!({"method": "DELETE", "path": format!("/{{workspace}}/{resource}/{{id}}")}),
+        ),
+    };
+    json!({
+        "name": format!("{resource}_{verb}"),
+        "description": description,
+        "hints": [one],
+        "http": http,
+        "params": params,
+    })
+}
+
+/// A typical model call of a synthetic `*_create` tool (its arguments are valid).
+pub fn typical_create_arguments() -> Value {
+    json!({
+        "workspace": "acme",
+        "title": "Checkout fails on Safari",
+        "body": "Steps to reproduce: open the cart, press pay.",
+        "labels": ["bug", "checkout"],
+        "assignee": {"login": "ada", "notify": true},
+        "due_on": "2026-11-30",
+        "metadata": {"source": "support"}
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leaking helpers: test tables live for the whole process, like compiled ones.
+
+fn leak_str(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+fn leak<T>(items: Vec<T>) -> &'static [T] {
+    Box::leak(items.into_boxed_slice())
+}
+
+fn leak_one<T>(item: T) -> &'static T {
+    Box::leak(Box::new(item))
+}
+
+fn str_of<'v>(spec: &'v Value, key: &str) -> Result<Option<&'v str>, String> {
+    match spec.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(format!("`{key}` must be a string, not {other}")),
+    }
+}

@@ -1,0 +1,902 @@
+//! Argument validation (docs/design.md §6): the model's arguments against the [`Shape`] tree of the view in
+//! force.
+//!
+//! Types, required fields, enums, numeric bounds, string lengths (in characters), patterns,
+//! formats, array bounds, map values, nullables, `one_of`, and no extra keys at any depth: a field
+//! the view withholds is refused like an unknown one. Every problem is collected and reported in
+//! one message written for the model (JSON-pointer path, what was expected, what was given), so
+//! it can correct everything in one retry. A nested object or array sent as a JSON string is
+//! parsed and accepted when the field is an object, map or array.
+//!
+//! The same walk merges what the host owns: from-context fields (declared in the table or by the
+//! session) and deployment pins, after refusing them from the model.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::{Arc, RwLock};
+
+use serde_json::{Map, Value};
+
+use crate::context::CallContext;
+use crate::error::{CharterError, DeclarationError};
+use crate::table::{Field, Format, NumberRules, ObjectShape, Shape, StringRules, ToolDef, View};
+
+/// How deep arguments may nest before validation stops with an error instead of recursing on.
+pub const MAX_DEPTH: usize = 64;
+
+/// The largest arguments a call may carry, measured as their compact JSON text (1 MiB). Larger
+/// ones are refused before validation, search or execution read them, so a model or a client
+/// cannot make one call cost unbounded time or memory.
+pub const MAX_ARGUMENT_BYTES: usize = 1024 * 1024;
+
+/// How deep arguments may nest at all, free-form (`any`) values included (128, serde_json's own
+/// parsing limit). Checked first, without recursing past it, so no later walk (validation,
+/// deduplication, request encoding) meets a deeper value, whoever built it.
+pub const MAX_ARGUMENT_DEPTH: usize = 128;
+
+/// The most values one validation may visit or copy (2,000,000), counting every `one_of`
+/// alternative tried and the copy each trial works on. Plain arguments visit each value once and stay far below it; a recursive `one_of`
+/// whose alternatives share a field would otherwise cost time exponential in the depth the
+/// model chooses. Past it the call is refused as too complex.
+pub const MAX_VALIDATION_STEPS: usize = 2_000_000;
+
+/// Refuses arguments over [`MAX_ARGUMENT_DEPTH`] levels or [`MAX_ARGUMENT_BYTES`] bytes, with a
+/// message written for the model. Reads at most the limit's worth of the value.
+pub fn check_limits(arguments: &Value) -> Result<(), String> {
+    if too_deep(arguments, 0) {
+        return Err(format!(
+            "the arguments nest more than {MAX_ARGUMENT_DEPTH} levels deep; send flatter arguments"
+        ));
+    }
+    struct Budget(usize);
+    impl std::io::Write for Budget {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self
+                .0
+                .checked_sub(buf.len())
+                .ok_or(std::io::ErrorKind::FileTooLarge)?;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    match serde_json::to_writer(Budget(MAX_ARGUMENT_BYTES), arguments) {
+        Ok(()) => Ok(()),
+        Err(_) => Err(format!(
+            "the arguments are larger than {MAX_ARGUMENT_BYTES} bytes of JSON; send less (a smaller page, fewer items, a shorter text)"
+        )),
+    }
+}
+
+/// Whether `value` nests deeper than [`MAX_ARGUMENT_DEPTH`]; recursion stops at the limit.
+fn too_deep(value: &Value, depth: usize) -> bool {
+    match value {
+        Value::Array(_) | Value::Object(_) if depth >= MAX_ARGUMENT_DEPTH => true,
+        Value::Array(items) => items.iter().any(|v| too_deep(v, depth + 1)),
+        Value::Object(map) => map.values().any(|v| too_deep(v, depth + 1)),
+        _ => false,
+    }
+}
+
+/// Compiled `pattern`s, compiled once each: patterns are static table text, so the cache only
+/// grows to the number of distinct patterns the session's tools declare.
+#[derive(Default)]
+pub struct PatternCache {
+    compiled: RwLock<HashMap<&'static str, Result<Arc<regex_lite::Regex>, String>>>,
+}
+
+impl std::fmt::Debug for PatternCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PatternCache")
+    }
+}
+
+impl PatternCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The compiled pattern, or why it does not compile.
+    pub fn get(&self, pattern: &'static str) -> Result<Arc<regex_lite::Regex>, String> {
+        if let Some(found) = self
+            .compiled
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(pattern)
+        {
+            return found.clone();
+        }
+        let compiled = regex_lite::Regex::new(pattern)
+            .map(Arc::new)
+            .map_err(|e| e.to_string());
+        self.compiled
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(pattern, compiled.clone());
+        compiled
+    }
+}
+
+/// How the session took a top-level field out of the model's hands.
+#[derive(Debug, Clone, Copy)]
+pub enum Narrowed<'a> {
+    /// Fixed to this value on every call.
+    Pinned(&'a Value),
+    /// Filled from `CallContext::values[key]` on every call.
+    Context(&'a str),
+}
+
+/// One problem with the model's arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    /// JSON-pointer path of the value (`/labels/0`); empty for the arguments themselves.
+    pub path: String,
+    /// What was expected there.
+    pub expected: String,
+    /// What the model gave.
+    pub got: String,
+}
+
+/// Renders issues as one message for the model.
+pub fn message(tool: &str, issues: &[Issue]) -> String {
+    let n = issues.len();
+    let mut out = format!(
+        "Invalid arguments for `{tool}` ({n} problem{}); fix {} and call again:",
+        if n == 1 { "" } else { "s" },
+        if n == 1 { "it" } else { "them all" }
+    );
+    for issue in issues {
+        let path = if issue.path.is_empty() {
+            "(arguments)"
+        } else {
+            &issue.path
+        };
+        let _ = write!(
+            out,
+            "\n- {path}: expected {}, got {}",
+            issue.expected, issue.got
+        );
+    }
+    out
+}
+
+/// A one-problem message for the model, in the same form as [`message`].
+pub fn message_line(tool: &str, problem: &str) -> String {
+    format!(
+        "Invalid arguments for `{tool}` (1 problem); fix it and call again:\n- (arguments): {problem}"
+    )
+}
+
+/// Validates a call of a static tool against `view` and returns the arguments to execute:
+/// coerced (JSON strings parsed where an object or array is expected), with from-context values
+/// and pins merged in.
+///
+/// A validation error (for the model) lists every problem; a missing context value or a pattern
+/// that does not compile is a declaration error (for the developer).
+pub fn prepare_arguments(
+    tool: &ToolDef,
+    view: &View,
+    narrowed: &[(&str, Narrowed<'_>)],
+    arguments: Value,
+    ctx: &CallContext,
+    patterns: &PatternCache,
+) -> Result<Value, CharterError> {
+    check_limits(&arguments).map_err(|e| CharterError::Validation(message_line(tool.name, &e)))?;
+    let steps = std::cell::Cell::new(0);
+    let mut walk = Walk::new(view, patterns, Some(ctx), &steps);
+    // Some models send the arguments object as JSON text.
+    let mut arguments = match arguments {
+        Value::Null => Value::Object(Map::new()),
+        Value::String(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(parsed @ Value::Object(_)) => parsed,
+            _ => Value::String(text),
+        },
+        other => other,
+    };
+    match &mut arguments {
+        Value::Object(map) => walk.object(tool.input, map, 0, narrowed),
+        other => walk.issue("an object of named arguments".into(), got(other)),
+    }
+    walk.finish(tool.name)?;
+    let Value::Object(map) = &mut arguments else {
+        unreachable!("checked above")
+    };
+    let mut missing = Vec::new();
+    for (name, how) in narrowed {
+        match how {
+            Narrowed::Pinned(value) => {
+                map.insert((*name).to_owned(), (*value).clone());
+            }
+            Narrowed::Context(key) => match ctx.values.get(*key) {
+                Some(value) => {
+                    map.insert((*name).to_owned(), value.clone());
+                }
+                None => missing.push(format!("`{key}` (for `/{name}`)")),
+            },
+        }
+    }
+    if !missing.is_empty() {
+        return Err(missing_context(tool.name, &missing));
+    }
+    Ok(arguments)
+}
+
+/// Validates one value against one field as `view` shows it (used to check a pin). Returns the
+/// value as it will be sent, or the problems as one line for the developer.
+pub fn validate_field_value(
+    tool: &str,
+    field: &Field,
+    view: &View,
+    value: Value,
+    patterns: &PatternCache,
+) -> Result<Value, String> {
+    let steps = std::cell::Cell::new(0);
+    let mut walk = Walk::new(view, patterns, None, &steps);
+    walk.path.push('/');
+    walk.path.push_str(&escape(field.name));
+    let mut value = value;
+    walk.value(field.shape, &mut value, 1);
+    if steps.get() > MAX_VALIDATION_STEPS {
+        return Err(too_complex());
+    }
+    if !walk.bad_patterns.is_empty() {
+        return Err(format!(
+            "tool `{tool}` declares a pattern that does not compile: {}",
+            walk.bad_patterns.join("; ")
+        ));
+    }
+    if walk.issues.is_empty() {
+        return Ok(value);
+    }
+    let problems: Vec<String> = walk
+        .issues
+        .iter()
+        .map(|i| format!("{}: expected {}, got {}", i.path, i.expected, i.got))
+        .collect();
+    Err(problems.join("; "))
+}
+
+fn missing_context(tool: &str, missing: &[String]) -> CharterError {
+    CharterError::Declaration(DeclarationError::new(format!(
+        "tool `{tool}` fills fields from the host's CallContext, but the call's context has no value for {}; \
+         set it with CallContext::with_value",
+        missing.join(", ")
+    )))
+}
+
+struct Walk<'a> {
+    /// Values visited so far by this validation, trial walks of `one_of` included.
+    steps: &'a std::cell::Cell<usize>,
+    active: &'a [&'a str],
+    widest: bool,
+    patterns: &'a PatternCache,
+    ctx: Option<&'a CallContext>,
+    path: String,
+    issues: Vec<Issue>,
+    missing_context: Vec<String>,
+    bad_patterns: Vec<String>,
+}
+
+impl<'a> Walk<'a> {
+    fn new(
+        view: &'a View,
+        patterns: &'a PatternCache,
+        ctx: Option<&'a CallContext>,
+        steps: &'a std::cell::Cell<usize>,
+    ) -> Self {
+        Walk {
+            steps,
+            active: view.active,
+            widest: view.widest,
+            patterns,
+            ctx,
+            path: String::new(),
+            issues: Vec::new(),
+            missing_context: Vec::new(),
+            bad_patterns: Vec::new(),
+        }
+    }
+
+    fn finish(self, tool: &str) -> Result<(), CharterError> {
+        if self.steps.get() > MAX_VALIDATION_STEPS {
+            return Err(CharterError::Validation(message_line(tool, &too_complex())));
+        }
+        if !self.bad_patterns.is_empty() {
+            return Err(CharterError::Declaration(DeclarationError::new(format!(
+                "tool `{tool}` declares a pattern that does not compile: {}",
+                self.bad_patterns.join("; ")
+            ))));
+        }
+        if !self.issues.is_empty() {
+            return Err(CharterError::Validation(message(tool, &self.issues)));
+        }
+        if !self.missing_context.is_empty() {
+            return Err(missing_context(tool, &self.missing_context));
+        }
+        Ok(())
+    }
+
+    fn issue(&mut self, expected: String, got: String) {
+        self.issues.push(Issue {
+            path: self.path.clone(),
+            expected,
+            got,
+        });
+    }
+
+    fn visible(&self, field: &Field) -> bool {
+        field.visible_in(self.active, self.widest)
+    }
+
+    fn object(
+        &mut self,
+        shape: &ObjectShape,
+        map: &mut Map<String, Value>,
+        depth: usize,
+        narrowed: &[(&str, Narrowed<'_>)],
+    ) {
+        // Keys the model may not send: unknown, withheld, host-owned.
+        for (key, value) in map.iter() {
+            let field = shape.fields.iter().find(|f| f.name == key);
+            let refusal = match (narrowed.iter().find(|(n, _)| n == key), field) {
+                (Some((_, Narrowed::Pinned(_))), _) => Some(format!(
+                    "no `{key}`: the deployment fixes it, so leave it out"
+                )),
+                (Some((_, Narrowed::Context(_))), _) => {
+                    Some(format!("no `{key}`: the host fills it, so leave it out"))
+                }
+                (None, Some(f)) if f.from_context.is_some() => {
+                    Some(format!("no `{key}`: the host fills it, so leave it out"))
+                }
+                (None, Some(f)) if self.visible(f) => None,
+                _ => Some(self.unexpected(shape, key, narrowed)),
+            };
+            if let Some(expected) = refusal {
+                let len = self.path.len();
+                self.path.push('/');
+                self.path.push_str(&escape(key));
+                self.issue(expected, got(value));
+                self.path.truncate(len);
+            }
+        }
+        for field in shape.fields {
+            if narrowed.iter().any(|(n, _)| *n == field.name) {
+                continue;
+            }
+            if let Some(key) = field.from_context {
+                if !map.contains_key(field.name) {
+                    self.fill_from_context(field, key, map);
+                }
+                continue;
+            }
+            if !self.visible(field) {
+                continue;
+            }
+            let len = self.path.len();
+            self.path.push('/');
+            self.path.push_str(&escape(field.name));
+            match map.get_mut(field.name) {
+                Some(value) => self.value(field.shape, value, depth + 1),
+                None if field.required => self.issue(
+                    format!("{} (required)", describe(field.shape)),
+                    "nothing".into(),
+                ),
+                None => {}
+            }
+            self.path.truncate(len);
+        }
+    }
+
+    fn unexpected(
+        &self,
+        shape: &ObjectShape,
+        key: &str,
+        narrowed: &[(&str, Narrowed<'_>)],
+    ) -> String {
+        let names: Vec<&str> = shape
+            .fields
+            .iter()
+            .filter(|f| self.visible(f) && !narrowed.iter().any(|(n, _)| *n == f.name))
+            .map(|f| f.name)
+            .collect();
+        if names.is_empty() {
+            format!("no `{key}`: this object takes no fields")
+        } else {
+            format!(
+                "no `{key}`: unknown field; this object takes only {}",
+                names.join(", ")
+            )
+        }
+    }
+
+    fn fill_from_context(&mut self, field: &Field, key: &str, map: &mut Map<String, Value>) {
+        let Some(ctx) = self.ctx else { return };
+        match ctx.values.get(key) {
+            Some(value) => {
+                map.insert(field.name.to_owned(), value.clone());
+            }
+            None if field.required => {
+                let path = format!("{}/{}", self.path, escape(field.name));
+                self.missing_context.push(format!("`{key}` (for `{path}`)"));
+            }
+            None => {}
+        }
+    }
+
+    fn value(&mut self, shape: &Shape, value: &mut Value, depth: usize) {
+        self.typed(shape, value, depth, false)
+    }
+
+    /// Checks one value; `nullable` says a `null` was also allowed here (for the message).
+    fn typed(&mut self, shape: &Shape, value: &mut Value, depth: usize, nullable: bool) {
+        let steps = self.steps.get() + 1;
+        self.steps.set(steps);
+        if steps > MAX_VALIDATION_STEPS {
+            return;
+        }
+        if depth > MAX_DEPTH {
+            self.issue(
+                format!("at most {MAX_DEPTH} levels of nesting"),
+                "deeper nesting".into(),
+            );
+            return;
+        }
+        let expected = |shape: &Shape| {
+            let text = describe(shape);
+            if nullable {
+                format!("{text} or null")
+            } else {
+                text
+            }
+        };
+        match shape {
+            Shape::Any => {}
+            Shape::Bool => {
+                if !value.is_boolean() {
+                    self.issue(expected(shape), got(value));
+                }
+            }
+            Shape::Integer(rules) => match value.as_f64() {
+                Some(n) if is_whole(value) => self.number(rules, n, value),
+                _ => self.issue(expected(shape), got(value)),
+            },
+            Shape::Number(rules) => match value.as_f64() {
+                Some(n) => self.number(rules, n, value),
+                None => self.issue(expected(shape), got(value)),
+            },
+            Shape::String(rules) => match value {
+                Value::String(s) => self.string(rules, s),
+                other => self.issue(expected(shape), got(other)),
+            },
+            Shape::Array(rules) => {
+                coerce_json_string(value, '[');
+                let Value::Array(items) = value else {
+                    return self.issue(expected(shape), got(value));
+                };
+                let n = items.len();
+                if let Some(min) = rules.min_items
+                    && n < min as usize
+                {
+                    self.issue(format!("at least {min} item{}", plural(min)), got_items(n));
+                }
+                if let Some(max) = rules.max_items
+                    && n > max as usize
+                {
+                    self.issue(format!("at most {max} item{}", plural(max)), got_items(n));
+                }
+                for (i, item) in items.iter_mut().enumerate() {
+                    let len = self.path.len();
+                    let _ = write!(self.path, "/{i}");
+                    self.value(rules.items, item, depth + 1);
+                    self.path.truncate(len);
+                }
+            }
+            Shape::Object(object) => {
+                coerce_json_string(value, '{');
+                match value {
+                    Value::Object(map) => self.object(object, map, depth, &[]),
+                    other => self.issue(expected(shape), got(other)),
+                }
+            }
+            Shape::Map(inner) => {
+                coerce_json_string(value, '{');
+                let Value::Object(map) = value else {
+                    return self.issue(expected(shape), got(value));
+                };
+                for (key, item) in map.iter_mut() {
+                    let len = self.path.len();
+                    self.path.push('/');
+                    self.path.push_str(&escape(key));
+                    self.value(inner, item, depth + 1);
+                    self.path.truncate(len);
+                }
+            }
+            Shape::Nullable(inner) => {
+                if !value.is_null() {
+                    self.typed(inner, value, depth + 1, true);
+                }
+            }
+            Shape::OneOf(shapes) => self.one_of(shape, shapes, value, depth + 1),
+        }
+    }
+
+    fn one_of(&mut self, shape: &Shape, shapes: &'static [Shape], value: &mut Value, depth: usize) {
+        let mut matched: Vec<(Value, Vec<String>)> = Vec::new();
+        for alternative in shapes {
+            let mut trial = Walk {
+                steps: self.steps,
+                active: self.active,
+                widest: self.widest,
+                patterns: self.patterns,
+                ctx: self.ctx,
+                path: self.path.clone(),
+                issues: Vec::new(),
+                missing_context: Vec::new(),
+                bad_patterns: Vec::new(),
+            };
+            // Each trial works on a copy: charge the copy, so a big value under a `one_of`
+            // spends the budget as fast as the work it causes.
+            self.steps
+                .set(self.steps.get().saturating_add(nodes(value)));
+            if self.steps.get() > MAX_VALIDATION_STEPS {
+                return;
+            }
+            let mut candidate = value.clone();
+            trial.value(alternative, &mut candidate, depth);
+            self.bad_patterns.append(&mut trial.bad_patterns);
+            if trial.issues.is_empty() {
+                matched.push((candidate, trial.missing_context));
+            }
+        }
+        match matched.len() {
+            1 => {
+                let (candidate, mut missing) = matched.pop().expect("one match");
+                *value = candidate;
+                self.missing_context.append(&mut missing);
+            }
+            0 => self.issue(describe(shape), got(value)),
+            n => self.issue(
+                format!("a value matching exactly one of {}", describe(shape)),
+                format!("{} (matches {n} of them)", got(value)),
+            ),
+        }
+    }
+
+    fn number(&mut self, rules: &NumberRules, n: f64, value: &Value) {
+        if !rules.enum_values.is_empty() && !rules.enum_values.contains(&n) {
+            let list: Vec<String> = rules.enum_values.iter().map(|v| number_text(*v)).collect();
+            self.issue(format!("one of {}", list.join(", ")), got(value));
+        }
+        if let Some(min) = rules.minimum
+            && n < min
+        {
+            self.issue(format!("a number >= {}", number_text(min)), got(value));
+        }
+        if let Some(max) = rules.maximum
+            && n > max
+        {
+            self.issue(format!("a number <= {}", number_text(max)), got(value));
+        }
+    }
+
+    fn string(&mut self, rules: &StringRules, s: &str) {
+        let shown = || got(&Value::String(s.to_owned()));
+        if !rules.enum_values.is_empty() && !rules.enum_values.contains(&s) {
+            let list: Vec<String> = rules
+                .enum_values
+                .iter()
+                .map(|v| Value::from(*v).to_string())
+                .collect();
+            self.issue(format!("one of {}", list.join(", ")), shown());
+            return;
+        }
+        if rules.min_length.is_some() || rules.max_length.is_some() {
+            let chars = s.chars().count();
+            if let Some(min) = rules.min_length
+                && chars < min as usize
+            {
+                self.issue(
+                    format!("at least {min} character{}", plural(min)),
+                    format!("{} ({chars})", shown()),
+                );
+            }
+            if let Some(max) = rules.max_length
+                && chars > max as usize
+            {
+                self.issue(
+                    format!("at most {max} character{}", plural(max)),
+                    format!("{} ({chars})", shown()),
+                );
+            }
+        }
+        if let Some(pattern) = rules.pattern {
+            match self.patterns.get(pattern) {
+                Ok(re) if re.is_match(s) => {}
+                Ok(_) => self.issue(format!("a string matching the pattern {pattern}"), shown()),
+                Err(e) => self.bad_patterns.push(format!("{pattern}: {e}")),
+            }
+        }
+        if let Some(format) = rules.format
+            && !format_ok(format, s)
+        {
+            self.issue(format_expected(format).into(), shown());
+        }
+    }
+}
+
+/// How many values `value` holds (itself included).
+fn nodes(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(nodes).sum::<usize>(),
+        Value::Object(map) => 1 + map.values().map(nodes).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+fn too_complex() -> String {
+    format!(
+        "the arguments are too complex to validate (more than {MAX_VALIDATION_STEPS} checks, \
+         counting every alternative of a `one_of` tried); send a smaller or flatter value"
+    )
+}
+
+/// Replaces a string holding JSON of the expected kind (`{` object, `[` array) by its value.
+fn coerce_json_string(value: &mut Value, open: char) {
+    if let Value::String(text) = value
+        && text.trim_start().starts_with(open)
+        && let Ok(parsed) = serde_json::from_str::<Value>(text)
+        && (parsed.is_object() || parsed.is_array())
+    {
+        *value = parsed;
+    }
+}
+
+fn is_whole(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => {
+            n.is_i64()
+                || n.is_u64()
+                || n.as_f64()
+                    .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+        }
+        _ => false,
+    }
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn got_items(n: usize) -> String {
+    format!("{n} item{}", if n == 1 { "" } else { "s" })
+}
+
+fn number_text(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        n.to_string()
+    }
+}
+
+/// JSON-pointer escaping of one path segment.
+fn escape(segment: &str) -> std::borrow::Cow<'_, str> {
+    if segment.contains(['~', '/']) {
+        segment.replace('~', "~0").replace('/', "~1").into()
+    } else {
+        segment.into()
+    }
+}
+
+/// What a shape accepts, for the model.
+pub fn describe(shape: &Shape) -> String {
+    match shape {
+        Shape::Any => "any value".into(),
+        Shape::Bool => "boolean".into(),
+        Shape::Integer(_) => "integer".into(),
+        Shape::Number(_) => "number".into(),
+        Shape::String(rules) => match rules.format {
+            Some(f) => format!("string ({})", f.as_str()),
+            None => "string".into(),
+        },
+        Shape::Array(rules) => format!("array of {}", describe(rules.items)),
+        Shape::Object(_) => "object".into(),
+        Shape::Map(inner) => format!("object whose values are {}", describe(inner)),
+        Shape::Nullable(inner) => format!("{} or null", describe(inner)),
+        Shape::OneOf(shapes) => {
+            let alts: Vec<String> = shapes.iter().map(describe).collect();
+            format!("one of ({})", alts.join(" | "))
+        }
+    }
+}
+
+/// At most `max` characters of `text`, with `…` when cut: what an error message may echo of
+/// something the model or a client sent, however long it was.
+pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => text.into(),
+        Some((end, _)) => format!("{}…", &text[..end]).into(),
+    }
+}
+
+/// What the model gave, briefly: strings quoted and cut at 40 characters, containers sized.
+pub fn got(value: &Value) -> String {
+    match value {
+        Value::String(s) => {
+            let mut cut: String = s.chars().take(40).collect();
+            if cut.len() < s.len() {
+                cut.push('…');
+            }
+            format!("string {}", Value::String(cut))
+        }
+        Value::Array(items) => format!("an array of {}", got_items(items.len())),
+        Value::Object(map) => format!(
+            "an object with {} key{}",
+            map.len(),
+            if map.len() == 1 { "" } else { "s" }
+        ),
+        Value::Bool(b) => format!("boolean {b}"),
+        Value::Number(n) => format!("number {n}"),
+        Value::Null => "null".into(),
+    }
+}
+
+fn format_expected(format: Format) -> &'static str {
+    match format {
+        Format::DateTime => "an RFC 3339 date-time such as 2026-11-30T09:30:00Z",
+        Format::Date => "a date such as 2026-11-30",
+        Format::Email => "an e-mail address such as ada@example.com",
+        Format::Uri => "an absolute URI such as https://example.com/x",
+        Format::Uuid => "a UUID such as 123e4567-e89b-12d3-a456-426614174000",
+    }
+}
+
+/// Whether `s` is in `format`.
+pub fn format_ok(format: Format, s: &str) -> bool {
+    match format {
+        Format::DateTime => is_date_time(s),
+        Format::Date => is_date(s),
+        Format::Email => is_email(s),
+        Format::Uri => is_uri(s),
+        Format::Uuid => is_uuid(s),
+    }
+}
+
+fn digits(s: &[u8]) -> Option<u32> {
+    if s.is_empty() || !s.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(s.iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0')))
+}
+
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let (Some(year), Some(month), Some(day)) =
+        (digits(&b[0..4]), digits(&b[5..7]), digits(&b[8..10]))
+    else {
+        return false;
+    };
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
+}
+
+fn is_date_time(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() < 20 || !matches!(b[10], b'T' | b't' | b' ') || !is_date(&s[..10]) {
+        return false;
+    }
+    let t = &b[11..];
+    if t.len() < 9 || t[2] != b':' || t[5] != b':' {
+        return false;
+    }
+    let (Some(h), Some(m), Some(sec)) = (digits(&t[0..2]), digits(&t[3..5]), digits(&t[6..8]))
+    else {
+        return false;
+    };
+    if h > 23 || m > 59 || sec > 60 {
+        return false;
+    }
+    let mut rest = &t[8..];
+    if let Some(frac) = rest.strip_prefix(b".") {
+        let n = frac.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 {
+            return false;
+        }
+        rest = &frac[n..];
+    }
+    match rest {
+        [b'Z' | b'z'] => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => {
+            matches!((digits(&[*h1, *h2]), digits(&[*m1, *m2])), (Some(h), Some(m)) if h <= 23 && m <= 59)
+        }
+        _ => false,
+    }
+}
+
+fn is_email(s: &str) -> bool {
+    let Some((local, domain)) = s.rsplit_once('@') else {
+        return false;
+    };
+    let clean = |p: &str| !p.is_empty() && !p.chars().any(|c| c.is_whitespace() || c.is_control());
+    clean(local)
+        && clean(domain)
+        && !local.contains('@')
+        && domain.contains('.')
+        && domain.split('.').all(|label| !label.is_empty())
+}
+
+fn is_uri(s: &str) -> bool {
+    let Some((scheme, rest)) = s.split_once(':') else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        && !rest.is_empty()
+        && !s.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert!(is_date("2024-02-29"));
+        assert!(!is_date("2023-02-29"));
+        assert!(!is_date("2024-13-01"));
+        assert!(!is_date("2024-1-01"));
+        assert!(is_date_time("2026-11-30T09:30:00Z"));
+        assert!(is_date_time("2026-11-30t09:30:00.123+02:00"));
+        assert!(!is_date_time("2026-11-30T25:30:00Z"));
+        assert!(!is_date_time("2026-11-30T09:30:00"));
+        assert!(!is_date_time("2026-11-30T09:30:00.Z"));
+        assert!(is_email("ada@example.com"));
+        assert!(!is_email("ada@example"));
+        assert!(!is_email("a da@example.com"));
+        assert!(!is_email("@example.com"));
+        assert!(is_uri("https://example.com/x?y=1"));
+        assert!(is_uri("urn:isbn:0451450523"));
+        assert!(!is_uri("example.com/x"));
+        assert!(!is_uri("1http://x"));
+        assert!(is_uuid("123e4567-e89b-12d3-a456-426614174000"));
+        assert!(!is_uuid("123e4567e89b12d3a456426614174000"));
+    }
+
+    #[test]
+    fn escapes_pointer_segments() {
+        assert_eq!(escape("a/b~c"), "a~1b~0c");
+        assert_eq!(escape("plain"), "plain");
+    }
+
+    #[test]
+    fn got_is_short() {
+        let long = "x".repeat(100);
+        assert_eq!(
+            got(&Value::String(long)).chars().count(),
+            "string \"\"".len() + 41
+        );
+        assert_eq!(got(&serde_json::json!([1, 2])), "an array of 2 items");
+    }
+}
