@@ -14,12 +14,17 @@ use serde_json::{Value, json};
 use crate::context::CallContext;
 use crate::error::{CharterError, DeclarationError};
 use crate::mode;
-use crate::search::{self, Candidate, Query, SearchIndex, TOOL_SEARCH_SCHEMA, TOOL_SEARCH_USAGE};
+use crate::search::{self, Candidate, Query, SearchIndex, TOOL_SEARCH_SCHEMA};
 use crate::table::{Annotations, BoxFuture, Exec, Route, Table, ToolDef, ToolOutput, View};
 use crate::tokens::text_tokens;
 use crate::validate::{self, Issue, Narrowed, PatternCache};
 
 pub use crate::search::{Ranking, TOOL_SEARCH};
+pub use call::{CALL_TOOL, CALL_TOOL_CONCURRENCY, CALL_TOOL_DESCRIPTION, CALL_TOOL_SCHEMA};
+pub use catalogue::NAMES_BUDGET_TOKENS;
+
+mod call;
+mod catalogue;
 
 /// How many calls of one batch [`ToolSession::execute_tool_calls`] runs (128); the rest are
 /// answered with an error result each, in place.
@@ -108,6 +113,10 @@ pub struct SessionOptions {
     pub ranking: Ranking,
     /// Who executes HTTP tools (default: a shared `HttpExecutor` when the `http` feature is on).
     pub http: Option<Arc<dyn HttpCaller>>,
+    /// With `progressive`, list `ToolSearch` and [`CALL_TOOL`] instead of loading tools: the
+    /// list never changes, ToolSearch answers with the found tools' schemas and `CallTool` runs
+    /// any tool by name (default false; see `session/call.rs`).
+    pub search_and_call: bool,
 }
 
 impl Default for SessionOptions {
@@ -118,6 +127,7 @@ impl Default for SessionOptions {
             mode: None,
             ranking: Ranking::Relevance,
             http: None,
+            search_and_call: false,
         }
     }
 }
@@ -329,6 +339,8 @@ pub struct ToolSession {
     kit_generations: Vec<u64>,
     progressive: bool,
     threshold: u32,
+    /// Search-and-call: ToolSearch loads nothing and `CallTool` runs any tool.
+    search_and_call: bool,
     /// Every tool, in declaration order (sources in the order given).
     entries: Vec<Entry>,
     /// Entry indices sorted by name: lookup by binary search, and the `available` list.
@@ -380,6 +392,7 @@ impl ToolSession {
             mode,
             ranking,
             http,
+            search_and_call,
         } = options;
         mode::check_label(mode.as_deref())?;
         // At threshold 0 every tool is deferred, however small (docs/design.md §4).
@@ -443,9 +456,12 @@ impl ToolSession {
                 )));
             }
         }
-        if let Some(e) = entries.iter().find(|e| e.name() == TOOL_SEARCH) {
+        if let Some(e) = entries
+            .iter()
+            .find(|e| e.name() == TOOL_SEARCH || e.name() == CALL_TOOL)
+        {
             return Err(DeclarationError::new(format!(
-                "a tool is named `{}`, which is the session's search tool",
+                "a tool is named `{}`, which is a tool of the session itself",
                 e.name()
             )));
         }
@@ -459,18 +475,7 @@ impl ToolSession {
             Vec::new()
         };
         let search_description = (!catalogue.is_empty()).then(|| {
-            let names: usize = catalogue
-                .iter()
-                .map(|i| entries[*i as usize].name().len() + 1)
-                .sum();
-            let mut text = String::with_capacity(TOOL_SEARCH_USAGE.len() + 10 + names);
-            text.push_str(TOOL_SEARCH_USAGE);
-            text.push_str("\n\nTools:");
-            for i in &catalogue {
-                text.push('\n');
-                text.push_str(entries[*i as usize].name());
-            }
-            text
+            catalogue::search_description(&entries, &catalogue, &sources, search_and_call)
         });
         let state = LoadState {
             order: Vec::new(),
@@ -482,6 +487,7 @@ impl ToolSession {
             kit_generations,
             progressive,
             threshold,
+            search_and_call,
             entries,
             by_name,
             catalogue,
@@ -617,8 +623,14 @@ impl ToolSession {
     /// deferred is not loaded), then loaded tools in load order.
     pub fn visible(&self) -> Vec<ToolEntry<'_>> {
         let state = self.state();
-        let mut out = Vec::with_capacity(self.entries.len().min(64) + state.order.len() + 1);
+        let mut out = Vec::with_capacity(self.entries.len().min(64) + state.order.len() + 2);
         out.extend(self.entries.iter().filter(|e| e.resident).map(Entry::entry));
+        if self.is_search_and_call() {
+            // The same list every turn: nothing is loaded.
+            out.extend(self.tool_search());
+            out.extend(self.call_tool());
+            return out;
+        }
         if state.order.len() < self.catalogue.len()
             && let Some(search) = self.tool_search()
         {
@@ -636,11 +648,17 @@ impl ToolSession {
     /// The ToolSearch definition, if this session offers it.
     pub fn tool_search(&self) -> Option<ToolEntry<'_>> {
         let description = self.search_description.as_deref()?;
+        let (schema, tokens) = if self.search_and_call {
+            let schema = call::SEARCH_AND_CALL_SCHEMA;
+            (schema, const { text_tokens(call::SEARCH_AND_CALL_SCHEMA) })
+        } else {
+            (TOOL_SEARCH_SCHEMA, const { text_tokens(TOOL_SEARCH_SCHEMA) })
+        };
         Some(ToolEntry {
             name: TOOL_SEARCH,
             description,
-            schema: TOOL_SEARCH_SCHEMA,
-            tokens: const { text_tokens(TOOL_SEARCH_SCHEMA) },
+            schema,
+            tokens,
             annotations: Annotations::default(),
         })
     }
@@ -657,7 +675,9 @@ impl ToolSession {
 
     /// The annotations of a tool by name (ToolSearch: none are set).
     pub fn annotations(&self, name: &str) -> Option<Annotations> {
-        if name == TOOL_SEARCH && self.search_description.is_some() {
+        if (name == TOOL_SEARCH && self.search_description.is_some())
+            || (name == CALL_TOOL && self.is_search_and_call())
+        {
             return Some(Annotations::default());
         }
         self.lookup(name).map(|i| self.entries[i].annotations())
@@ -691,8 +711,13 @@ impl ToolSession {
         if name == TOOL_SEARCH {
             return self.search_description.is_some();
         }
+        if name == CALL_TOOL {
+            return self.is_search_and_call();
+        }
         match self.lookup(name) {
-            Some(i) => self.entries[i].resident || self.state().loaded[i],
+            Some(i) => {
+                self.entries[i].resident || self.state().loaded[i] || self.is_search_and_call()
+            }
             None => false,
         }
     }
@@ -756,7 +781,9 @@ impl ToolSession {
             }
             Query::Empty => {}
         }
-        self.load(&to_load);
+        if !self.is_search_and_call() {
+            self.load(&to_load);
+        }
         let show_available = !unknown.is_empty() || loaded.is_empty();
         let note = match (&parsed, loaded.len(), unknown.len()) {
             (Query::Empty, ..) => "The query has no terms, so it matches nothing. Send `select:` with exact names, \
@@ -767,6 +794,18 @@ impl ToolSession {
                 validate::clip(query.trim(), 200)
             ),
             (_, 0, _) => "None of these names exist, so nothing was loaded. Use exact names from `available`.".to_owned(),
+            (_, n, u) if self.is_search_and_call() => {
+                let mut note = format!(
+                    "{n} tool{} found, each with its inputSchema: call {} with {CALL_TOOL} \
+                     {{\"name\", \"arguments\"}}.",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "it" } else { "them" },
+                );
+                if u > 0 {
+                    note.push_str(" The names under `unknown` do not exist; `available` lists those that do.");
+                }
+                note
+            }
             (_, n, u) => {
                 let mut note = format!(
                     "{n} tool{} now callable with {} full schema{}: call {} directly.",
@@ -896,8 +935,10 @@ impl ToolSession {
     ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
         Box::pin(async move {
             let is_search = name == TOOL_SEARCH && self.search_description.is_some();
+            let is_call = name == CALL_TOOL && self.is_search_and_call();
             // Static tools are measured by validation; the rest before anything reads them.
             let measured = is_search
+                || is_call
                 || self
                     .lookup(name)
                     .is_some_and(|i| matches!(self.entries[i].kind, Kind::Dynamic { .. }));
@@ -906,21 +947,42 @@ impl ToolSession {
                     name, &problem,
                 )));
             }
+            if is_search && self.is_search_and_call() {
+                return self
+                    .tool_search_call(&arguments)
+                    .map(|answer| ToolOutput::text(self.found_json(&answer)));
+            }
             if is_search {
                 return self
                     .tool_search_call(&arguments)
                     .map(|answer| ToolOutput::json(answer.to_json()));
             }
+            if is_call {
+                return self.call_tool_call(arguments, ctx).await;
+            }
             let Some(i) = self.lookup(name) else {
                 return Err(CharterError::Validation(self.unknown_tool(name)));
             };
-            let entry = &self.entries[i];
-            if !entry.resident && !self.state().loaded[i] {
+            if !self.is_callable(name) {
                 return Err(CharterError::Validation(format!(
                     "Tool `{name}` is not loaded yet. Load it by calling {TOOL_SEARCH} with \
                      {{\"query\": \"select:{name}\"}}, then call it again."
                 )));
             }
+            self.execute(i, name, arguments, ctx).await
+        })
+    }
+
+    /// Validates and runs entry `i` (named `name`), whatever made it callable.
+    fn execute<'a>(
+        &'a self,
+        i: usize,
+        name: &'a str,
+        arguments: Value,
+        ctx: &'a CallContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
+        Box::pin(async move {
+            let entry = &self.entries[i];
             match &entry.kind {
                 Kind::Static { def, view } => {
                     let narrowed: Vec<(&str, Narrowed<'_>)> = match &entry.narrowing {
@@ -997,6 +1059,9 @@ impl ToolSession {
         });
 
         let concurrent = |call: &ToolCall| {
+            if call.name == CALL_TOOL && self.is_search_and_call() {
+                return self.call_tool_concurrent(&call.arguments);
+            }
             call.name != TOOL_SEARCH
                 && self.is_callable(&call.name)
                 && self
@@ -1059,6 +1124,7 @@ impl ToolSession {
                 mode: self.mode.clone(),
                 ranking: self.ranking,
                 http: self.http.clone(),
+                search_and_call: self.search_and_call,
             },
         )?;
         for entry in &self.entries {
@@ -1185,24 +1251,33 @@ fn answer<'a>(
     ctx: &'a CallContext,
 ) -> BoxFuture<'a, crate::scheduler::CallResult> {
     Box::pin(async move {
-        match session
+        let outcome = session
             .dispatch(&call.name, call.arguments.clone(), ctx)
-            .await
-        {
-            Ok(output) => crate::scheduler::CallResult {
-                id: call.id.clone(),
-                content: output.text,
-                structured: output.structured,
-                is_error: false,
-            },
-            Err(error) => crate::scheduler::CallResult {
-                id: call.id.clone(),
-                content: error.to_string(),
-                structured: None,
-                is_error: true,
-            },
-        }
+            .await;
+        call_result(&call.id, outcome)
     })
+}
+
+/// A call's outcome as the scheduler's result under `id`: the output, or a charter error's
+/// message with `is_error` (its reader is the model).
+fn call_result(
+    id: &str,
+    outcome: Result<ToolOutput, CharterError>,
+) -> crate::scheduler::CallResult {
+    match outcome {
+        Ok(output) => crate::scheduler::CallResult {
+            id: id.to_owned(),
+            content: output.text,
+            structured: output.structured,
+            is_error: false,
+        },
+        Err(error) => crate::scheduler::CallResult {
+            id: id.to_owned(),
+            content: error.to_string(),
+            structured: None,
+            is_error: true,
+        },
+    }
 }
 
 /// Entry indices sorted by qualified name.

@@ -3,7 +3,7 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 
-use charter_runtime::session::{TOOL_SEARCH, ToolSession};
+use charter_runtime::session::{CALL_TOOL, TOOL_SEARCH, ToolSession};
 use futures::FutureExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
@@ -15,7 +15,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::stdio::{Marks, RAW_LIST};
-use super::{Shared, build_session};
+use super::{Disclosure, Form, Shared, build_session};
 
 /// The session of one connection and whether its list may change.
 struct Live {
@@ -59,20 +59,13 @@ impl Connection {
             return Ok(live.clone());
         }
         let version = context.protocol_version();
-        let stable = stable_list_required(version.as_ref());
-        let progressive = self.shared.options.progressive && !stable;
-        if self.shared.options.progressive && stable {
-            tracing::info!(
-                "client speaks MCP {}: serving the full, stable tool list instead of progressive \
-                 disclosure",
-                version.as_ref().map(|v| v.as_str()).unwrap_or("?")
-            );
-        }
+        let form = self.form(stable_list_required(version.as_ref()));
+        let progressive = form == Form::ListChanged;
         let session = build_session(
             &self.shared.tables,
             &self.shared.toolkits,
             &self.shared.options,
-            progressive,
+            form,
         )
         .map_err(|e| McpError::internal_error(e.to_string(), None))?;
         let live = Arc::new(Live {
@@ -121,20 +114,44 @@ impl Connection {
         Ok(current)
     }
 
-    fn info(&self, list_changed: bool) -> ServerConfig {
+    /// The list this connection is served with: eager, or the progressive form the server
+    /// chose, search-and-call where the revision forbids a list that changes (`stable`).
+    fn form(&self, stable: bool) -> Form {
+        let options = &self.shared.options;
+        if !options.progressive {
+            Form::Eager
+        } else if stable || options.disclosure == Disclosure::SearchAndCall {
+            Form::SearchAndCall
+        } else {
+            Form::ListChanged
+        }
+    }
+
+    fn info(&self, form: Form) -> ServerConfig {
         let mut capabilities = ServerCapabilities::builder().enable_tools().build();
-        if list_changed && let Some(tools) = capabilities.tools.as_mut() {
+        if form == Form::ListChanged
+            && let Some(tools) = capabilities.tools.as_mut()
+        {
             tools.list_changed = Some(true);
         }
         let mut info = ServerConfig::new(capabilities).with_server_info(
             Implementation::new(self.shared.options.name.clone(), env!("CARGO_PKG_VERSION"))
                 .with_title("charter"),
         );
-        if list_changed {
-            info = info.with_instructions(
-                "Tools are loaded on demand: call ToolSearch (`select:<name>` or keywords) to add \
-                 the ones you need; the tool list then grows.",
-            );
+        match form {
+            Form::Eager => {}
+            Form::ListChanged => {
+                info = info.with_instructions(
+                    "Tools are loaded on demand: call ToolSearch (`select:<name>` or keywords) to \
+                     add the ones you need; the tool list then grows.",
+                );
+            }
+            Form::SearchAndCall => {
+                info = info.with_instructions(
+                    "Find tools with ToolSearch (`select:<name>` or keywords): each comes back \
+                     with its input schema. Call one with CallTool {\"name\", \"arguments\"}.",
+                );
+            }
         }
         info
     }
@@ -148,7 +165,8 @@ impl Connection {
 
 impl ServerHandler for Connection {
     fn get_info(&self) -> ServerConfig {
-        let mut info = self.info(self.shared.options.progressive);
+        // Before `initialize` the revision is not known: describe the older revisions' list.
+        let mut info = self.info(self.form(false));
         // Upstream servers may change their lists: say the list can change.
         if !self.shared.toolkits.is_empty()
             && let Some(tools) = info.capabilities.tools.as_mut()
@@ -165,7 +183,7 @@ impl ServerHandler for Connection {
         // `server/discover` is the 2026-07-28 lifecycle: the list is stable, never announced.
         Ok(DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
-            self.info(false),
+            self.info(self.form(true)),
         ))
     }
 
@@ -207,8 +225,8 @@ impl ServerHandler for Connection {
             name, arguments, ..
         } = request;
         let name = name.as_ref();
-        let offered = if name == TOOL_SEARCH {
-            session.tool_search().is_some()
+        let offered = if name == TOOL_SEARCH || name == CALL_TOOL {
+            session.is_callable(name)
         } else {
             // A toolkit tool listed after the server started is not in the prebuilt catalog.
             self.shared.catalog.knows(name) || session.annotations(name).is_some()
