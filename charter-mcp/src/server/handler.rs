@@ -156,10 +156,19 @@ impl Connection {
         info
     }
 
-    /// The names a model could call now, for an unknown-tool error.
-    fn available(session: &ToolSession) -> String {
-        let names: Vec<&str> = session.visible().iter().map(|e| e.name).collect();
-        names.join(", ")
+    /// The error for a name no session of this server offers: the closest names (never the
+    /// whole catalogue, which is hundreds of names), and ToolSearch when it is offered.
+    fn unknown_tool(session: &ToolSession, name: &str) -> String {
+        let shown: String = name.chars().take(100).collect();
+        let mut message = format!("unknown tool `{shown}`");
+        let closest = session.closest_names(name, 5);
+        if !closest.is_empty() {
+            message.push_str(&format!("; closest names: {}", closest.join(", ")));
+        }
+        if session.is_callable(TOOL_SEARCH) {
+            message.push_str(&format!("; find tools with {TOOL_SEARCH}"));
+        }
+        message
     }
 }
 
@@ -233,10 +242,7 @@ impl ServerHandler for Connection {
         };
         if !offered {
             return Err(McpError::invalid_params(
-                format!(
-                    "unknown tool `{name}`; available: {}",
-                    Self::available(session)
-                ),
+                Self::unknown_tool(session, name),
                 None,
             ));
         }

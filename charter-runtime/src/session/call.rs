@@ -231,32 +231,25 @@ impl ToolSession {
         message
     }
 
-    /// Up to `n` names of the session closest to `name`: names sharing its pack and words first,
-    /// then by edit distance.
+    /// Up to `n` names of the session closest to `name`: by edit distance (a misspelt or
+    /// singular name finds its tool first), name parts in common breaking near-ties.
     pub fn closest_names(&self, name: &str, n: usize) -> Vec<&str> {
         let wanted = name.to_lowercase();
         let words: Vec<&str> = wanted.split(['_', '-', ' ', '.']).collect();
-        let mut scored: Vec<(usize, f64, &str)> = self
+        let mut scored: Vec<(f64, &str)> = self
             .entries
             .iter()
-            .map(|e| {
+            .filter_map(|e| {
                 let candidate = e.name();
                 let lower = candidate.to_lowercase();
-                let shared = lower
-                    .split('_')
-                    .filter(|part| words.contains(part))
-                    .count();
-                let similarity = strsim::jaro_winkler(&wanted, &lower);
-                (shared, similarity, candidate)
+                let shared = lower.split('_').filter(|p| words.contains(p)).count();
+                let similarity = strsim::normalized_levenshtein(&wanted, &lower);
+                let score = similarity + 0.05 * shared as f64;
+                (similarity >= 0.5 || shared >= 2).then_some((score, candidate))
             })
-            .filter(|(shared, similarity, _)| *shared > 0 || *similarity > 0.75)
             .collect();
-        scored.sort_by(|a, b| {
-            b.0.cmp(&a.0)
-                .then(b.1.total_cmp(&a.1))
-                .then_with(|| a.2.cmp(b.2))
-        });
-        scored.into_iter().take(n).map(|(.., name)| name).collect()
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        scored.into_iter().take(n).map(|(_, name)| name).collect()
     }
 }
 
