@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use charter_runtime::session::{CALL_TOOL, TOOL_SEARCH, ToolSession};
 use futures::FutureExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
     Implementation, ListToolsResult, MetaObject, PaginatedRequestParams, ProtocolVersion,
     ServerCapabilities, ServerConfig,
 };
@@ -32,6 +32,12 @@ pub(crate) struct Connection {
     /// how many marked answers it has yet to write.
     marks: Option<Marks>,
 }
+
+/// How long (ms) a 2026-07-28 client may treat a `tools/list` answer as fresh: the list is
+/// fixed for the server's life (eager or search-and-call); five minutes bounds how long a client
+/// keeps a list after the server restarts with other packs. With upstream servers, whose lists
+/// change, 0.
+const LIST_TTL_MS: u64 = 300_000;
 
 /// Whether a protocol revision forbids the tool list from varying as a side effect of other
 /// requests (2026-07-28 and later). rmcp knows the revision, so its negotiated version is used.
@@ -203,12 +209,26 @@ impl ServerHandler for Connection {
     ) -> Result<ListToolsResult, McpError> {
         let live = self.fresh(&context).await?;
         let visible = live.session.visible();
+        let hints = |result: ListToolsResult| {
+            if !stable_list_required(context.protocol_version().as_ref()) {
+                return result;
+            }
+            // The list holds no per-user data: the same for every client of this server.
+            let ttl = if self.shared.toolkits.is_empty() {
+                LIST_TTL_MS
+            } else {
+                0
+            };
+            result
+                .with_ttl_ms(ttl)
+                .with_cache_scope(CacheScope::Public)
+        };
         if let Some(marks) = &self.marks
             && let Some(indices) = self.shared.catalog.serialised(&visible)
         {
             let indices = indices.map_err(|e| McpError::internal_error(e.to_string(), None))?;
             // An empty answer marked with what to list: the stdio pipe writes the tools.
-            let mut result = ListToolsResult::with_all_items(Vec::new());
+            let mut result = hints(ListToolsResult::with_all_items(Vec::new()));
             let mut meta = MetaObject::default();
             meta.insert(RAW_LIST.to_owned(), Value::from(indices));
             result.meta = Some(meta);
@@ -220,7 +240,7 @@ impl ServerHandler for Connection {
             .catalog
             .list(&visible)
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
-        Ok(ListToolsResult::with_all_items(tools))
+        Ok(hints(ListToolsResult::with_all_items(tools)))
     }
 
     async fn call_tool(
