@@ -484,18 +484,6 @@ async fn deferred_mode_without_toolsearch_sends_the_plain_list() {
     assert!(!request.raw.contains("defer_loading"));
 }
 
-fn search_and_call() -> ToolSession {
-    use charter_runtime::session::{SessionOptions, Source};
-    ToolSession::with_options(
-        vec![Source::Table(&DEMO)],
-        SessionOptions {
-            search_and_call: true,
-            ..SessionOptions::default()
-        },
-    )
-    .unwrap()
-}
-
 #[tokio::test]
 async fn search_and_call_sends_one_list_and_runs_found_tools_by_name() {
     use charter_runtime::session::CALL_TOOL;

@@ -571,18 +571,6 @@ async fn an_unreachable_model_server_is_a_transport_error() {
     assert!(!err.to_string().contains(KEY));
 }
 
-/// A search-and-call session: the list is ToolSearch and CallTool on every turn.
-fn search_and_call() -> ToolSession {
-    ToolSession::with_options(
-        vec![Source::Table(&DEMO)],
-        SessionOptions {
-            search_and_call: true,
-            ..SessionOptions::default()
-        },
-    )
-    .unwrap()
-}
-
 #[tokio::test]
 async fn search_and_call_keeps_one_tool_list_and_batches_calls_through_the_scheduler() {
     use charter_runtime::session::CALL_TOOL;
@@ -636,7 +624,10 @@ async fn search_and_call_keeps_one_tool_list_and_batches_calls_through_the_sched
     // The batch: results in the calls' order, the duplicate answered from one execution.
     let batch: Value = serde_json::from_str(&tools[1].1).unwrap();
     let results = batch["results"].as_array().unwrap();
-    let names: Vec<&str> = results.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = results
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["demo_weather", "demo_time", "demo_weather"]);
     assert_eq!(results[0], results[2]);
     assert_eq!(results[0]["output"]["forecast"], "sunny in Paris");

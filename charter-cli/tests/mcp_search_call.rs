@@ -6,51 +6,35 @@
 mod common;
 
 use common::*;
+use rmcp::RoleClient;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, ProtocolVersion};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
-/// A connected client, whatever its transport or handler type.
-enum Client {
-    Plain(RunningService<RoleClient, ClientConfig>),
-    Watched(RunningService<RoleClient, Watcher>),
+type Client = RunningService<RoleClient, Watcher>;
+
+async fn call(client: &Client, name: &str, arguments: Value) -> CallToolResult {
+    let request = CallToolRequestParams::new(name.to_owned()).with_arguments(args(arguments));
+    client
+        .call_tool(request)
+        .await
+        .unwrap_or_else(|e| panic!("tools/call {name}: {e}"))
 }
 
-impl Client {
-    async fn call(&self, name: &str, arguments: Value) -> CallToolResult {
-        let request = CallToolRequestParams::new(name.to_owned()).with_arguments(args(arguments));
-        match self {
-            Client::Plain(c) => c.call_tool(request).await,
-            Client::Watched(c) => c.call_tool(request).await,
-        }
-        .unwrap_or_else(|e| panic!("tools/call {name}: {e}"))
-    }
-
-    async fn names(&self) -> Vec<String> {
-        match self {
-            Client::Plain(c) => c.list_all_tools().await,
-            Client::Watched(c) => c.list_all_tools().await,
-        }
+async fn names(client: &Client) -> Vec<String> {
+    client
+        .list_all_tools()
+        .await
         .unwrap()
         .into_iter()
         .map(|t| t.name.into_owned())
         .collect()
-    }
-
-    async fn close(self) {
-        let _ = match self {
-            Client::Plain(c) => c.cancel().await.map(|_| ()),
-            Client::Watched(c) => c.cancel().await.map(|_| ()),
-        };
-    }
 }
 
-const ENV_KEYS: [&str; 2] = ["CHARTER_GITHUB_BASE_URL", "GITHUB_TOKEN"];
-
-/// Connects over stdio or HTTP on `revision`; 2026-07-28 uses a bare `--progressive`, the
-/// older revision asks for search-and-call explicitly. Returns the HTTP child to keep it alive.
+/// Connects over stdio or HTTP on `revision` (2026-07-28 through `server/discover`, older ones
+/// through `initialize`); 2026-07-28 uses a bare `--progressive`, the older revision asks for
+/// search-and-call explicitly. Returns the HTTP child to keep it alive.
 async fn connect(
     http: bool,
     revision: ProtocolVersion,
@@ -62,15 +46,22 @@ async fn connect(
     } else {
         "--progressive=search-and-call"
     };
-    let env = [(ENV_KEYS[0], stub.url.as_str()), (ENV_KEYS[1], TOKEN)];
+    let env = [
+        ("CHARTER_GITHUB_BASE_URL", stub.url.as_str()),
+        ("GITHUB_TOKEN", TOKEN),
+    ];
     let packs = ["--pack", "github,stripe", progressive];
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
     let watcher = Watcher {
         config: ClientConfig::default().with_protocol_version(revision.clone()),
         changed: tx,
     };
-    let lifecycle = ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    let lifecycle = if modern {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![revision],
+        }
+    } else {
+        ClientLifecycleMode::Initialize
     };
     if http {
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -81,17 +72,8 @@ async fn connect(
             child.start_line
         );
         let transport = StreamableHttpClientTransport::from_uri(child.url.clone());
-        let client = if modern {
-            Client::Plain(
-                ClientConfig::default()
-                    .serve_with_lifecycle(transport, lifecycle)
-                    .await
-                    .expect("discover over HTTP"),
-            )
-        } else {
-            Client::Watched(watcher.serve(transport).await.expect("initialize over HTTP"))
-        };
-        (client, Some(child))
+        let client = watcher.serve_with_lifecycle(transport, lifecycle).await;
+        (client.expect("connect over HTTP"), Some(child))
     } else {
         let mut args = vec!["mcp"];
         args.extend_from_slice(&packs);
@@ -99,17 +81,8 @@ async fn connect(
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("spawn charter");
-        let client = if modern {
-            Client::Plain(
-                ClientConfig::default()
-                    .serve_with_lifecycle(transport, lifecycle)
-                    .await
-                    .expect("discover over stdio"),
-            )
-        } else {
-            Client::Watched(watcher.serve(transport).await.expect("initialize over stdio"))
-        };
-        (client, None)
+        let client = watcher.serve_with_lifecycle(transport, lifecycle).await;
+        (client.expect("connect over stdio"), None)
     }
 }
 
@@ -122,12 +95,15 @@ fn json_text(result: &CallToolResult) -> Value {
 async fn search_and_call(http: bool, revision: ProtocolVersion) {
     let stub = Stub::start(issues_fixture()).await;
     let (client, _child) = connect(http, revision, &stub).await;
-    assert_eq!(client.names().await, ["ToolSearch", "CallTool"]);
+    assert_eq!(names(&client).await, ["ToolSearch", "CallTool"]);
 
     // ToolSearch finds the tool and hands over its schema; nothing else changes.
-    let found = client
-        .call("ToolSearch", json!({"query": "list repository issues", "max_results": 3}))
-        .await;
+    let found = call(
+        &client,
+        "ToolSearch",
+        json!({"query": "list repository issues", "max_results": 3}),
+    )
+    .await;
     assert_ne!(found.is_error, Some(true), "{}", text_of(&found));
     let found = json_text(&found);
     let tools = found["tools"].as_array().expect("tools");
@@ -141,16 +117,16 @@ async fn search_and_call(http: bool, revision: ProtocolVersion) {
         properties["owner"].is_object() && properties["repo"].is_object(),
         "{list}"
     );
-    assert_eq!(client.names().await, ["ToolSearch", "CallTool"]);
+    assert_eq!(names(&client).await, ["ToolSearch", "CallTool"]);
 
     // CallTool runs the found tool: the stub sees the exact request.
-    let listed = client
-        .call(
-            "CallTool",
-            json!({"name": "github_issues_list",
+    let listed = call(
+        &client,
+        "CallTool",
+        json!({"name": "github_issues_list",
                    "arguments": {"owner": "octo", "repo": "hello", "state": "open"}}),
-        )
-        .await;
+    )
+    .await;
     assert_ne!(listed.is_error, Some(true), "{}", text_of(&listed));
     assert!(text_of(&listed).contains("Crash on start"));
     let seen = stub.seen();
@@ -172,25 +148,25 @@ async fn search_and_call(http: bool, revision: ProtocolVersion) {
     );
 
     // A tool never searched works too (no per-connection state), with the same pack rules.
-    let get = client
-        .call(
-            "CallTool",
-            json!({"name": "github_issues_get",
+    let get = call(
+        &client,
+        "CallTool",
+        json!({"name": "github_issues_get",
                    "arguments": {"owner": "octo", "repo": "hello", "issue_number": 7}}),
-        )
-        .await;
+    )
+    .await;
     assert_ne!(get.is_error, Some(true), "{}", text_of(&get));
     assert_eq!(stub.seen()[1].path, "/repos/octo/hello/issues/7");
 
     // Bad arguments: the same isError message as a direct call of the tool.
     let bad = json!({"owner": 5, "repo": "hello", "extra": true});
-    let through = client
-        .call(
-            "CallTool",
-            json!({"name": "github_issues_list", "arguments": bad.clone()}),
-        )
-        .await;
-    let direct = client.call("github_issues_list", bad).await;
+    let through = call(
+        &client,
+        "CallTool",
+        json!({"name": "github_issues_list", "arguments": bad.clone()}),
+    )
+    .await;
+    let direct = call(&client, "github_issues_list", bad).await;
     assert_eq!(through.is_error, Some(true));
     assert_eq!(direct.is_error, Some(true));
     assert_eq!(text_of(&through), text_of(&direct));
@@ -201,12 +177,12 @@ async fn search_and_call(http: bool, revision: ProtocolVersion) {
     );
 
     // An unknown name: the closest names.
-    let unknown = client
-        .call(
-            "CallTool",
-            json!({"name": "github_issue_list", "arguments": {}}),
-        )
-        .await;
+    let unknown = call(
+        &client,
+        "CallTool",
+        json!({"name": "github_issue_list", "arguments": {}}),
+    )
+    .await;
     assert_eq!(unknown.is_error, Some(true));
     let message = text_of(&unknown);
     assert!(
@@ -216,14 +192,16 @@ async fn search_and_call(http: bool, revision: ProtocolVersion) {
     assert_eq!(stub.seen().len(), 2, "nothing sent for refused calls");
 
     // A batch of read-only calls: identical ones run once, results in the calls' order.
-    let hello = json!({"name": "github_issues_list", "arguments": {"owner": "octo", "repo": "hello"}});
-    let world = json!({"name": "github_issues_list", "arguments": {"owner": "octo", "repo": "world"}});
-    let batch = client
-        .call(
-            "CallTool",
-            json!({"calls": [hello.clone(), world.clone(), hello.clone()]}),
-        )
-        .await;
+    let hello =
+        json!({"name": "github_issues_list", "arguments": {"owner": "octo", "repo": "hello"}});
+    let world =
+        json!({"name": "github_issues_list", "arguments": {"owner": "octo", "repo": "world"}});
+    let batch = call(
+        &client,
+        "CallTool",
+        json!({"calls": [hello.clone(), world.clone(), hello.clone()]}),
+    )
+    .await;
     assert_ne!(batch.is_error, Some(true), "{}", text_of(&batch));
     let results = json_text(&batch)["results"].as_array().unwrap().clone();
     assert_eq!(results.len(), 3);
@@ -237,12 +215,12 @@ async fn search_and_call(http: bool, revision: ProtocolVersion) {
     // With a call that is not read-only the batch runs in order, every call once.
     let create = json!({"name": "github_issues_create",
                         "arguments": {"owner": "octo", "repo": "hello", "title": "Broken"}});
-    let batch = client
-        .call(
-            "CallTool",
-            json!({"calls": [create, hello.clone(), hello, {"name": "github_isues_get"}]}),
-        )
-        .await;
+    let batch = call(
+        &client,
+        "CallTool",
+        json!({"calls": [create, hello.clone(), hello, {"name": "github_isues_get"}]}),
+    )
+    .await;
     let results = json_text(&batch)["results"].as_array().unwrap().clone();
     let flags: Vec<&Value> = results.iter().map(|r| &r["isError"]).collect();
     assert_eq!(flags, [false, false, false, true], "{results:?}");
@@ -264,7 +242,7 @@ async fn search_and_call(http: bool, revision: ProtocolVersion) {
             ("GET".into(), "/repos/octo/hello/issues".into()),
         ]
     );
-    client.close().await;
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]

@@ -652,7 +652,10 @@ impl ToolSession {
             let schema = call::SEARCH_AND_CALL_SCHEMA;
             (schema, const { text_tokens(call::SEARCH_AND_CALL_SCHEMA) })
         } else {
-            (TOOL_SEARCH_SCHEMA, const { text_tokens(TOOL_SEARCH_SCHEMA) })
+            (
+                TOOL_SEARCH_SCHEMA,
+                const { text_tokens(TOOL_SEARCH_SCHEMA) },
+            )
         };
         Some(ToolEntry {
             name: TOOL_SEARCH,
@@ -859,15 +862,13 @@ impl ToolSession {
                 &issues,
             )));
         };
-        for (key, value) in map {
-            if key != "query" && key != "max_results" {
-                issues.push(Issue {
-                    path: format!("/{key}"),
-                    expected: format!("no `{key}`: ToolSearch takes only query and max_results"),
-                    got: validate::got(value),
-                });
-            }
-        }
+        validate::unexpected_keys(
+            map,
+            &["query", "max_results"],
+            "",
+            "ToolSearch takes only query and max_results",
+            &mut issues,
+        );
         let query = match map.get("query") {
             Some(Value::String(q)) => Some(q.as_str()),
             Some(other) => {

@@ -97,7 +97,8 @@ async fn the_list_is_toolsearch_and_calltool_and_searching_loads_nothing() {
         .find(|t| t.name == "crm_contacts_create")
         .unwrap();
     assert!(
-        out.text.contains(&format!(r#""inputSchema":{}"#, shown.schema)),
+        out.text
+            .contains(&format!(r#""inputSchema":{}"#, shown.schema)),
         "{}",
         out.text
     );
@@ -204,14 +205,23 @@ async fn an_unknown_name_gets_the_closest_names() {
 async fn malformed_call_tool_requests_are_refused_with_every_problem() {
     let session = session(true, None);
     for (arguments, says) in [
-        (json!({"name": "crm_contacts_list", "calls": []}), "not both"),
+        (
+            json!({"name": "crm_contacts_list", "calls": []}),
+            "not both",
+        ),
         (json!({"calls": []}), "non-empty array"),
         (json!({"calls": "x"}), "non-empty array"),
         (json!({"name": 3}), "/name"),
         (json!({}), "/name"),
-        (json!({"name": "crm_contacts_list", "arguments": [1]}), "/arguments"),
+        (
+            json!({"name": "crm_contacts_list", "arguments": [1]}),
+            "/arguments",
+        ),
         (json!({"name": "crm_contacts_list", "args": {}}), "/args"),
-        (json!({"calls": [{"name": "crm_contacts_list", "x": 1}, 7]}), "/calls/1"),
+        (
+            json!({"calls": [{"name": "crm_contacts_list", "x": 1}, 7]}),
+            "/calls/1",
+        ),
         (json!([1]), "an object"),
     ] {
         let err = session
@@ -307,7 +317,11 @@ fn the_catalogue_lists_names_while_they_are_few_then_packs() {
     let names_tokens: usize = big.deferred().iter().map(|n| n.len() + 1).sum::<usize>() / 4;
     assert!(names_tokens > NAMES_BUDGET_TOKENS as usize);
     let search = big.tool_search().unwrap();
-    assert!(search.description.len() / 4 < 1500, "{}", search.description);
+    assert!(
+        search.description.len() / 4 < 1500,
+        "{}",
+        search.description
+    );
     for table in &tables {
         let count = table.tools.len();
         assert!(

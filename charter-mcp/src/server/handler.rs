@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex};
 use charter_runtime::session::{CALL_TOOL, TOOL_SEARCH, ToolSession};
 use futures::FutureExt;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    Implementation, ListToolsResult, MetaObject, PaginatedRequestParams, ProtocolVersion,
-    ServerCapabilities, ServerConfig,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    DiscoverResult, Implementation, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -219,9 +219,7 @@ impl ServerHandler for Connection {
             } else {
                 0
             };
-            result
-                .with_ttl_ms(ttl)
-                .with_cache_scope(CacheScope::Public)
+            result.with_ttl_ms(ttl).with_cache_scope(CacheScope::Public)
         };
         if let Some(marks) = &self.marks
             && let Some(indices) = self.shared.catalog.serialised(&visible)

@@ -279,7 +279,8 @@ fn parse_call(arguments: Value) -> Result<Request, CharterError> {
         Value::String(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
         other => other,
     };
-    let refuse = |issues: Vec<Issue>| CharterError::Validation(validate::message(CALL_TOOL, &issues));
+    let refuse =
+        |issues: Vec<Issue>| CharterError::Validation(validate::message(CALL_TOOL, &issues));
     let Value::Object(mut map) = arguments else {
         return Err(refuse(vec![Issue {
             path: String::new(),
@@ -289,20 +290,14 @@ fn parse_call(arguments: Value) -> Result<Request, CharterError> {
         }]));
     };
     let mut issues = Vec::new();
-    for (key, value) in &map {
-        if !matches!(key.as_str(), "name" | "arguments" | "calls") {
-            issues.push(Issue {
-                path: format!("/{key}"),
-                expected: format!("no `{key}`: {CALL_TOOL} takes name and arguments, or calls"),
-                got: validate::got(value),
-            });
-        }
-    }
+    let why = format!("{CALL_TOOL} takes name and arguments, or calls");
+    validate::unexpected_keys(&map, &["name", "arguments", "calls"], "", &why, &mut issues);
     let request = match (map.remove("calls"), map.contains_key("name")) {
         (Some(_), true) => {
             issues.push(Issue {
                 path: "/calls".into(),
-                expected: "either name and arguments (one call) or calls (several), not both".into(),
+                expected: "either name and arguments (one call) or calls (several), not both"
+                    .into(),
                 got: "both".into(),
             });
             None
@@ -350,15 +345,8 @@ fn wanted(call: Value, path: &str, issues: &mut Vec<Issue>) -> Option<Wanted> {
     };
     let before = issues.len();
     if !path.is_empty() {
-        for (key, value) in &map {
-            if key != "name" && key != "arguments" {
-                issues.push(Issue {
-                    path: format!("{path}/{key}"),
-                    expected: format!("no `{key}`: a call has name and arguments"),
-                    got: validate::got(value),
-                });
-            }
-        }
+        let why = "a call has name and arguments";
+        validate::unexpected_keys(&map, &["name", "arguments"], path, why, issues);
     }
     let name = match map.remove("name") {
         Some(Value::String(name)) => Some(name),
