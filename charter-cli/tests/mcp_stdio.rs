@@ -219,9 +219,16 @@ async fn an_unknown_tool_is_a_protocol_error() {
         .expect_err("an unknown tool is a JSON-RPC error");
     let text = error.to_string();
     assert!(
-        text.contains("github_launch_rockets") && text.contains("github_issues_list"),
-        "{text}"
+        text.contains("github_launch_rockets") && text.len() < 400,
+        "names the tool, never the whole catalogue: {text}"
     );
+    let error = c
+        .client
+        .call_tool(CallToolRequestParams::new("github_issue_list").with_arguments(args(json!({}))))
+        .await
+        .expect_err("an unknown tool is a JSON-RPC error");
+    let text = error.to_string();
+    assert!(text.contains("closest names: github_issues_list"), "{text}");
     c.client.cancel().await.unwrap();
 }
 
