@@ -92,8 +92,8 @@ impl ToolSession {
     /// precomputed text spliced in (never parsed or re-serialised).
     pub(super) fn found_json(&self, answer: &super::SearchAnswer) -> String {
         let mut out = String::from("{\"tools\":[");
-        for (n, name) in answer.loaded.iter().enumerate() {
-            let Some(i) = self.lookup(name) else { continue };
+        let found = answer.loaded.iter().filter_map(|name| self.lookup(name));
+        for (n, i) in found.enumerate() {
             let entry = &self.entries[i];
             if n > 0 {
                 out.push(',');
