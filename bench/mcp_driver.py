@@ -153,6 +153,7 @@ class Stub(http.server.BaseHTTPRequestHandler):
     """An API stand-in: every request gets `[]`, and is counted."""
 
     hits = 0
+    protocol_version = "HTTP/1.1"  # keep-alive, as a real API would
 
     def answer(self):
         length = int(self.headers.get("content-length") or 0)
