@@ -50,27 +50,26 @@ impl Parse for PackInput {
     }
 }
 
-pub(crate) fn label_problem(label: &str) -> Option<String> {
-    if label.is_empty() {
-        return Some("a pack label cannot be empty".into());
+/// What is wrong with a pack label, worded for the macro's user (the rule is
+/// `charter_terms::names`).
+fn label_problem(label: &str) -> Option<String> {
+    use charter_terms::names::NameProblem;
+    match charter_terms::names::label_problem(label)? {
+        NameProblem::Char(c) => {
+            let why = if c == '_' {
+                " (the first `_` of a qualified name splits pack from tool)"
+            } else {
+                ""
+            };
+            Some(format!(
+                "invalid pack label `{label}`: `{c}` is not allowed, labels are `[a-z0-9-]+`{why}"
+            ))
+        }
+        _ => Some("a pack label cannot be empty".into()),
     }
-    if let Some(c) = label
-        .chars()
-        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
-    {
-        let why = if c == '_' {
-            " (the first `_` of a qualified name splits pack from tool)"
-        } else {
-            ""
-        };
-        return Some(format!(
-            "invalid pack label `{label}`: `{c}` is not allowed, labels are `[a-z0-9-]+`{why}"
-        ));
-    }
-    None
 }
 
-pub(crate) fn check(p: &PackInput, errors: &mut Errors) {
+fn check(p: &PackInput, errors: &mut Errors) {
     if let Some(problem) = label_problem(&p.label.value()) {
         errors.spanned(&p.label, problem);
     }

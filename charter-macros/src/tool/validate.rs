@@ -33,7 +33,7 @@ pub struct ToolPlan {
 /// What is wrong with a tool name, worded for the macro's user (the rule is
 /// `charter_terms::names`).
 pub(crate) fn tool_name_problem(name: &str) -> Option<String> {
-    use charter_terms::names::{MAX_TOOL_NAME_LEN, NameProblem};
+    use charter_terms::names::{MAX_QUALIFIED_LEN, MAX_TOOL_NAME_LEN, NameProblem};
     match charter_terms::names::tool_name_problem(name) {
         Some(NameProblem::Empty) => Some("a tool name cannot be empty".into()),
         Some(NameProblem::Char(c)) => Some(format!(
@@ -46,7 +46,7 @@ pub(crate) fn tool_name_problem(name: &str) -> Option<String> {
             "invalid tool name `{name}`: `__` is reserved (hosts use it as a separator)"
         )),
         None if name.len() > MAX_TOOL_NAME_LEN => Some(format!(
-            "tool name `{name}` is {} characters: with its pack label a qualified name would exceed 50 (docs/design.md §2)",
+            "tool name `{name}` is {} characters: with its pack label a qualified name would exceed {MAX_QUALIFIED_LEN} (docs/design.md §2)",
             name.len()
         )),
         None => None,
@@ -207,7 +207,7 @@ fn params(
             let label = m.value();
             if label.trim().is_empty() {
                 errors.spanned(m, "an empty mode label is refused (docs/design.md §5)");
-            } else if label == "response_only" {
+            } else if label == charter_terms::modes::RESPONSE_ONLY {
                 errors.spanned(
                     m,
                     "`response_only` means nothing on an input: the model could never send it",
