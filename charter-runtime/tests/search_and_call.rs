@@ -10,7 +10,8 @@ use charter_runtime::session::{
     CALL_TOOL, NAMES_BUDGET_TOKENS, SessionOptions, Source, TOOL_SEARCH, ToolSession,
 };
 use charter_runtime::table::BoxFuture;
-use charter_runtime::{CallContext, CharterError, Table, ToolOutput, testing};
+use charter_runtime::{CallContext, CharterError, Table, ToolOutput};
+use charter_testkit as testing;
 use serde_json::{Value, json};
 
 static READS: AtomicUsize = AtomicUsize::new(0);

@@ -200,7 +200,7 @@ mod tests {
     use crate::{McpServer, ServerOptions};
 
     fn server() -> McpServer {
-        let table = charter_runtime::testing::table(serde_json::json!({"pack": "pin", "tools": [
+        let table = charter_testkit::table(serde_json::json!({"pack": "pin", "tools": [
             {"name": "one", "description": "First.",
              "params": {"a": {"type": "string", "description": "A."}}},
             {"name": "two", "description": "Second.",
