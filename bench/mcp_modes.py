@@ -12,4 +12,5 @@ for key, label in (("eager", "eager"), ("list_changed", "--progressive (list-cha
     m = modes[key]
     print(f"{label:<34}{m['tools']:>8}{m['bytes']:>12}{m['tokens']:>10}")
 print(f"search -> call round trip (median of {runs}, stub API on 127.0.0.1): "
-      f"{modes['search_call_ms']:.2f} ms")
+      f"{modes['search_call_ms']:.2f} ms warm, {modes['search_call_first_ms']:.2f} ms for a "
+      "process's first (HTTP client built, first connection)")
