@@ -306,7 +306,7 @@ fn the_catalogue_lists_names_while_they_are_few_then_packs() {
     let description = small.tool_search().unwrap().description;
     assert!(description.ends_with("crm_contacts_create\ncrm_contacts_list\ncrm_notes_read"));
 
-    let tables = testing::synthetic_catalogue(12);
+    let tables = testing::synthetic_catalogue(10);
     let big = ToolSession::with_options(
         tables.iter().map(|t| Source::Table(t)).collect(),
         SessionOptions {

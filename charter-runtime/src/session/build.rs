@@ -3,11 +3,11 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::call::CALL_TOOL;
 use super::entry::{Dynamic, Entry, Kind};
 use super::{LoadState, SessionOptions, Source, ToolSession};
 use crate::error::DeclarationError;
 use crate::mode;
-use super::call::CALL_TOOL;
 use crate::search::TOOL_SEARCH;
 use crate::table::{Table, ToolDef};
 use crate::validate::PatternCache;

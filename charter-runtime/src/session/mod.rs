@@ -38,9 +38,9 @@ pub(crate) use entry::{Entry, Kind};
 pub use search::SearchAnswer;
 
 pub use crate::search::{Ranking, TOOL_SEARCH};
+pub use crate::table::HttpCaller;
 pub use call::{CALL_TOOL, CALL_TOOL_CONCURRENCY, CALL_TOOL_DESCRIPTION, CALL_TOOL_SCHEMA};
 pub use catalogue::NAMES_BUDGET_TOKENS;
-pub use crate::table::HttpCaller;
 
 /// How many calls of one batch [`ToolSession::execute_tool_calls`] runs (128); the rest are
 /// answered with an error result each, in place.
@@ -227,7 +227,10 @@ impl ToolSession {
             let schema = call::SEARCH_AND_CALL_SCHEMA;
             (schema, const { text_tokens(call::SEARCH_AND_CALL_SCHEMA) })
         } else {
-            (TOOL_SEARCH_SCHEMA, const { text_tokens(TOOL_SEARCH_SCHEMA) })
+            (
+                TOOL_SEARCH_SCHEMA,
+                const { text_tokens(TOOL_SEARCH_SCHEMA) },
+            )
         };
         Some(ToolEntry {
             name: TOOL_SEARCH,
