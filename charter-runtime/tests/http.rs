@@ -318,16 +318,22 @@ static RELAY_ROUTE: Route = Route {
 // Redirects, timeouts, bodies.
 static REDIRECT_ROUTE: Route = Route {
     max_redirects: 3,
+    headers: &[],
+    query: &[],
     ..route(&BEARER, Method::Get, "/start")
 };
 static REDIRECT: ToolDef = tool("bearer_redirect", &NO_FIELDS, &REDIRECT_ROUTE);
 static APIKEY_REDIRECT_ROUTE: Route = Route {
     max_redirects: 1,
+    headers: &[],
+    query: &[],
     ..route(&APIKEY, Method::Get, "/start")
 };
 static APIKEY_REDIRECT: ToolDef = tool("apikey_redirect", &NO_FIELDS, &APIKEY_REDIRECT_ROUTE);
 static BASIC_REDIRECT_ROUTE: Route = Route {
     max_redirects: 1,
+    headers: &[],
+    query: &[],
     ..route(&BASIC, Method::Get, "/start")
 };
 static BASIC_REDIRECT: ToolDef = tool("basic_redirect", &NO_FIELDS, &BASIC_REDIRECT_ROUTE);
@@ -336,6 +342,8 @@ static POST_FIELDS: ObjectShape = ObjectShape {
 };
 static POST_REDIRECT_ROUTE: Route = Route {
     max_redirects: 1,
+    headers: &[],
+    query: &[],
     body: BodyEncoding::Json,
     ..route(&BEARER, Method::Post, "/submit")
 };

@@ -172,7 +172,7 @@ pub(crate) fn lookup<'a>(root: &'a Value, r: &str, at: &str) -> Result<&'a Value
         })
 }
 
-fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     if !s.contains('%') {
         return s.to_owned();
     }
