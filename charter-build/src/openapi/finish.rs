@@ -5,17 +5,16 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::NoteKind;
-use super::model::{Issue, Kind, Shape, Tool, TypeDef};
-use super::schema::Conv;
+use super::model::{Issue, Kind, Shape, Stats, Tool, TypeDef};
 
 /// The post-pass: type aliases resolved, recursive types kept out of alternatives, unused
 /// types pruned, every property described, type notes attached to the tools that use them.
-pub(crate) fn finish(types: &mut Vec<TypeDef>, tools: &mut [Tool], conv: &mut Conv<'_>) {
+pub(crate) fn finish(types: &mut Vec<TypeDef>, tools: &mut [Tool], stats: &mut Stats) {
     resolve_aliases(types, tools);
     let recursive = recursive_types(types);
     inline_recursive_alternatives(types, tools, &recursive);
     prune(types, tools);
-    conv.stats.generated_descriptions += describe_all(types, tools);
+    stats.generated_descriptions += describe_all(types, tools);
     flag_large(types, tools, &recursive);
 }
 
@@ -345,7 +344,7 @@ fn walk_mut(s: &mut Shape, f: &mut impl FnMut(&mut Shape)) {
     }
 }
 
-fn refs(s: &Shape, out: &mut Vec<String>) {
+pub(crate) fn refs(s: &Shape, out: &mut Vec<String>) {
     match &s.kind {
         Kind::Ref(name) => out.push(name.clone()),
         Kind::Object(props) => props.iter().for_each(|p| refs(&p.shape, out)),
@@ -380,4 +379,30 @@ fn recursive_types(types: &[TypeDef]) -> HashSet<String> {
         }
     }
     out
+}
+
+/// Copies of the types the tools reach (with what those reach), in declaration order: a
+/// document's converter is shared by the packs of a split, each pack gets its own types.
+pub(crate) fn reachable(types: &[TypeDef], tools: &[Tool]) -> Vec<TypeDef> {
+    let index: HashMap<&str, usize> = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.as_str(), i))
+        .collect();
+    let mut stack = Vec::new();
+    for t in tools {
+        for p in &t.params {
+            refs(&p.shape, &mut stack);
+        }
+    }
+    let mut seen: BTreeSet<usize> = BTreeSet::new();
+    while let Some(name) = stack.pop() {
+        if let Some(&i) = index.get(name.as_str())
+            && seen.insert(i)
+            && let Some(s) = &types[i].shape
+        {
+            refs(s, &mut stack);
+        }
+    }
+    seen.into_iter().map(|i| types[i].clone()).collect()
 }

@@ -113,6 +113,22 @@ pub struct Stats {
     pub dropped_enums: usize,
 }
 
+impl Stats {
+    /// What was counted since `before` (the packs of a split share one converter).
+    pub(crate) fn since(&self, before: &Stats) -> Stats {
+        Stats {
+            generated_descriptions: self.generated_descriptions - before.generated_descriptions,
+            shortened_descriptions: self.shortened_descriptions - before.shortened_descriptions,
+            dropped_formats: self.dropped_formats - before.dropped_formats,
+            dropped_defaults: self.dropped_defaults - before.dropped_defaults,
+            read_only_dropped: self.read_only_dropped - before.read_only_dropped,
+            additional_properties_dropped: self.additional_properties_dropped
+                - before.additional_properties_dropped,
+            dropped_enums: self.dropped_enums - before.dropped_enums,
+        }
+    }
+}
+
 /// Where a parameter goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum In {

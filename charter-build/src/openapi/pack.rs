@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::finish::finish;
+use super::finish::{finish, reachable};
 use super::model::{Cx, Issue, OpRef, PackOut, Tool};
 use super::operation::{self, Refusal};
 use super::schema::Conv;
@@ -57,9 +57,11 @@ pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, I
     let max = max_tool(label)?;
     let root = load(text_in, options)?;
     let ops = operation::collect(&root)?;
-    let names = tool_names(&ops, max, options.strip_common_prefix, label);
+    let raw = raw_names(&ops, options.strip_common_prefix);
+    let names = tool_names(&raw, None, max, label);
     let selected = select(&ops, &names, options)?;
-    match build(&root, &ops, &names, &selected, options, label)? {
+    let mut conv = Conv::new(&root, options.max_field_description.max(40));
+    match build(&mut conv, &root, &ops, &names, &selected, options, label)? {
         Built::Pack(p) => Ok(p),
         Built::Nothing(skipped) => Err(nothing(&skipped)),
     }
@@ -180,6 +182,7 @@ fn tools(
 
 /// The pack of the `selected` operations, labelled `label`.
 fn build(
+    conv: &mut Conv<'_>,
     root: &Value,
     ops: &[OpRef<'_>],
     names: &[(String, Vec<Issue>)],
@@ -191,7 +194,7 @@ fn build(
     let base = server::base_url(root, options, label)?;
     pack_notes.extend(base.note);
     let (auth, auth_param) = auth::auth(root, label, &mut pack_notes)?;
-    let mut conv = Conv::new(root, options.max_field_description.max(40));
+    let before = conv.stats.clone();
     let cx = Cx {
         root,
         has_auth: auth.is_some(),
@@ -199,12 +202,13 @@ fn build(
         base_url: &base.url,
         max_description: options.max_description.max(40),
     };
-    let (mut tools, skipped, with_ok) = tools(&mut conv, &cx, ops, names, selected, options)?;
+    let (mut tools, skipped, with_ok) = tools(conv, &cx, ops, names, selected, options)?;
     if tools.is_empty() {
         return Ok(Built::Nothing(skipped));
     }
-    let mut types = std::mem::take(&mut conv.types);
-    finish(&mut types, &mut tools, &mut conv);
+    let mut types = reachable(&conv.types, &tools);
+    let mut stats = conv.stats.since(&before);
+    finish(&mut types, &mut tools, &mut stats);
     let notes = tools
         .iter()
         .flat_map(|t| {
@@ -254,7 +258,7 @@ fn build(
         skipped,
         notes,
         pack_notes,
-        stats: conv.stats,
+        stats,
     }))
 }
 
@@ -278,9 +282,16 @@ pub(crate) fn import_split(
     let max = max_tool(label)?;
     let root = load(text_in, options)?;
     let ops = operation::collect(&root)?;
-    let names = tool_names(&ops, max, options.strip_common_prefix, label);
+    let raw = raw_names(&ops, options.strip_common_prefix);
+    // Operations given by tool name need the names under the document's label.
+    let names = if options.ops.is_empty() {
+        Vec::new()
+    } else {
+        tool_names(&raw, None, max, label)
+    };
     let selected = select(&ops, &names, options)?;
     let mut out = super::SplitImport::default();
+    let mut conv = Conv::new(&root, options.max_field_description.max(40));
     let mut used: HashSet<String> = HashSet::new();
     for (tag, group) in groups(&ops, &selected) {
         let group_label = names::group_label(label, &tag, &used);
@@ -296,8 +307,8 @@ pub(crate) fn import_split(
                     format!("{group_label}-{}", n + 1)
                 };
                 let max = max_tool(&part_label)?;
-                let names = tool_names(&ops, max, options.strip_common_prefix, &part_label);
-                match build(&root, &ops, &names, part, options, &part_label)? {
+                let names = tool_names(&raw, Some(part), max, &part_label);
+                match build(&mut conv, &root, &ops, &names, part, options, &part_label)? {
                     Built::Pack(p) if p.yaml.len() > max_bytes && size > 1 => {
                         parts = (parts * 2).min(group.len());
                         continue 'fit;
@@ -373,14 +384,9 @@ fn pack_description(title: &str, description: Option<&str>) -> String {
     }
 }
 
-/// Tool names for every operation of the document (not only the selected ones, so a name
-/// never depends on the selection), with the notes shortening and collisions caused.
-fn tool_names(
-    ops: &[OpRef<'_>],
-    max: usize,
-    strip: bool,
-    label: &str,
-) -> Vec<(String, Vec<Issue>)> {
+/// Each operation's raw name (its id, else method and path) with the operation-id prefix
+/// every operation shares (`gmail.` of `gmail.users.messages.list`) cut when `strip`.
+fn raw_names(ops: &[OpRef<'_>], strip: bool) -> Vec<String> {
     let raw: Vec<String> = ops
         .iter()
         .map(|op| match op.operation_id {
@@ -392,7 +398,6 @@ fn tool_names(
             ),
         })
         .collect();
-    // A first segment every operation id shares (`gmail.` of `gmail.users.messages.list`).
     let prefix = if strip && ops.len() > 1 && ops.iter().all(|o| o.operation_id.is_some()) {
         let first = |s: &str| s.find(['.', '/']).map(|i| s[..=i].to_owned());
         let p = first(&raw[0]);
@@ -403,14 +408,36 @@ fn tool_names(
     } else {
         None
     };
-    let snakes: Vec<String> = raw
-        .iter()
-        .map(|r| names::snake(prefix.as_deref().map_or(r.as_str(), |p| &r[p.len()..])))
-        .collect();
+    match prefix {
+        Some(p) => raw.into_iter().map(|r| r[p.len()..].to_owned()).collect(),
+        None => raw,
+    }
+}
+
+/// Tool names for every operation of the document (not only the selected ones, so a name
+/// never depends on the selection), with the notes shortening and collisions caused.
+///
+/// With `subset`, only those operations are named (one group of a split; the others get an
+/// empty name), against each other.
+fn tool_names(
+    raw: &[String],
+    subset: Option<&[usize]>,
+    max: usize,
+    label: &str,
+) -> Vec<(String, Vec<Issue>)> {
+    let all: Vec<usize>;
+    let subset = match subset {
+        Some(s) => s,
+        None => {
+            all = (0..raw.len()).collect();
+            &all
+        }
+    };
+    let snakes: Vec<String> = subset.iter().map(|&i| names::snake(&raw[i])).collect();
     let namer = names::Namer::new(label, &snakes);
     let mut taken: HashSet<String> = HashSet::new();
-    let mut out = Vec::with_capacity(ops.len());
-    for (op, snake) in ops.iter().zip(&snakes) {
+    let mut out = vec![(String::new(), Vec::new()); raw.len()];
+    for (&i, snake) in subset.iter().zip(&snakes) {
         let (mut name, shortened) = namer.fit(snake, max);
         let mut issues = Vec::new();
         if shortened {
@@ -431,9 +458,8 @@ fn tool_names(
             });
             name = unique;
         }
-        let _ = op;
         taken.insert(name.clone());
-        out.push((name, issues));
+        out[i] = (name, issues);
     }
     out
 }
