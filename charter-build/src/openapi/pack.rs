@@ -14,8 +14,7 @@ use super::{
     names, server, text, yaml,
 };
 
-/// The longest published name (docs/design.md §2).
-const MAX_QUALIFIED: usize = 50;
+use charter_terms::names::MAX_QUALIFIED_LEN as MAX_QUALIFIED;
 
 fn progress(options: &ImportOptions, stage: Stage, done: usize, total: usize) {
     if let Some(p) = &options.progress {
@@ -25,11 +24,7 @@ fn progress(options: &ImportOptions, stage: Stage, done: usize, total: usize) {
 
 /// The characters left for tool names under `label`, or why the label is unusable.
 fn max_tool(label: &str) -> Result<usize, ImportError> {
-    if label.is_empty()
-        || !label
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-    {
+    if !charter_terms::names::valid_label(label) {
         return Err(ImportError::Options(format!(
             "invalid pack label `{label}`: use lowercase letters, digits and `-` only"
         )));

@@ -316,32 +316,17 @@ fn query_style(
     None
 }
 
-/// The `{placeholder}` names of a URL template.
+/// The `{placeholder}` names of a URL template (the rule is `charter_terms::http`).
 pub(crate) fn placeholders(path: &str) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    let mut rest = path;
-    while let Some(open) = rest.find(['{', '}']) {
-        if rest.as_bytes()[open] == b'}' {
-            return Err("unmatched `}`".into());
-        }
-        let after = &rest[open + 1..];
-        let Some(close) = after.find(['{', '}']) else {
-            return Err("unclosed `{`".into());
-        };
-        if after.as_bytes()[close] == b'{' {
-            return Err("nested `{`".into());
-        }
-        let name = &after[..close];
-        if name.is_empty() {
-            return Err("empty `{}`".into());
-        }
+    let found = charter_terms::http::placeholders(path).map_err(|e| e.what().to_owned())?;
+    let mut out: Vec<String> = Vec::with_capacity(found.len());
+    for (_, name) in found {
         // `{+b}` (reserved expansion), AWS's greedy `{b+}` and `{b}` are the same parameter:
         // the pack declares the bare name once (found by the `openapi_import` fuzz target).
-        if out.iter().any(|n: &String| bare(n) == bare(name)) {
+        if out.iter().any(|n| bare(n) == bare(name)) {
             return Err(format!("placeholder `{{{}}}` appears twice", bare(name)));
         }
         out.push(name.to_owned());
-        rest = &after[close + 1..];
     }
     Ok(out)
 }
