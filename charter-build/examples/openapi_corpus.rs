@@ -242,7 +242,7 @@ fn cause(e: &ImportError) -> String {
 
 fn first_words(s: &str) -> String {
     let cut: String = s.split_whitespace().take(7).collect::<Vec<_>>().join(" ");
-    cut.replace(|c: char| c == '`', "")
+    cut.replace('`', "")
 }
 
 fn report(
@@ -280,7 +280,11 @@ fn report(
         };
         causes.entry(key).or_default().push(r);
     }
-    let rate = if n == 0 { 0.0 } else { 100.0 * checked as f64 / n as f64 };
+    let rate = if n == 0 {
+        0.0
+    } else {
+        100.0 * checked as f64 / n as f64
+    };
     let name = |r: &Row| {
         r.file
             .strip_prefix(dir)
@@ -305,7 +309,10 @@ fn report(
         println!("| {cause} | {} (e.g. {}) |", list.len(), name(list[0]));
     }
     println!("| crashes | {} |", crashes.len());
-    println!("| timeouts (import over {limit} s of CPU) | {} |", timeouts.len());
+    println!(
+        "| timeouts (import over {limit} s of CPU) | {} |",
+        timeouts.len()
+    );
     println!(
         "| total time | {:.1} s wall (import {:.1} s CPU, check {:.1} s wall, summed over documents) |",
         wall.as_secs_f64(),
@@ -313,7 +320,7 @@ fn report(
         rows.iter().map(|r| r.check.as_secs_f64()).sum::<f64>()
     );
     let mut slow: Vec<&Row> = rows.iter().collect();
-    slow.sort_by(|a, b| b.import.cmp(&a.import));
+    slow.sort_by_key(|r| std::cmp::Reverse(r.import));
     println!();
     println!("| slowest | import (CPU) | import (wall) | check (wall) | size |");
     println!("| --- | --- | --- | --- | --- |");

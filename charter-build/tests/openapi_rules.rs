@@ -774,7 +774,9 @@ fn servers_variables_and_base_url_override() {
     let (out, pack) = run(&rel);
     assert_eq!(pack["base_url"], "${CHARTER_PETS_BASE_URL}");
     assert!(
-        out.pack_notes.iter().any(|n| n.contains("CHARTER_PETS_BASE_URL") && n.contains("--base-url")),
+        out.pack_notes
+            .iter()
+            .any(|n| n.contains("CHARTER_PETS_BASE_URL") && n.contains("--base-url")),
         "{:?}",
         out.pack_notes
     );
@@ -788,10 +790,15 @@ fn servers_variables_and_base_url_override() {
         "servers",
         json!([{"url": "/api/v1/"}]),
     );
-    origin["info"]["x-origin"] = json!([{"format": "openapi", "url": "https://docs.example.com/spec/openapi.json"}]);
+    origin["info"]["x-origin"] =
+        json!([{"format": "openapi", "url": "https://docs.example.com/spec/openapi.json"}]);
     let (out, pack) = run(&origin);
     assert_eq!(pack["base_url"], "https://docs.example.com/api/v1");
-    assert!(out.pack_notes.iter().any(|n| n.contains("origin")), "{:?}", out.pack_notes);
+    assert!(
+        out.pack_notes.iter().any(|n| n.contains("origin")),
+        "{:?}",
+        out.pack_notes
+    );
     let (_, pack) = run_with(&origin, &o);
     assert_eq!(pack["base_url"], "http://127.0.0.1:9999");
     let schemeless = with(
@@ -1038,15 +1045,30 @@ fn fixed_values_in_the_path_become_tool_constants() {
     assert!(out.skipped.is_empty(), "{:?}", out.skipped);
     let get = &pack["tools"]["get_item"];
     assert_eq!(get["path"], "/");
-    assert_eq!(get["headers"], json!({"X-Amz-Target": "DynamoDB_20120810.GetItem"}));
-    assert!(get["params"].get("X-Amz-Target").is_none() && get["params"].get("x_amz_target").is_none());
-    assert!(notes(&out, NoteKind::ParameterDropped).iter().any(|n| n.contains("X-Amz-Target")));
-    assert_eq!(pack["tools"]["put_item"]["headers"], json!({"X-Amz-Target": "DynamoDB_20120810.PutItem"}));
+    assert_eq!(
+        get["headers"],
+        json!({"X-Amz-Target": "DynamoDB_20120810.GetItem"})
+    );
+    assert!(
+        get["params"].get("X-Amz-Target").is_none() && get["params"].get("x_amz_target").is_none()
+    );
+    assert!(
+        notes(&out, NoteKind::ParameterDropped)
+            .iter()
+            .any(|n| n.contains("X-Amz-Target"))
+    );
+    assert_eq!(
+        pack["tools"]["put_item"]["headers"],
+        json!({"X-Amz-Target": "DynamoDB_20120810.PutItem"})
+    );
     let describe = &pack["tools"]["describe_things"];
     assert_eq!(describe["query"], json!({"Action": "DescribeThings"}));
     assert!(describe["params"].get("Action").is_none());
     assert_eq!(describe["params"]["Version"]["required"], true);
-    assert_eq!(pack["tools"]["list_things"]["query"], json!({"Action": "ListThings", "Version": "2016-11-15"}));
+    assert_eq!(
+        pack["tools"]["list_things"]["query"],
+        json!({"Action": "ListThings", "Version": "2016-11-15"})
+    );
     let upload = &pack["tools"]["create_multipart_upload"];
     assert_eq!(upload["path"], "/{Bucket}/{Key}");
     assert_eq!(upload["query"], json!({"uploads": ""}));
@@ -1065,19 +1087,38 @@ fn split_by_tag_writes_one_pack_per_group_under_the_limit() {
     };
     let mut paths = serde_json::Map::new();
     for i in 0..40 {
-        paths.insert(format!("/users/{i}"), op(&format!("getUser{i}"), Some("Users & Groups")));
+        paths.insert(
+            format!("/users/{i}"),
+            op(&format!("getUser{i}"), Some("Users & Groups")),
+        );
     }
     paths.insert("/mail".into(), op("listMail", Some("mail")));
     paths.insert("/misc".into(), op("misc", None));
     let d = doc(Value::Object(paths));
-    let split = import_split(&d.to_string(), &ImportOptions::new("graph"), 8 * 1024).expect("split");
+    let split =
+        import_split(&d.to_string(), &ImportOptions::new("graph"), 8 * 1024).expect("split");
     let labels: Vec<&str> = split.packs.iter().map(|p| p.pack.as_str()).collect();
     // The users group is over 8 KiB as one pack: it is cut into parts.
-    assert!(labels.iter().filter(|l| l.starts_with("graph-users-groups-")).count() >= 2, "{labels:?}");
-    assert!(labels.contains(&"graph-mail") && labels.contains(&"graph-other"), "{labels:?}");
+    assert!(
+        labels
+            .iter()
+            .filter(|l| l.starts_with("graph-users-groups-"))
+            .count()
+            >= 2,
+        "{labels:?}"
+    );
+    assert!(
+        labels.contains(&"graph-mail") && labels.contains(&"graph-other"),
+        "{labels:?}"
+    );
     let mut tools = 0;
     for p in &split.packs {
-        assert!(p.yaml.len() <= 8 * 1024, "{} is {} bytes", p.pack, p.yaml.len());
+        assert!(
+            p.yaml.len() <= 8 * 1024,
+            "{} is {} bytes",
+            p.pack,
+            p.yaml.len()
+        );
         let pack = charter_build::load_str(&format!("{}.yaml", p.pack), &p.yaml)
             .unwrap_or_else(|e| panic!("{} fails the checks: {e:?}", p.pack));
         assert_eq!(pack.label, p.pack);
@@ -1101,10 +1142,15 @@ fn malformed_refs_are_clean_errors() {
         ("#/components/schemas/%ZZ", "dangling"),
         ("other.yaml#/X", "external"),
     ] {
-        let d = doc(json!({"/a": get_op("a", json!([{"name": "x", "in": "query", "schema": {"$ref": target}}]))}));
+        let d = doc(
+            json!({"/a": get_op("a", json!([{"name": "x", "in": "query", "schema": {"$ref": target}}]))}),
+        );
         let e = err(&d);
         let text = e.to_string();
-        assert!(text.contains("/paths/~1a/get/parameters/0/schema/$ref"), "{what}: {text}");
+        assert!(
+            text.contains("/paths/~1a/get/parameters/0/schema/$ref"),
+            "{what}: {text}"
+        );
         assert!(!text.contains('\n'), "{what}: one line: {text}");
     }
 }

@@ -34,7 +34,8 @@ pub use names::check_dotted;
 use crate::diagnostic::{Diagnostic, Loc, Sink};
 use crate::pack::{Pack, Sp, TypeDecl};
 use auth::auth;
-use names::{valid_header_name, valid_type_name};
+pub(crate) use names::valid_header_name;
+use names::valid_type_name;
 use tool::{Cx, Place};
 use types::type_cycles;
 

@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
-use super::{ImportError, doc, names};
 use super::model::Auth;
+use super::{ImportError, doc, names};
 
 /// The pack's auth from `securitySchemes`, preferring the schemes the document requires.
 pub(crate) fn auth(
@@ -75,6 +75,9 @@ pub(crate) fn auth(
                         "`{name}` (API key in the Authorization header, sent as a bearer token)"
                     ),
                 )),
+            ("apiKey", _, "header") if !crate::check::valid_header_name(param) => notes.push(format!(
+                "security scheme `{name}` names the header `{param}`, which is not a valid HTTP header name: left out"
+            )),
             ("apiKey", _, "header") => candidates.push((
                 preferred * 10 + 1,
                 Auth {
@@ -128,4 +131,3 @@ pub(crate) fn auth(
     ));
     Ok((Some(auth), param))
 }
-

@@ -145,7 +145,6 @@ fn prune(types: &mut Vec<TypeDef>, tools: &mut [Tool]) {
         i += 1;
         keep
     });
-
 }
 
 /// Describes every parameter and property that has no text ("The `name`."); returns how many.

@@ -239,4 +239,3 @@ pub(crate) struct PackOut<'a> {
     pub source: String,
     pub operations: usize,
 }
-

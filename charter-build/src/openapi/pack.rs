@@ -10,8 +10,8 @@ use super::model::{Cx, Issue, OpRef, PackOut, Tool};
 use super::operation::{self, Refusal};
 use super::schema::Conv;
 use super::{
-    Import, ImportError, ImportOptions, Note, NoteKind, Progress, Skipped, Stage, auth, doc,
-    names, server, text, yaml,
+    Import, ImportError, ImportOptions, Note, NoteKind, Progress, Skipped, Stage, auth, doc, names,
+    server, text, yaml,
 };
 
 use charter_terms::names::MAX_QUALIFIED_LEN as MAX_QUALIFIED;
@@ -109,7 +109,7 @@ fn select(
         .collect();
     if selected.is_empty() {
         return Err(ImportError::Options(if ops.is_empty() {
-            "the document declares no operations".into()
+            "the document declares no operations under `paths` (a document of webhooks or components only has nothing to call)".into()
         } else {
             "the selection matches no operation".into()
         }));
@@ -342,10 +342,11 @@ fn groups(ops: &[OpRef<'_>], selected: &[usize]) -> Vec<(String, Vec<usize>)> {
     out
 }
 
-/// The error when no selected operation can be a tool.
+/// The error when no selected operation can be a tool: the first one's reason, and what the
+/// user can do.
 fn nothing(skipped: &[Skipped]) -> ImportError {
     ImportError::Options(format!(
-        "none of the {} selected operations can be a tool: {}",
+        "none of the {} selected operations can be a tool: {}; select others with `--ops`, `--tags` or `--paths`, or declare these tools by hand",
         skipped.len(),
         skipped.first().map_or(String::new(), |s| format!(
             "{} {}: {}",
@@ -458,4 +459,3 @@ fn tool_names(
     }
     out
 }
-

@@ -147,17 +147,17 @@ fn resolve(root: &Value, url: &str) -> Option<(String, String)> {
 /// Where the document was served from: the first http(s) `x-origin` URL (APIs.guru records
 /// it under `info`), or a top-level `x-origin`.
 fn origin(root: &Value) -> Option<String> {
-    let lists = [
-        root.pointer("/info/x-origin"),
-        root.get("x-origin"),
-    ];
+    let lists = [root.pointer("/info/x-origin"), root.get("x-origin")];
     lists.into_iter().flatten().find_map(|v| {
         let entries: Vec<&Value> = match v {
             Value::Array(a) => a.iter().collect(),
             other => vec![other],
         };
         entries.into_iter().find_map(|e| {
-            let u = e.get("url").and_then(Value::as_str).or_else(|| e.as_str())?;
+            let u = e
+                .get("url")
+                .and_then(Value::as_str)
+                .or_else(|| e.as_str())?;
             (u.starts_with("https://") || u.starts_with("http://")).then(|| u.to_owned())
         })
     })
@@ -174,14 +174,17 @@ mod tests {
 
     #[test]
     fn servers_resolve_as_openapi_says() {
-        let origin = serde_json::json!({"x-origin": [{"url": "https://api.example.com/v2/openapi.json"}]});
-        let with = |url: &str| {
-            base(serde_json::json!({"info": origin, "servers": [{"url": url}]})).0
-        };
+        let origin =
+            serde_json::json!({"x-origin": [{"url": "https://api.example.com/v2/openapi.json"}]});
+        let with =
+            |url: &str| base(serde_json::json!({"info": origin, "servers": [{"url": url}]})).0;
         assert_eq!(with("/api/v1"), "https://api.example.com/api/v1");
         assert_eq!(with(""), "https://api.example.com");
         assert_eq!(with("v3/"), "https://api.example.com/v2/v3");
-        assert_eq!(with("//other.example.com/x/"), "https://other.example.com/x");
+        assert_eq!(
+            with("//other.example.com/x/"),
+            "https://other.example.com/x"
+        );
         assert_eq!(with("https://abs.example.com/"), "https://abs.example.com");
         let none = base(serde_json::json!({"openapi": "3.0.0"}));
         assert_eq!(none.0, "${CHARTER_PETS_BASE_URL}");
@@ -189,7 +192,9 @@ mod tests {
         // A relative URL with no origin, or an origin that only hosts documents.
         let rel = base(serde_json::json!({"servers": [{"url": "/v1"}]}));
         assert_eq!(rel.0, "${CHARTER_PETS_BASE_URL}");
-        let gh = base(serde_json::json!({"info": {"x-origin": [{"url": "https://raw.githubusercontent.com/a/b/main/api.yaml"}]}, "servers": [{"url": "/"}]}));
+        let gh = base(
+            serde_json::json!({"info": {"x-origin": [{"url": "https://raw.githubusercontent.com/a/b/main/api.yaml"}]}, "servers": [{"url": "/"}]}),
+        );
         assert_eq!(gh.0, "${CHARTER_PETS_BASE_URL}");
     }
 }

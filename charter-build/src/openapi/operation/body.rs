@@ -107,7 +107,8 @@ fn chosen<'t>(types: &[&'t str]) -> Option<(&'t str, bool)> {
     let form = types
         .iter()
         .find(|t| t.starts_with("application/x-www-form-urlencoded"));
-    json.map(|t| (*t, false)).or_else(|| form.map(|t| (*t, true)))
+    json.map(|t| (*t, false))
+        .or_else(|| form.map(|t| (*t, true)))
 }
 
 /// The body's top-level properties: an object's, or the merged object alternatives'.
@@ -198,7 +199,9 @@ fn not_field_by_field(
         .and_then(|s| doc::deref(cx.root, s, "").ok())
         .and_then(|(s, _)| s.get("additionalProperties"))
         .is_some_and(|a| {
-            *a == Value::Bool(true) || a.as_object().is_some_and(|o: &Map<String, Value>| !o.is_empty())
+            *a == Value::Bool(true)
+                || a.as_object()
+                    .is_some_and(|o: &Map<String, Value>| !o.is_empty())
         });
     if required && (!empty_object || free) {
         return Err(Refusal::Skip(format!(

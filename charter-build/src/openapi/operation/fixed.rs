@@ -5,9 +5,9 @@
 
 use serde_json::{Map, Value};
 
+use super::super::NoteKind;
 use super::super::doc;
 use super::super::model::{In, Issue, Param};
-use super::super::NoteKind;
 use super::{Refusal, note};
 
 /// A path split into its template and the constants written after `?` or `#`.
@@ -24,7 +24,10 @@ pub(crate) struct Fixed {
 /// Splits `path`. A key after `?` is a query value; after `#` it is a header when the
 /// operation declares a header parameter of that name or the key starts with `X-`, else a
 /// query value (AWS's `#Action=` is the query protocol's action).
-pub(crate) fn split(path: &str, declared: &[(String, &Map<String, Value>, bool)]) -> Result<Fixed, Refusal> {
+pub(crate) fn split(
+    path: &str,
+    declared: &[(String, &Map<String, Value>, bool)],
+) -> Result<Fixed, Refusal> {
     let cut = path.find(['?', '#']).unwrap_or(path.len());
     let mut fixed = Fixed {
         path: path[..cut].to_owned(),
@@ -66,11 +69,10 @@ pub(crate) fn split(path: &str, declared: &[(String, &Map<String, Value>, bool)]
 }
 
 fn valid_header(name: &str, value: &str) -> bool {
-    !name.is_empty()
-        && name
+    crate::check::valid_header_name(name)
+        && value
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
-        && value.bytes().all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
+            .all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
 }
 
 /// Leaves out the parameters a constant replaces (AWS also declares `Action` and
@@ -115,14 +117,24 @@ mod tests {
         assert_eq!(f.path, "/");
         assert_eq!(
             f.headers,
-            [("X-Amz-Target".to_owned(), "DynamoDB_20120810.GetItem".to_owned())]
+            [(
+                "X-Amz-Target".to_owned(),
+                "DynamoDB_20120810.GetItem".to_owned()
+            )]
         );
         let f = fixed("/#Action=DescribeThings&Version=2016-11-15");
         assert_eq!(f.path, "/");
         assert!(f.headers.is_empty());
         assert_eq!(f.query.len(), 2);
         let f = fixed("/{Bucket}?uploads");
-        assert_eq!((f.path.as_str(), f.query[0].0.as_str(), f.query[0].1.as_str()), ("/{Bucket}", "uploads", ""));
+        assert_eq!(
+            (
+                f.path.as_str(),
+                f.query[0].0.as_str(),
+                f.query[0].1.as_str()
+            ),
+            ("/{Bucket}", "uploads", "")
+        );
         let f = fixed("/a?x=1%202#X-Y=z");
         assert_eq!(f.query, [("x".to_owned(), "1 2".to_owned())]);
         assert_eq!(f.headers, [("X-Y".to_owned(), "z".to_owned())]);

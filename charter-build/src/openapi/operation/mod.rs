@@ -36,6 +36,10 @@ pub(crate) fn collect(root: &Value) -> Result<Vec<OpRef<'_>>, ImportError> {
         return Ok(out);
     };
     for (path, item) in paths {
+        // `x-` keys of the Paths object are extensions, not paths.
+        if path.starts_with("x-") {
+            continue;
+        }
         let item_ptr = format!("/paths/{}", pointer_token(path));
         let (item, item_ptr) = doc::deref(root, item, &item_ptr)?;
         let Some(item) = item.as_object() else {
@@ -122,9 +126,8 @@ pub(crate) fn build(
     }
     let raw = params::declared(cx, op)?;
     let fixed = fixed::split(op.path, &raw)?;
-    let holders = params::placeholders(&fixed.path).map_err(|e| {
-        Refusal::Skip(format!("malformed URL template `{}`: {e}", fixed.path))
-    })?;
+    let holders = params::placeholders(&fixed.path)
+        .map_err(|e| Refusal::Skip(format!("malformed URL template `{}`: {e}", fixed.path)))?;
     let mut issues: Vec<Issue> = Vec::new();
     let mut taken: HashSet<String> = HashSet::new();
     let declared = params::convert(conv, cx, &raw, &fixed.path, &mut taken, &mut issues)?;
@@ -210,4 +213,3 @@ pub(crate) fn kind_name(k: &Kind) -> &'static str {
         Kind::OneOf(_) => "a choice of shapes",
     }
 }
-
