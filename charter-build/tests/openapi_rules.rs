@@ -1154,3 +1154,14 @@ fn malformed_refs_are_clean_errors() {
         assert!(!text.contains('\n'), "{what}: one line: {text}");
     }
 }
+
+#[test]
+fn media_types_are_case_insensitive() {
+    let d = doc(
+        json!({"/pay": {"post": {"operationId": "pay", "requestBody": {"required": true,
+        "content": {"application/JSON": {"schema": {"type": "object", "properties": {"amount": {"type": "integer"}}}}}}}}}),
+    );
+    let (out, pack) = run(&d);
+    assert!(out.skipped.is_empty(), "{:?}", out.skipped);
+    assert_eq!(pack["tools"]["pay"]["params"]["amount"]["in"], "body");
+}

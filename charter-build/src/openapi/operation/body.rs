@@ -100,13 +100,21 @@ pub(super) fn add(
 
 /// The content type used: JSON first, else a form; with whether it is a form.
 fn chosen<'t>(types: &[&'t str]) -> Option<(&'t str, bool)> {
+    // Media types are case-insensitive (`application/JSON`).
+    let base = |t: &str| {
+        t.split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase()
+    };
     let json = types.iter().find(|t| {
-        let base = t.split(';').next().unwrap_or_default().trim();
+        let base = base(t);
         base == "application/json" || base.ends_with("+json")
     });
     let form = types
         .iter()
-        .find(|t| t.starts_with("application/x-www-form-urlencoded"));
+        .find(|t| base(t) == "application/x-www-form-urlencoded");
     json.map(|t| (*t, false))
         .or_else(|| form.map(|t| (*t, true)))
 }
