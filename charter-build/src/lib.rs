@@ -38,6 +38,7 @@ pub use diagnostic::{Diagnostic, Loc};
 pub use model::PackModel;
 
 /// What `charter check` prints about a pack that passed every check.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PackSummary {
     /// The label.
@@ -49,6 +50,7 @@ pub struct PackSummary {
 }
 
 /// One tool of a [`PackSummary`].
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolSummary {
     /// The published name.

@@ -461,56 +461,8 @@ pub fn resolve(checked: &Checked<'_>) -> PackModel {
         .iter()
         .map(|t| tool(&r, &type_map, pack, &label, t))
         .collect();
-    // Mark the types the tools reach.
-    let mut stack: Vec<usize> = Vec::new();
-    fn refs_of_ty(ty: &Ty, out: &mut Vec<usize>) {
-        match ty {
-            Ty::Ref { index, .. } => out.push(*index),
-            Ty::Inline(node) => refs_of_node(node, out),
-        }
-    }
-    fn refs_of_node(node: &Node, out: &mut Vec<usize>) {
-        match &node.kind {
-            NodeKind::Array { items, .. } => refs_of_ty(items, out),
-            NodeKind::Object(fields) => fields.iter().for_each(|f| refs_of_ty(&f.ty, out)),
-            NodeKind::Map(v) => refs_of_ty(v, out),
-            NodeKind::OneOf(alts) => alts.iter().for_each(|a| refs_of_ty(a, out)),
-            _ => {}
-        }
-    }
-    for t in &tools {
-        for p in &t.params {
-            refs_of_ty(&p.ty, &mut stack);
-        }
-    }
-    while let Some(i) = stack.pop() {
-        if !types[i].used {
-            types[i].used = true;
-            let node = types[i].node.clone();
-            refs_of_node(&node, &mut stack);
-        }
-    }
-
-    let auth = {
-        let a = &pack.auth;
-        let env = a.env.as_ref().map_or_else(String::new, |e| e.value.clone());
-        match a.scheme.as_ref().map_or(AuthScheme::None, |s| s.value) {
-            AuthScheme::None => AuthModel::None,
-            AuthScheme::Bearer => AuthModel::Bearer { env },
-            AuthScheme::Basic => AuthModel::Basic { env },
-            AuthScheme::Header => AuthModel::Header {
-                name: a
-                    .header
-                    .as_ref()
-                    .map_or_else(String::new, |h| h.value.clone()),
-                prefix: a
-                    .prefix
-                    .as_ref()
-                    .map_or_else(String::new, |p| p.value.clone()),
-                env,
-            },
-        }
-    };
+    mark_used(&mut types, &tools);
+    let auth = auth_model(pack);
     PackModel {
         file: pack.file.clone(),
         base_url_env: base_url_env(&label),
@@ -542,6 +494,60 @@ fn pairs(list: &[(Sp<String>, Sp<String>)]) -> Vec<(String, String)> {
     list.iter()
         .map(|(k, v)| (k.value.clone(), v.value.clone()))
         .collect()
+}
+
+/// Marks the types the tools reach (directly or through other types).
+fn mark_used(types: &mut [TypeModel], tools: &[ToolModel]) {
+    let mut stack: Vec<usize> = Vec::new();
+    fn refs_of_ty(ty: &Ty, out: &mut Vec<usize>) {
+        match ty {
+            Ty::Ref { index, .. } => out.push(*index),
+            Ty::Inline(node) => refs_of_node(node, out),
+        }
+    }
+    fn refs_of_node(node: &Node, out: &mut Vec<usize>) {
+        match &node.kind {
+            NodeKind::Array { items, .. } => refs_of_ty(items, out),
+            NodeKind::Object(fields) => fields.iter().for_each(|f| refs_of_ty(&f.ty, out)),
+            NodeKind::Map(v) => refs_of_ty(v, out),
+            NodeKind::OneOf(alts) => alts.iter().for_each(|a| refs_of_ty(a, out)),
+            _ => {}
+        }
+    }
+    for t in tools {
+        for p in &t.params {
+            refs_of_ty(&p.ty, &mut stack);
+        }
+    }
+    while let Some(i) = stack.pop() {
+        if !types[i].used {
+            types[i].used = true;
+            let node = types[i].node.clone();
+            refs_of_node(&node, &mut stack);
+        }
+    }
+}
+
+/// How the pack authenticates, resolved.
+fn auth_model(pack: &Pack) -> AuthModel {
+    let a = &pack.auth;
+    let env = a.env.as_ref().map_or_else(String::new, |e| e.value.clone());
+    match a.scheme.as_ref().map_or(AuthScheme::None, |s| s.value) {
+        AuthScheme::None => AuthModel::None,
+        AuthScheme::Bearer => AuthModel::Bearer { env },
+        AuthScheme::Basic => AuthModel::Basic { env },
+        AuthScheme::Header => AuthModel::Header {
+            name: a
+                .header
+                .as_ref()
+                .map_or_else(String::new, |h| h.value.clone()),
+            prefix: a
+                .prefix
+                .as_ref()
+                .map_or_else(String::new, |p| p.value.clone()),
+            env,
+        },
+    }
 }
 
 fn tool(
