@@ -64,8 +64,15 @@ pub struct ImportOpenapiArgs {
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
     /// Write the pack here instead of stdout.
-    #[arg(long, short, value_name = "FILE.yaml")]
+    #[arg(long, short, value_name = "FILE.yaml", conflicts_with = "split_by")]
     pub output: Option<PathBuf>,
+    /// Write one pack per group instead of one (`tag`: an operation goes with its first tag),
+    /// each under the pack size limit, as `<pack>-<tag>.yaml` in `--output-dir`.
+    #[arg(long, value_name = "GROUP", value_parser = ["tag"], requires = "output_dir")]
+    pub split_by: Option<String>,
+    /// The directory `--split-by` writes its packs to.
+    #[arg(long, value_name = "DIR", requires = "split_by")]
+    pub output_dir: Option<PathBuf>,
 }
 
 /// Which packs a command works on.
