@@ -1,4 +1,4 @@
-//! ToolSearch over every shipped pack against the retrieval sets in `search-eval/` (issue 12):
+//! ToolSearch over every shipped pack against the retrieval sets in `search-eval/` (docs/search.md):
 //! the relevance ranking (the default) meets the targets, the classic ranking stays as docs/design.md §4
 //! scores it, and every tool can be found by its own words.
 
