@@ -126,7 +126,11 @@ fn version_line(tables: &[&'static Table]) -> String {
         "{} ({} {noun}: {})",
         env!("CARGO_PKG_VERSION"),
         labels.len(),
-        if labels.is_empty() { "none".to_owned() } else { labels.join(", ") }
+        if labels.is_empty() {
+            "none".to_owned()
+        } else {
+            labels.join(", ")
+        }
     )
 }
 

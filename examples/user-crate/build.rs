@@ -3,5 +3,7 @@
 
 fn main() {
     // The errors were already printed as `cargo::error=` lines, which fail the build.
-    let _ = charter_build::Builder::new().packs_from_dir("packs").compile();
+    let _ = charter_build::Builder::new()
+        .packs_from_dir("packs")
+        .compile();
 }

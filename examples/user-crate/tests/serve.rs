@@ -105,7 +105,10 @@ fn the_pack_tool_sends_the_request_the_yaml_declares() {
     let (project, authorization, content_type, body) = &seen[0];
     assert_eq!(project, "CORE");
     assert_eq!(authorization, "Bearer test-token");
-    assert!(content_type.starts_with("application/json"), "{content_type}");
+    assert!(
+        content_type.starts_with("application/json"),
+        "{content_type}"
+    );
     assert_eq!(body, &json!({"title": "Login fails", "labels": ["bug"]}));
 }
 
@@ -113,7 +116,11 @@ fn the_pack_tool_sends_the_request_the_yaml_declares() {
 fn the_pack_tool_without_its_token_names_the_variable() {
     let (base, seen, _runtime) = tracker();
     let out = run(
-        &["call", "tracker_issues_get", r#"{"project": "CORE", "number": 7}"#],
+        &[
+            "call",
+            "tracker_issues_get",
+            r#"{"project": "CORE", "number": 7}"#,
+        ],
         &[("CHARTER_TRACKER_BASE_URL", &base)],
     );
     assert!(!out.status.success());
@@ -132,7 +139,7 @@ fn the_rust_tool_runs() {
         ],
         &[],
     );
-    assert_eq!(stdout(&out).trim(), "\"P0\"");
+    assert_eq!(stdout(&out).trim(), "P0");
     // Validation is the table's: a missing field is refused with its path.
     let out = run(&["call", "team_triage", r#"{"title": "x"}"#], &[]);
     assert!(!out.status.success());
@@ -171,7 +178,10 @@ fn request(
     stdin.flush().unwrap();
     loop {
         let mut line = String::new();
-        assert!(stdout.read_line(&mut line).unwrap() > 0, "the server closed stdout");
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "the server closed stdout"
+        );
         let message: Value = serde_json::from_str(&line).unwrap();
         if message["id"] == id {
             return message;
@@ -199,7 +209,11 @@ fn serves_both_sources_over_mcp_stdio() {
                "clientInfo": {"name": "user-crate-test", "version": "0"}}),
     );
     assert!(init["result"]["serverInfo"].is_object(), "{init}");
-    writeln!(stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
 
     let list = request(&mut stdin, &mut stdout, 2, "tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().expect("tools");
@@ -210,7 +224,10 @@ fn serves_both_sources_over_mcp_stdio() {
     );
     let triage = &tools[2];
     assert_eq!(triage["annotations"]["readOnlyHint"], true);
-    assert_eq!(triage["inputSchema"]["required"], json!(["title", "customer_facing"]));
+    assert_eq!(
+        triage["inputSchema"]["required"],
+        json!(["title", "customer_facing"])
+    );
 
     let call = request(
         &mut stdin,
@@ -220,7 +237,7 @@ fn serves_both_sources_over_mcp_stdio() {
         json!({"name": "team_triage", "arguments": {"title": "Typo on the pricing page", "customer_facing": false}}),
     );
     assert_eq!(call["result"]["isError"], false, "{call}");
-    assert_eq!(call["result"]["content"][0]["text"], "\"P2\"");
+    assert_eq!(call["result"]["content"][0]["text"], "P2");
 
     drop(stdin);
     assert!(child.wait().unwrap().success());
