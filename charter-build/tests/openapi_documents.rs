@@ -6,6 +6,7 @@
 //! `target/openapi-import-counts.md`).
 
 use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use charter_build::openapi::{ImportOptions, Progress, Stage, import};
