@@ -1996,4 +1996,5 @@ pub mod tracker {
     });
 }
 /// Every pack compiled here.
+#[allow(dead_code)]
 pub static ALL: &[&::charter::table::Table] = &[&tracker::TOOLS];
