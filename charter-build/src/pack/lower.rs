@@ -740,127 +740,142 @@ fn spec(s: &mut Sink, node: &Node, role: Role) -> Spec {
     sp.mentioned = o.mentioned.clone();
     for &(ref key, _, value) in &o.entries {
         let k = key.as_str();
-        match k {
-            "type" => {
-                sp.kind = choice(
-                    s,
-                    value,
-                    "type",
-                    &[
-                        ("string", Kind::String),
-                        ("integer", Kind::Integer),
-                        ("number", Kind::Number),
-                        ("boolean", Kind::Boolean),
-                        ("object", Kind::Object),
-                        ("array", Kind::Array),
-                        ("map", Kind::Map),
-                        ("any", Kind::Any),
-                    ],
-                )
-            }
-            "ref" => sp.reference = string(s, value, k),
-            "one_of" => {
-                if let Value::Seq(items) = &value.value {
-                    let alts = items
-                        .iter()
-                        .map(|n| spec(s, n, Role::Alternative))
-                        .collect();
-                    sp.one_of = Some(Sp::new(alts, value.loc));
-                } else {
-                    s.err(
-                        value.loc,
-                        format!(
-                            "`one_of` must be a list of shapes, found {}",
-                            value.value.kind()
-                        ),
-                    );
-                }
-            }
-            "description" => sp.description = string(s, value, k),
-            "required" => sp.required = boolean(s, value, k),
-            "enum" => {
-                if let Value::Seq(items) = &value.value {
-                    let vals = items.iter().map(|n| Sp::new(n.to_json(), n.loc)).collect();
-                    sp.enum_values = Some(Sp::new(vals, value.loc));
-                } else {
-                    s.err(
-                        value.loc,
-                        format!(
-                            "`enum` must be a list of values, found {}",
-                            value.value.kind()
-                        ),
-                    );
-                }
-            }
-            "default" => sp.default = Some(Sp::new(value.to_json(), value.loc)),
-            "minimum" => sp.minimum = number(s, value, k),
-            "maximum" => sp.maximum = number(s, value, k),
-            "min_length" => sp.min_length = whole(s, value, k, u32::MAX),
-            "max_length" => sp.max_length = whole(s, value, k, u32::MAX),
-            "pattern" => sp.pattern = string(s, value, k),
-            "format" => {
-                sp.format = choice(
-                    s,
-                    value,
-                    "format",
-                    &[
-                        ("date-time", FormatName::DateTime),
-                        ("date", FormatName::Date),
-                        ("email", FormatName::Email),
-                        ("uri", FormatName::Uri),
-                        ("uuid", FormatName::Uuid),
-                    ],
-                )
-            }
-            "items" => sp.items = Some(Box::new(spec(s, value, Role::Items))),
-            "min_items" => sp.min_items = whole(s, value, k, u32::MAX),
-            "max_items" => sp.max_items = whole(s, value, k, u32::MAX),
-            "properties" => {
-                let fields = entries(s, value, "`properties`")
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|(name, n)| Field {
-                        name,
-                        spec: spec(s, n, Role::Property),
-                    })
-                    .collect();
-                sp.properties = Some(Sp::new(fields, value.loc));
-            }
-            "values" => sp.values = Some(Box::new(spec(s, value, Role::Values))),
-            "nullable" => sp.nullable = boolean(s, value, k),
-            "wire" => sp.wire = string(s, value, k),
-            "style" => {
-                sp.style = choice(
-                    s,
-                    value,
-                    "style",
-                    &[
-                        ("repeat", Style::Repeat),
-                        ("brackets", Style::Brackets),
-                        ("comma", Style::Comma),
-                    ],
-                )
-            }
-            "allow_slash" => sp.allow_slash = boolean(s, value, k),
-            "modes" => sp.modes = string_list(s, value, k),
-            "from_context" => sp.from_context = string(s, value, k),
-            "in" => {
-                sp.location = choice(
-                    s,
-                    value,
-                    "location",
-                    &[
-                        ("path", In::Path),
-                        ("query", In::Query),
-                        ("header", In::Header),
-                        ("body", In::Body),
-                    ],
-                )
-            }
-            _ => {}
+        if !shape_key(s, &mut sp, k, value) {
+            placement_key(s, &mut sp, k, value);
         }
     }
     sp
+}
+
+/// A key that declares the shape (type, reference, bounds, nested shapes); false for others.
+fn shape_key(s: &mut Sink, sp: &mut Spec, k: &str, value: &Node) -> bool {
+    match k {
+        "type" => {
+            sp.kind = choice(
+                s,
+                value,
+                "type",
+                &[
+                    ("string", Kind::String),
+                    ("integer", Kind::Integer),
+                    ("number", Kind::Number),
+                    ("boolean", Kind::Boolean),
+                    ("object", Kind::Object),
+                    ("array", Kind::Array),
+                    ("map", Kind::Map),
+                    ("any", Kind::Any),
+                ],
+            )
+        }
+        "ref" => sp.reference = string(s, value, k),
+        "one_of" => {
+            if let Value::Seq(items) = &value.value {
+                let alts = items
+                    .iter()
+                    .map(|n| spec(s, n, Role::Alternative))
+                    .collect();
+                sp.one_of = Some(Sp::new(alts, value.loc));
+            } else {
+                s.err(
+                    value.loc,
+                    format!(
+                        "`one_of` must be a list of shapes, found {}",
+                        value.value.kind()
+                    ),
+                );
+            }
+        }
+        "description" => sp.description = string(s, value, k),
+        "required" => sp.required = boolean(s, value, k),
+        "enum" => {
+            if let Value::Seq(items) = &value.value {
+                let vals = items.iter().map(|n| Sp::new(n.to_json(), n.loc)).collect();
+                sp.enum_values = Some(Sp::new(vals, value.loc));
+            } else {
+                s.err(
+                    value.loc,
+                    format!(
+                        "`enum` must be a list of values, found {}",
+                        value.value.kind()
+                    ),
+                );
+            }
+        }
+        "default" => sp.default = Some(Sp::new(value.to_json(), value.loc)),
+        "minimum" => sp.minimum = number(s, value, k),
+        "maximum" => sp.maximum = number(s, value, k),
+        "min_length" => sp.min_length = whole(s, value, k, u32::MAX),
+        "max_length" => sp.max_length = whole(s, value, k, u32::MAX),
+        "pattern" => sp.pattern = string(s, value, k),
+        "format" => {
+            sp.format = choice(
+                s,
+                value,
+                "format",
+                &[
+                    ("date-time", FormatName::DateTime),
+                    ("date", FormatName::Date),
+                    ("email", FormatName::Email),
+                    ("uri", FormatName::Uri),
+                    ("uuid", FormatName::Uuid),
+                ],
+            )
+        }
+        "items" => sp.items = Some(Box::new(spec(s, value, Role::Items))),
+        "min_items" => sp.min_items = whole(s, value, k, u32::MAX),
+        "max_items" => sp.max_items = whole(s, value, k, u32::MAX),
+        "properties" => {
+            let fields = entries(s, value, "`properties`")
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(name, n)| Field {
+                    name,
+                    spec: spec(s, n, Role::Property),
+                })
+                .collect();
+            sp.properties = Some(Sp::new(fields, value.loc));
+        }
+        "values" => sp.values = Some(Box::new(spec(s, value, Role::Values))),
+        "nullable" => sp.nullable = boolean(s, value, k),
+        _ => return false,
+    }
+    true
+}
+
+/// A key that says where a field goes and who sets it (wire name, style, modes, location).
+fn placement_key(s: &mut Sink, sp: &mut Spec, k: &str, value: &Node) {
+    match k {
+        "wire" => sp.wire = string(s, value, k),
+        "style" => {
+            sp.style = choice(
+                s,
+                value,
+                "style",
+                &[
+                    ("repeat", Style::Repeat),
+                    ("brackets", Style::Brackets),
+                    ("comma", Style::Comma),
+                ],
+            )
+        }
+        "allow_slash" => sp.allow_slash = boolean(s, value, k),
+        "modes" => sp.modes = string_list(s, value, k),
+        "from_context" => sp.from_context = string(s, value, k),
+        "in" => {
+            sp.location = choice(
+                s,
+                value,
+                "location",
+                &[
+                    ("path", In::Path),
+                    ("query", In::Query),
+                    ("header", In::Header),
+                    ("body", In::Body),
+                ],
+            )
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Executing YAML-pack tools over HTTP (docs/design.md §6, §8).
 //!
 //! - [`executor`]: [`HttpExecutor`], one reqwest client (rustls with ring) implementing
-//!   [`HttpCaller`](crate::session::HttpCaller).
+//!   [`HttpCaller`](crate::table::HttpCaller).
+//! - [`lazy`]: [`LazyHttp`], the executor built on first use that sessions share by default.
 //! - [`request`]: the exact request a route declares, built without the network.
 //! - [`credentials`]: per-call secrets from a [`CredentialProvider`], never printed.
 //! - [`response`]: API errors, envelopes, projection, non-text bodies.
@@ -9,6 +10,7 @@
 
 pub mod credentials;
 pub mod executor;
+pub mod lazy;
 pub mod pagination;
 pub mod request;
 pub mod response;
@@ -18,6 +20,7 @@ pub use credentials::{
     StaticCredentials, from_async_fn, from_fn,
 };
 pub use executor::{DEFAULT_TIMEOUT, HttpExecutor, HttpExecutorBuilder};
+pub use lazy::LazyHttp;
 pub use pagination::next_page;
 pub use request::{PreparedRequest, build_request};
 pub use response::{DEFAULT_MAX_RESPONSE_BYTES, project, shape_response};
