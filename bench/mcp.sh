@@ -27,7 +27,7 @@ VENV="${VENV:-/tmp/charter-bench-venv-$PY_VERSION}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 
 echo "building charter (release)..." >&2
-cargo build --release --quiet -p charter-cli --bin charter --manifest-path "$ROOT/Cargo.toml"
+cargo build --release --quiet -p charter-cli --features shipped-packs --bin charter --manifest-path "$ROOT/Cargo.toml"
 CHARTER="$CARGO_TARGET_DIR/release/charter"
 
 # Every shipped pack of ours (the Python library serves the same labels, those it has).

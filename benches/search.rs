@@ -1,6 +1,6 @@
 //! ToolSearch over every shipped pack (`charter::packs::ALL`): a keyword query under each
 //! ranking, the first keyword query of a fresh session (which builds the search index), and
-//! building the session. Target (issue 12): a keyword query ≤ 20 µs, session build ≤ 100 µs.
+//! building the session. Targets (README, Speed): a keyword query ≤ 20 µs, session build ≤ 100 µs.
 //!
 //! `cargo bench -p charter --bench search`
 

@@ -1,4 +1,4 @@
-//! Hostile input at the facade (issue 11, SECURITY.md): real `#[charter::tool]` functions that
+//! Hostile input at the facade (SECURITY.md): real `#[charter::tool]` functions that
 //! panic inside a concurrent batch, and every tool of the shipped packs against garbage
 //! arguments, with an HTTP executor that proves nothing was sent.
 

@@ -1,5 +1,5 @@
 //! The broken-pack suite: one file per mistake under `tests/broken/`, each asserting the exact
-//! `line:col` and what the message says (issue 2 item 4 and `docs/pack-format.md`).
+//! `line:col` and what the message says (`docs/pack-format.md`).
 
 use std::path::{Path, PathBuf};
 

@@ -1,4 +1,4 @@
-//! Hostile packs (issue 11, SECURITY.md): whatever a pack file holds, the compiler answers with
+//! Hostile packs (SECURITY.md): whatever a pack file holds, the compiler answers with
 //! diagnostics (`file:line:col`) or code, in bounded time, memory and stack.
 
 use charter_build::pack::MAX_PACK_BYTES;

@@ -1,6 +1,6 @@
-//! Imports every operation of every shared OpenAPI document (`/work/shared/openapi/`, or
-//! `$CHARTER_OPENAPI_DIR`): each operation becomes a tool or is reported with a reason, and
-//! the generated pack parses and passes the pack checks.
+//! Imports every operation of every vendored OpenAPI document (`openapi/*.json.gz` at the
+//! repository root): each operation becomes a tool or is reported with a reason, and the
+//! generated pack parses and passes the pack checks.
 //!
 //! Run with `-- --nocapture` to see the per-document table (also written to
 //! `target/openapi-import-counts.md`).
@@ -10,6 +10,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use charter_build::openapi::{ImportOptions, Progress, Stage, import};
+
+#[path = "../../openapi/documents.rs"]
+mod documents;
 
 /// (file, pack label, operations in the document per its README).
 const DOCUMENTS: &[(&str, &str, usize)] = &[
@@ -25,11 +28,6 @@ const DOCUMENTS: &[(&str, &str, usize)] = &[
     ("google-forms.json", "gforms", 9),
 ];
 
-fn dir() -> PathBuf {
-    std::env::var_os("CHARTER_OPENAPI_DIR")
-        .map_or_else(|| PathBuf::from("/work/shared/openapi"), PathBuf::from)
-}
-
 fn parse_yaml(text: &str) -> serde_json::Value {
     let mut options = serde_saphyr::Options::default();
     options.budget = None;
@@ -39,19 +37,12 @@ fn parse_yaml(text: &str) -> serde_json::Value {
 
 #[test]
 fn every_operation_becomes_a_tool_or_is_reported() {
-    let dir = dir();
-    if !dir.join("github.json").exists() {
-        panic!(
-            "the shared OpenAPI documents are not at {} (set CHARTER_OPENAPI_DIR)",
-            dir.display()
-        );
-    }
     let mut table = String::from(
         "| document | pack | operations | tools | skipped | notes | generated descriptions | pack YAML |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n",
     );
     let mut total_tools = 0;
     for &(file, label, expected_ops) in DOCUMENTS {
-        let text = std::fs::read_to_string(dir.join(file)).expect("readable document");
+        let text = documents::read(file);
         let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
         let mut options = ImportOptions::new(label);
         let sink = Arc::clone(&seen);
@@ -167,13 +158,11 @@ fn every_operation_becomes_a_tool_or_is_reported() {
 /// `large-schema` notes say so), one thread per document.
 #[test]
 fn imported_packs_generate_code() {
-    let dir = dir();
     std::thread::scope(|scope| {
         let mut handles = Vec::new();
         for &(file, label, _) in DOCUMENTS {
-            let dir = dir.clone();
             handles.push(scope.spawn(move || {
-                let text = std::fs::read_to_string(dir.join(file)).expect("readable document");
+                let text = documents::read(file);
                 let out = import(&text, &ImportOptions::new(label))
                     .unwrap_or_else(|e| panic!("{file}: {e}"));
                 if out

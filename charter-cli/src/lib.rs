@@ -1,6 +1,7 @@
 //! The `charter` command (docs/design.md §10) as a library entry point over any tool tables.
 //!
-//! The `charter` binary is `charter_cli::main_with(charter::packs::ALL)`. A crate that compiles
+//! The `charter` binary is `charter_cli::main_with(charter::packs::ALL)`, built only with the
+//! `shipped-packs` feature: the library itself carries no pack. A crate that compiles
 //! its own packs (or `#[charter::tool]` functions) gets the same commands over its own tables
 //! with a three-line binary:
 //!
@@ -29,7 +30,6 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use charter_runtime::table::Table;
-use clap::Parser;
 
 use args::{Cli, Command};
 
@@ -68,7 +68,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match parse(args, tables) {
         Ok(cli) => cli,
         Err(e) => {
             let text = e.render().to_string();
@@ -104,6 +104,34 @@ where
             ExitCode::from(EXIT_FAILURE)
         }
     }
+}
+
+/// Parses the command line; `--version` names the packs compiled into this binary.
+fn parse<I, T>(args: I, tables: &[&'static Table]) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    use clap::{CommandFactory, FromArgMatches};
+    let version = version_line(tables);
+    let matches = Cli::command().version(version).try_get_matches_from(args)?;
+    Cli::from_arg_matches(&matches)
+}
+
+/// `0.1.0 (2 packs: notes, tracker)`: which build this is and which tables it serves.
+fn version_line(tables: &[&'static Table]) -> String {
+    let labels: Vec<&str> = tables.iter().map(|t| t.pack).collect();
+    let noun = if labels.len() == 1 { "pack" } else { "packs" };
+    format!(
+        "{} ({} {noun}: {})",
+        env!("CARGO_PKG_VERSION"),
+        labels.len(),
+        if labels.is_empty() {
+            "none".to_owned()
+        } else {
+            labels.join(", ")
+        }
+    )
 }
 
 /// Why a command could not do its job.

@@ -1,4 +1,4 @@
-//! Hostile MCP clients (issue 11, SECURITY.md): raw bytes written to the spawned `charter mcp`
+//! Hostile MCP clients (SECURITY.md): raw bytes written to the spawned `charter mcp`
 //! over its real stdio. Whatever arrives (garbage, a call before `initialize`, wrong types, a
 //! huge id, deep or invalid JSON, oversize arguments), the server answers with a JSON-RPC error
 //! or a tool error and keeps serving; a client that goes away mid-call ends the server cleanly.

@@ -1,4 +1,4 @@
-//! Load and soak (issue 11, SECURITY.md): the spawned `charter mcp --http 127.0.0.1:0` under
+//! Load and soak (SECURITY.md): the spawned `charter mcp --http 127.0.0.1:0` under
 //! 1,000 concurrent requests from real MCP clients (rmcp's streamable HTTP client), every one
 //! answered, with the server's resident memory read from `/proc/<pid>/status` before and after;
 //! then a soak of mixed calls (lists, ToolSearch, calls that reach a 127.0.0.1 API stub, bad

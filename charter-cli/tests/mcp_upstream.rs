@@ -1,10 +1,12 @@
 //! `charter mcp --upstream`: other MCP servers' tools served beside the packs, behind the same
 //! ToolSearch, so a client with one connection reaches many servers. The upstream here is a
 //! second `charter` process (serving github against a stub API), and the reference server
-//! `@modelcontextprotocol/server-everything` when `.ci/run` installed it
-//! (`CHARTER_SERVER_EVERYTHING`).
+//! `@modelcontextprotocol/server-everything` (found or installed by
+//! `charter-mcp/fixture/everything.rs`).
 
 mod common;
+#[path = "../../charter-mcp/fixture/everything.rs"]
+mod everything;
 
 use std::time::Duration;
 
@@ -23,26 +25,18 @@ async fn one_connection_reaches_the_packs_and_every_upstream() {
         "inner=CHARTER_GITHUB_BASE_URL={} GITHUB_TOKEN=upstream_token_42 {BIN} mcp --pack github",
         stub.url
     );
-    let everything = std::env::var("CHARTER_SERVER_EVERYTHING").ok();
-    let mut argv = vec![
+    let everything = everything::entry();
+    let everything_arg = format!("node '{}' stdio", everything.display());
+    let argv = vec![
         "mcp",
         "--pack",
         "stripe",
         "--progressive",
         "--upstream",
         inner.as_str(),
+        "--upstream",
+        everything_arg.as_str(),
     ];
-    let everything_arg = everything
-        .as_ref()
-        .map(|entry| format!("node '{entry}' stdio"));
-    if let Some(arg) = &everything_arg {
-        argv.extend(["--upstream", arg.as_str()]);
-    } else {
-        eprintln!(
-            "note: CHARTER_SERVER_EVERYTHING is not set (.ci/run sets it); \
-             this run checks the charter upstream only"
-        );
-    }
     let mut c = connect_stdio(&argv, &[]).await;
     // Upstream children share charter's stderr (their own start messages come first).
     let mut line = next_line(&mut c.stderr).await;
@@ -56,9 +50,7 @@ async fn one_connection_reaches_the_packs_and_every_upstream() {
         line.contains("from stripe, inner (upstream MCP server)"),
         "{line}"
     );
-    if everything.is_some() {
-        assert!(line.contains("up2 (upstream MCP server)"), "{line}");
-    }
+    assert!(line.contains("up2 (upstream MCP server)"), "{line}");
     let capabilities = c.client.peer_info().unwrap().capabilities.clone();
     assert_eq!(capabilities.tools.unwrap().list_changed, Some(true));
 
@@ -141,24 +133,22 @@ async fn one_connection_reaches_the_packs_and_every_upstream() {
     assert_eq!(bad.is_error, Some(true));
     assert!(text_of(&bad).contains("repo"), "{}", text_of(&bad));
 
-    if everything.is_some() {
-        c.client
-            .call_tool(
-                CallToolRequestParams::new("ToolSearch")
-                    .with_arguments(args(json!({"query": "select:up2_echo"}))),
-            )
-            .await
-            .unwrap();
-        let echo = c
-            .client
-            .call_tool(
-                CallToolRequestParams::new("up2_echo")
-                    .with_arguments(args(json!({"message": "through charter"}))),
-            )
-            .await
-            .unwrap();
-        assert_eq!(text_of(&echo), "Echo: through charter");
-    }
+    c.client
+        .call_tool(
+            CallToolRequestParams::new("ToolSearch")
+                .with_arguments(args(json!({"query": "select:up2_echo"}))),
+        )
+        .await
+        .unwrap();
+    let echo = c
+        .client
+        .call_tool(
+            CallToolRequestParams::new("up2_echo")
+                .with_arguments(args(json!({"message": "through charter"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(text_of(&echo), "Echo: through charter");
     c.client.cancel().await.unwrap();
 }
 

@@ -1,14 +1,12 @@
 //! The bridge against a server this project did not write: the MCP reference server
 //! `@modelcontextprotocol/server-everything` (Node), over stdio and streamable HTTP.
 //!
-//! `.ci/run` installs it and exports `CHARTER_SERVER_EVERYTHING` (the path of its `dist/index.js`).
-//! Without that variable the test installs it itself with npm into the system temp directory
-//! (idempotent); only when npm is not installed at all does it skip, saying so.
+//! `fixture/everything.rs` finds or installs it (npm must be on the machine).
 
 mod common;
+#[path = "../fixture/everything.rs"]
+mod everything;
 
-use std::path::PathBuf;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use charter_mcp::{McpToolkit, ToolkitOptions, Upstream};
@@ -18,55 +16,6 @@ use charter_runtime::{CallContext, text_tokens};
 use serde_json::json;
 
 use common::*;
-
-/// The version `.ci/run` installs too.
-const VERSION: &str = "2026.8.31";
-const PACKAGE: &str = "@modelcontextprotocol/server-everything";
-
-/// The server's entry point, installing it on first use; `None` (with a message) without npm.
-fn everything() -> Option<PathBuf> {
-    static PATH: OnceLock<Option<PathBuf>> = OnceLock::new();
-    PATH.get_or_init(|| {
-        if let Some(path) = std::env::var_os("CHARTER_SERVER_EVERYTHING") {
-            let path = PathBuf::from(path);
-            assert!(
-                path.is_file(),
-                "CHARTER_SERVER_EVERYTHING={} is not a file",
-                path.display()
-            );
-            return Some(path);
-        }
-        let npm_works = std::process::Command::new("npm")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !npm_works {
-            eprintln!(
-                "SKIPPED: npm is not installed, so {PACKAGE} cannot be installed; \
-                 install Node.js/npm or set CHARTER_SERVER_EVERYTHING to its dist/index.js"
-            );
-            return None;
-        }
-        let dir = std::env::temp_dir().join(format!("charter-server-everything-{VERSION}"));
-        let entry = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-        if !entry.is_file() {
-            std::fs::create_dir_all(&dir).unwrap();
-            let out = std::process::Command::new("npm")
-                .args(["install", "--no-audit", "--no-fund", "--prefix"])
-                .arg(&dir)
-                .arg(format!("{PACKAGE}@{VERSION}"))
-                .output()
-                .expect("run npm install");
-            assert!(
-                out.status.success() && entry.is_file(),
-                "npm install {PACKAGE}@{VERSION} failed:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        Some(entry)
-    })
-    .clone()
-}
 
 fn quiet() -> ToolkitOptions {
     ToolkitOptions {
@@ -91,7 +40,7 @@ async fn connect(entry: &std::path::Path) -> McpToolkit {
 
 #[tokio::test]
 async fn lists_and_calls_the_reference_server() {
-    let Some(entry) = everything() else { return };
+    let entry = everything::entry();
     let up = connect(&entry).await;
     let tools = up.dynamic_tools();
     let names: Vec<&str> = tools.iter().map(|t| &*t.name).collect();
@@ -193,7 +142,7 @@ async fn lists_and_calls_the_reference_server() {
 async fn follows_the_tools_it_registers_after_initialize() {
     // server-everything registers its conditional tools (simulate-research-query always) when
     // `notifications/initialized` arrives and announces them with list_changed.
-    let Some(entry) = everything() else { return };
+    let entry = everything::entry();
     let up = connect(&entry).await;
     let listed = |up: &McpToolkit| {
         up.dynamic_tools()
@@ -209,7 +158,7 @@ async fn follows_the_tools_it_registers_after_initialize() {
 
 #[tokio::test]
 async fn a_killed_reference_server_answers_error_results_promptly() {
-    let Some(entry) = everything() else { return };
+    let entry = everything::entry();
     let up = connect(&entry).await;
     let pid = up.child_pid().unwrap();
     let ctx = CallContext::new();
@@ -258,7 +207,7 @@ async fn a_killed_reference_server_answers_error_results_promptly() {
 
 #[tokio::test]
 async fn reaches_the_reference_server_over_streamable_http() {
-    let Some(entry) = everything() else { return };
+    let entry = everything::entry();
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()

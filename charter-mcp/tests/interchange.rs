@@ -1,4 +1,4 @@
-//! The interchangeability test (docs/design.md §7, seed 000): one toolkit of Rust-function tools that count
+//! The interchangeability test (docs/design.md §7): one toolkit of Rust-function tools that count
 //! their executions, reached locally (a `ToolSession` over its static table) and reached over MCP
 //! (charter's MCP server in a child process, through the bridge), answers the same batches with
 //! equal results in equal order and equal execution counts.

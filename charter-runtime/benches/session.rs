@@ -1,6 +1,6 @@
 //! Session costs over a synthetic 700-tool catalogue (7 packs × 100 tools, built by
 //! `charter_testkit`): building a session, ranking a keyword query (relevance, the
-//! default, and classic), a `select:` of two tools, validating a typical call. Targets (issue 4): build ≤ 100 µs, keyword query ≤ 20 µs,
+//! default, and classic), a `select:` of two tools, validating a typical call. Targets (README, Speed): build ≤ 100 µs, keyword query ≤ 20 µs,
 //! validation ≤ 10 µs.
 //!
 //! `cargo bench -p charter-runtime --bench session`

@@ -1,4 +1,4 @@
-//! The batch scheduler (docs/design.md §7, seed 000): one function runs every batch of tool calls, for the
+//! The batch scheduler (docs/design.md §7): one function runs every batch of tool calls, for the
 //! local bridge (a session's own tools) and the remote one (an MCP server's), so both answer a
 //! batch identically: same order, same results, same number of executions.
 //!

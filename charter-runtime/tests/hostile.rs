@@ -1,5 +1,5 @@
-//! Hostile input against the session, validation, ToolSearch and the batch scheduler (issue 11,
-//! SECURITY.md): whatever the model sends, the process does not crash, the session is not
+//! Hostile input against the session, validation, ToolSearch and the batch scheduler (SECURITY.md):
+//! whatever the model sends, the process does not crash, the session is not
 //! corrupted, no result is lost and a field the deployment withholds cannot be set.
 //!
 //! No network here: tools run the `testing` echo handler (which answers with exactly the

@@ -1,4 +1,4 @@
-//! Hostile input on the HTTP path (issue 11, SECURITY.md): what a model puts in path, query and
+//! Hostile input on the HTTP path (SECURITY.md): what a model puts in path, query and
 //! header arguments never reaches another host, another path or another header; what an API
 //! sends back (garbage, truncated or endless bodies, redirects elsewhere, silence) becomes an
 //! error result, never a crash or a hang.

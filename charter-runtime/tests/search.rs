@@ -1,4 +1,4 @@
-//! ToolSearch's relevance ranking (the default): the contract points of issue 12. The classic
+//! ToolSearch's relevance ranking (the default): the contract points of docs/search.md. The classic
 //! ranking's exact scores stay pinned in `session.rs`.
 
 mod common;

@@ -2014,4 +2014,5 @@ pub mod tracker {
     });
 }
 /// Every pack compiled here.
+#[allow(dead_code)]
 pub static ALL: &[&::charter::table::Table] = &[&tracker::TOOLS];

@@ -1,6 +1,6 @@
 //! The MCP client bridge (docs/design.md §9): an MCP server's tools as a [`Toolkit`] a
 //! [`ToolSession`](charter_runtime::ToolSession) holds beside static packs, and its batches run
-//! through the same scheduler as the local bridge's (docs/design.md §7, seed 000).
+//! through the same scheduler as the local bridge's (docs/design.md §7).
 //!
 //! [`McpToolkit::connect`] starts a server as a child process (MCP over its stdin/stdout) or
 //! reaches one over streamable HTTP, lists its tools (every page) and keeps each as charter keeps
