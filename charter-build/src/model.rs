@@ -67,6 +67,8 @@ pub enum AuthModel {
         /// The variable.
         env: String,
     },
+    /// An OAuth 2 access token, renewed at run time.
+    OAuth2(Box<crate::oauth::OAuth2Model>),
 }
 
 /// How the body is encoded.
@@ -548,7 +550,26 @@ pub fn resolve(pack: &Pack) -> PackModel {
     let auth = {
         let a = &pack.auth;
         let env = a.env.as_ref().map_or_else(String::new, |e| e.value.clone());
-        match a.scheme.as_ref().map_or(AuthScheme::None, |s| s.value) {
+        let text = |v: &Option<crate::pack::Sp<String>>| {
+            v.as_ref().map_or_else(String::new, |v| v.value.clone())
+        };
+        let scheme = a.scheme.as_ref().map_or(AuthScheme::None, |s| s.value);
+        match (scheme, &a.oauth2) {
+            (AuthScheme::Bearer, Some(o)) => AuthModel::OAuth2(Box::new(crate::oauth::model(
+                &label,
+                o,
+                "Authorization".to_owned(),
+                "Bearer ".to_owned(),
+                env,
+            ))),
+            (AuthScheme::Header, Some(o)) => AuthModel::OAuth2(Box::new(crate::oauth::model(
+                &label,
+                o,
+                text(&a.header),
+                text(&a.prefix),
+                env,
+            ))),
+            _ => match scheme {
             AuthScheme::None => AuthModel::None,
             AuthScheme::Bearer => AuthModel::Bearer { env },
             AuthScheme::Basic => AuthModel::Basic { env },
@@ -562,6 +583,7 @@ pub fn resolve(pack: &Pack) -> PackModel {
                     .as_ref()
                     .map_or_else(String::new, |p| p.value.clone()),
                 env,
+            },
             },
         }
     };
