@@ -6,7 +6,10 @@
 
 use std::sync::{Arc, OnceLock};
 
-use charter_runtime::http::HttpExecutor;
+use charter_runtime::http::oauth::store::TokenStore;
+use charter_runtime::http::{
+    CredentialProvider, EnvCredentials, FirstOf, HttpExecutor, first_of,
+};
 use charter_runtime::session::HttpCaller;
 use charter_runtime::table::{BoxFuture, Route, ToolDef, ToolOutput};
 use charter_runtime::{CallContext, CharterError};
@@ -32,7 +35,7 @@ impl HttpCaller for LazyHttp {
         arguments: Value,
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
-        match self.executor.get_or_init(HttpExecutor::new) {
+        match self.executor.get_or_init(executor) {
             Ok(executor) => executor.call(tool, route, arguments, ctx),
             Err(error) => {
                 let error = error.clone();
@@ -40,4 +43,19 @@ impl HttpCaller for LazyHttp {
             }
         }
     }
+}
+
+/// The executor every command uses: credentials from the environment, then the refresh tokens
+/// `charter auth login` stored (docs/pack-format.md, "OAuth 2").
+pub(crate) fn executor() -> Result<HttpExecutor, CharterError> {
+    HttpExecutor::builder().credentials(credentials()).build()
+}
+
+/// The environment first (an explicit variable wins), then the stored logins.
+fn credentials() -> FirstOf {
+    let mut providers: Vec<Arc<dyn CredentialProvider>> = vec![Arc::new(EnvCredentials)];
+    if let Ok(store) = TokenStore::open_default() {
+        providers.push(Arc::new(store));
+    }
+    first_of(providers)
 }

@@ -206,17 +206,26 @@ fn reason(error: &reqwest::Error) -> String {
     format!("{kind}{detail}")
 }
 
-/// The OAuth `error` code of an error body, if it is a well-formed one (RFC 6749 §5.2:
-/// printable ASCII without `"` or `\`); anything else in the body is not repeated.
+/// The OAuth `error` code of an error body, if it is a well-formed one; anything else in the
+/// body is not repeated.
 pub(crate) fn error_code(body: &[u8]) -> Option<String> {
     let value: Value = serde_json::from_slice(body).ok()?;
     let code = value.get("error")?.as_str()?;
-    let well_formed = !code.is_empty()
+    well_formed(code).then(|| code.to_owned())
+}
+
+/// An OAuth `error` value as it may be shown: the code when well formed (RFC 6749 §5.2:
+/// printable ASCII without `"` or `\\`, here at most 64 bytes), else a placeholder.
+pub fn error_code_text(code: &str) -> &str {
+    if well_formed(code) { code } else { "an unreadable error code" }
+}
+
+fn well_formed(code: &str) -> bool {
+    !code.is_empty()
         && code.len() <= 64
         && code
             .bytes()
-            .all(|b| (0x20..=0x7e).contains(&b) && b != b'"' && b != b'\\' && b != b'`');
-    well_formed.then(|| code.to_owned())
+            .all(|b| (0x20..=0x7e).contains(&b) && b != b'"' && b != b'\\' && b != b'`')
 }
 
 /// A successful answer: `access_token` is required; `expires_in` may be a number or a numeric
