@@ -570,20 +570,20 @@ pub fn resolve(pack: &Pack) -> PackModel {
                 env,
             ))),
             _ => match scheme {
-            AuthScheme::None => AuthModel::None,
-            AuthScheme::Bearer => AuthModel::Bearer { env },
-            AuthScheme::Basic => AuthModel::Basic { env },
-            AuthScheme::Header => AuthModel::Header {
-                name: a
-                    .header
-                    .as_ref()
-                    .map_or_else(String::new, |h| h.value.clone()),
-                prefix: a
-                    .prefix
-                    .as_ref()
-                    .map_or_else(String::new, |p| p.value.clone()),
-                env,
-            },
+                AuthScheme::None => AuthModel::None,
+                AuthScheme::Bearer => AuthModel::Bearer { env },
+                AuthScheme::Basic => AuthModel::Basic { env },
+                AuthScheme::Header => AuthModel::Header {
+                    name: a
+                        .header
+                        .as_ref()
+                        .map_or_else(String::new, |h| h.value.clone()),
+                    prefix: a
+                        .prefix
+                        .as_ref()
+                        .map_or_else(String::new, |p| p.value.clone()),
+                    env,
+                },
             },
         }
     };

@@ -56,12 +56,17 @@ pub fn model(
     prefix: String,
     access_token_env: String,
 ) -> OAuth2Model {
-    let text = |v: &Option<crate::pack::Sp<String>>| v.as_ref().map_or_else(String::new, |v| v.value.clone());
+    let text = |v: &Option<crate::pack::Sp<String>>| {
+        v.as_ref().map_or_else(String::new, |v| v.value.clone())
+    };
     OAuth2Model {
         header,
         prefix,
         access_token_env,
-        grant: d.grant.as_ref().map_or(GrantDecl::RefreshToken, |g| g.value),
+        grant: d
+            .grant
+            .as_ref()
+            .map_or(GrantDecl::RefreshToken, |g| g.value),
         token_url: text(&d.token_url),
         token_url_env: endpoint_env(label, "TOKEN"),
         authorization_url: text(&d.authorization_url),
@@ -75,7 +80,10 @@ pub fn model(
         client_secret_env: text(&d.client_secret_env),
         refresh_token_env: text(&d.refresh_token_env),
         scopes: d.scopes.iter().map(|s| s.value.clone()).collect(),
-        client_auth: d.client_auth.as_ref().map_or(ClientAuthDecl::Body, |c| c.value),
+        client_auth: d
+            .client_auth
+            .as_ref()
+            .map_or(ClientAuthDecl::Body, |c| c.value),
         authorization_params: d
             .authorization_params
             .iter()
@@ -108,9 +116,10 @@ pub fn generate(m: &OAuth2Model) -> TokenStream {
         ClientAuthDecl::Body => quote!(ClientAuth::Body),
         ClientAuthDecl::Basic => quote!(ClientAuth::Basic),
     };
-    let url_vars = m.url_vars.iter().map(|(name, env, default)| {
-        quote!(UrlVar { name: #name, env: #env, default: #default })
-    });
+    let url_vars = m
+        .url_vars
+        .iter()
+        .map(|(name, env, default)| quote!(UrlVar { name: #name, env: #env, default: #default }));
     let params = m.authorization_params.iter().map(|(k, v)| quote!((#k, #v)));
     quote! {
         /// Where this pack's OAuth 2 access tokens come from.

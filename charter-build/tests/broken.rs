@@ -471,14 +471,36 @@ fn oauth2_mistakes_are_each_reported_where_they_are() {
     at(7, 5, "`oauth2` needs `scheme: bearer` (or `header`)");
     at(7, 5, "`oauth2` needs `client_secret_env`");
     at(8, 16, "must be an absolute https URL");
-    at(8, 16, "`{tenant}` in `http://login.example.com/{tenant}/token` is not declared");
-    at(9, 24, "`authorization_url` has no use with `grant: client_credentials`");
+    at(
+        8,
+        16,
+        "`{tenant}` in `http://login.example.com/{tenant}/token` is not declared",
+    );
+    at(
+        9,
+        24,
+        "`authorization_url` has no use with `grant: client_credentials`",
+    );
     at(10, 20, "`bad-name` is not an environment variable name");
-    at(11, 24, "`refresh_token_env` has no use with `grant: client_credentials`");
+    at(
+        11,
+        24,
+        "`refresh_token_env` has no use with `grant: client_credentials`",
+    );
     at(12, 14, "a scope is one non-empty word without spaces");
     at(13, 29, "`state` is set by the login flow itself");
-    at(15, 7, "`region` is declared in `url_vars` but no URL uses `{region}`");
-    has(&d, file, 5, 3, "`auth` with `scheme: basic` needs `env: <VARIABLE>`");
+    at(
+        15,
+        7,
+        "`region` is declared in `url_vars` but no URL uses `{region}`",
+    );
+    has(
+        &d,
+        file,
+        5,
+        3,
+        "`auth` with `scheme: basic` needs `env: <VARIABLE>`",
+    );
 }
 
 #[test]

@@ -38,7 +38,12 @@ pub(crate) fn run(
                     path.display()
                 )?;
             } else {
-                writeln!(out, "`{}` has no stored login ({}).", pack.label, path.display())?;
+                writeln!(
+                    out,
+                    "`{}` has no stored login ({}).",
+                    pack.label,
+                    path.display()
+                )?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -59,9 +64,8 @@ fn http_pack(tables: &[&'static Table], label: &str) -> Result<&'static HttpPack
         packs: vec![label.to_owned()],
     };
     let table = packs::select(tables, &args)?[0];
-    pack_of(table).ok_or_else(|| {
-        Failure::Usage(format!("`{label}` has no HTTP tools, so no credential"))
-    })
+    pack_of(table)
+        .ok_or_else(|| Failure::Usage(format!("`{label}` has no HTTP tools, so no credential")))
 }
 
 fn pack_of(table: &'static Table) -> Option<&'static HttpPack> {
@@ -77,9 +81,7 @@ fn login(
     out: &mut dyn Write,
 ) -> Result<ExitCode, Failure> {
     let pack = http_pack(tables, &args.pack)?;
-    let loginable = |p: &HttpPack| {
-        matches!(p.auth, Auth::OAuth2(o) if o.grant == Grant::RefreshToken && !o.authorization_url.is_empty())
-    };
+    let loginable = |p: &HttpPack| matches!(p.auth, Auth::OAuth2(o) if o.grant == Grant::RefreshToken && !o.authorization_url.is_empty());
     if !loginable(pack) {
         let able: Vec<&str> = tables
             .iter()
@@ -91,7 +93,11 @@ fn login(
             "`{}` does not log in through a browser (its credential is a key or token you set; \
              see `charter auth status`); packs that do: {}",
             pack.label,
-            if able.is_empty() { "none".to_owned() } else { able.join(", ") }
+            if able.is_empty() {
+                "none".to_owned()
+            } else {
+                able.join(", ")
+            }
         )));
     }
     let store = store()?;
@@ -157,7 +163,12 @@ async fn receive_code(
             reqwest::Url::parse(&format!("http://127.0.0.1/callback{query}"))
                 .map(|u| u.query_pairs().into_owned().collect())
                 .unwrap_or_default();
-        let get = |name: &str| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+        let get = |name: &str| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+        };
         if get("state") != Some(authorization.state.as_str()) {
             reply(&mut stream, 400, "This answer does not belong to the login in progress (state mismatch); it was ignored.").await;
             continue;
@@ -173,7 +184,12 @@ async fn receive_code(
             reply(&mut stream, 400, "The redirect carries no code.").await;
             continue;
         };
-        reply(&mut stream, 200, "charter is logged in. You can close this window.").await;
+        reply(
+            &mut stream,
+            200,
+            "charter is logged in. You can close this window.",
+        )
+        .await;
         return Ok(code.to_owned());
     }
 }
@@ -250,7 +266,10 @@ fn oauth_status(pack: &HttpPack, oauth: &OAuth2, store: Option<&TokenStore>) -> 
         let s = set(oauth.access_token_env);
         parts.push(format!("{} {s}", oauth.access_token_env));
         if s == "set" {
-            uses = Some(format!("the access token in {} (never renewed)", oauth.access_token_env));
+            uses = Some(format!(
+                "the access token in {} (never renewed)",
+                oauth.access_token_env
+            ));
         }
     }
     let client_ready = set(oauth.client_id_env) == "set"
@@ -293,7 +312,11 @@ fn oauth_status(pack: &HttpPack, oauth: &OAuth2, store: Option<&TokenStore>) -> 
             "nothing yet: set the variables above".to_owned()
         }
     });
-    format!("oauth2 {}; {}; uses {uses}", oauth.grant.as_str(), parts.join(", "))
+    format!(
+        "oauth2 {}; {}; uses {uses}",
+        oauth.grant.as_str(),
+        parts.join(", ")
+    )
 }
 
 fn age(created_at: u64) -> String {

@@ -7,9 +7,7 @@
 use std::sync::{Arc, OnceLock};
 
 use charter_runtime::http::oauth::store::TokenStore;
-use charter_runtime::http::{
-    CredentialProvider, EnvCredentials, FirstOf, HttpExecutor, first_of,
-};
+use charter_runtime::http::{CredentialProvider, EnvCredentials, FirstOf, HttpExecutor, first_of};
 use charter_runtime::session::HttpCaller;
 use charter_runtime::table::{BoxFuture, Route, ToolDef, ToolOutput};
 use charter_runtime::{CallContext, CharterError};

@@ -69,7 +69,9 @@ fn query_of(url: &str) -> Vec<(String, String)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn login_with_pkce_stores_a_private_refresh_token_that_calls_then_use() {
     let oauth = OAuthServer::start().await;
-    oauth.control(json!({"clients": {CLIENT_ID: CLIENT_SECRET}})).await;
+    oauth
+        .control(json!({"clients": {CLIENT_ID: CLIENT_SECRET}}))
+        .await;
     let api = ApiStub::start(&oauth).await;
     let config = tempdir();
     let mut transcript = String::new();
@@ -100,10 +102,20 @@ async fn login_with_pkce_stores_a_private_refresh_token_that_calls_then_use() {
     assert_eq!(get("code_challenge").map(|c| c.len()), Some(43));
     assert_eq!(get("access_type").as_deref(), Some("offline"));
     assert_eq!(get("prompt").as_deref(), Some("consent"));
-    assert!(get("scope").unwrap().contains("https://www.googleapis.com/auth/gmail.modify"));
+    assert!(
+        get("scope")
+            .unwrap()
+            .contains("https://www.googleapis.com/auth/gmail.modify")
+    );
     let redirect = get("redirect_uri").unwrap();
-    assert!(redirect.starts_with("http://127.0.0.1:") && redirect.ends_with("/callback"), "{redirect}");
-    assert!(!url.contains(CLIENT_SECRET), "the secret never goes in the URL");
+    assert!(
+        redirect.starts_with("http://127.0.0.1:") && redirect.ends_with("/callback"),
+        "{redirect}"
+    );
+    assert!(
+        !url.contains(CLIENT_SECRET),
+        "the secret never goes in the URL"
+    );
 
     // 2. An answer with another state (a forged redirect) is refused; the login goes on.
     let http = test_client();
@@ -130,11 +142,20 @@ async fn login_with_pkce_stores_a_private_refresh_token_that_calls_then_use() {
     let mut rest = String::new();
     stdout.read_to_string(&mut rest).await.unwrap();
     let mut stderr = String::new();
-    login.stderr.take().unwrap().read_to_string(&mut stderr).await.unwrap();
+    login
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .await
+        .unwrap();
     transcript.push_str(&rest);
     transcript.push_str(&stderr);
     assert!(status.success(), "{transcript}");
-    assert!(rest.contains("Logged in: the refresh token of `gmail` is stored in"), "{rest}");
+    assert!(
+        rest.contains("Logged in: the refresh token of `gmail` is stored in"),
+        "{rest}"
+    );
     let stats = oauth.stats().await;
     assert_eq!(stats["by_grant"]["authorization_code"], 1, "{stats}");
 
@@ -149,12 +170,22 @@ async fn login_with_pkce_stores_a_private_refresh_token_that_calls_then_use() {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
-        let dir = std::fs::metadata(file.parent().unwrap()).unwrap().permissions().mode() & 0o777;
+        let dir = std::fs::metadata(file.parent().unwrap())
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
         assert_eq!(dir, 0o700);
     }
 
     // 5. `charter call` finds the stored login: refresh grant, then the API accepts the token.
-    let (code, out, err) = run(charter(&["call", "gmail_labels_list", r#"{"user_id":"me"}"#], &config, &oauth, &api)).await;
+    let (code, out, err) = run(charter(
+        &["call", "gmail_labels_list", r#"{"user_id":"me"}"#],
+        &config,
+        &oauth,
+        &api,
+    ))
+    .await;
     transcript.push_str(&out);
     transcript.push_str(&err);
     assert_eq!(code, 0, "{out}{err}");
@@ -162,25 +193,43 @@ async fn login_with_pkce_stores_a_private_refresh_token_that_calls_then_use() {
     assert_eq!(oauth.stats().await["by_grant"]["refresh_token"], 1);
 
     // 6. `charter auth status` says what gmail uses, never a secret.
-    let (code, out, err) = run(charter(&["auth", "status", "--pack", "gmail,github"], &config, &oauth, &api)).await;
+    let (code, out, err) = run(charter(
+        &["auth", "status", "--pack", "gmail,github"],
+        &config,
+        &oauth,
+        &api,
+    ))
+    .await;
     transcript.push_str(&out);
     transcript.push_str(&err);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("gmail: oauth2 refresh_token;"), "{out}");
     assert!(out.contains("GOOGLE_ACCESS_TOKEN unset"), "{out}");
     assert!(out.contains("GOOGLE_CLIENT_SECRET set"), "{out}");
-    assert!(out.contains("stored login (logged in just now, client 4711-charter.apps.example)"), "{out}");
+    assert!(
+        out.contains("stored login (logged in just now, client 4711-charter.apps.example)"),
+        "{out}"
+    );
     assert!(out.contains("uses the stored login"), "{out}");
     assert!(out.contains("github: GITHUB_TOKEN"), "{out}");
 
     // 7. A revoked refresh token: the call's error (what the model reads) says what to renew.
     oauth.control(json!({"revoke_refresh": [issued]})).await;
-    let (code, out, err) = run(charter(&["call", "gmail_labels_list", r#"{"user_id":"me"}"#], &config, &oauth, &api)).await;
+    let (code, out, err) = run(charter(
+        &["call", "gmail_labels_list", r#"{"user_id":"me"}"#],
+        &config,
+        &oauth,
+        &api,
+    ))
+    .await;
     transcript.push_str(&out);
     transcript.push_str(&err);
     assert_eq!(code, 1);
     assert!(out.contains("`invalid_grant`"), "{out}");
-    assert!(out.contains("run `charter auth login gmail`, or set GOOGLE_REFRESH_TOKEN"), "{out}");
+    assert!(
+        out.contains("run `charter auth login gmail`, or set GOOGLE_REFRESH_TOKEN"),
+        "{out}"
+    );
 
     // 8. Logout deletes the file; the next call says how to log in.
     let (code, out, err) = run(charter(&["auth", "logout", "gmail"], &config, &oauth, &api)).await;
@@ -189,7 +238,13 @@ async fn login_with_pkce_stores_a_private_refresh_token_that_calls_then_use() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Removed the stored login of `gmail`"), "{out}");
     assert!(!file.exists());
-    let (code, out, err) = run(charter(&["call", "gmail_labels_list", r#"{"user_id":"me"}"#], &config, &oauth, &api)).await;
+    let (code, out, err) = run(charter(
+        &["call", "gmail_labels_list", r#"{"user_id":"me"}"#],
+        &config,
+        &oauth,
+        &api,
+    ))
+    .await;
     transcript.push_str(&out);
     transcript.push_str(&err);
     assert_eq!(code, 1);
@@ -200,7 +255,10 @@ async fn login_with_pkce_stores_a_private_refresh_token_that_calls_then_use() {
     let mut secrets = oauth.issued_secrets().await;
     secrets.push(CLIENT_SECRET.to_owned());
     for secret in &secrets {
-        assert!(!transcript.contains(secret.as_str()), "a secret leaked:\n{transcript}");
+        assert!(
+            !transcript.contains(secret.as_str()),
+            "a secret leaked:\n{transcript}"
+        );
     }
 }
 
@@ -211,7 +269,10 @@ async fn login_refuses_a_pack_without_a_browser_login_and_names_those_with_one()
     let config = tempdir();
     let (code, _, err) = run(charter(&["auth", "login", "github"], &config, &oauth, &api)).await;
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("`github` does not log in through a browser"), "{err}");
+    assert!(
+        err.contains("`github` does not log in through a browser"),
+        "{err}"
+    );
     assert!(err.contains("gmail"), "{err}");
     let mut no_client = charter(&["auth", "login", "gmail"], &config, &oauth, &api);
     no_client.env_remove("GOOGLE_CLIENT_ID");

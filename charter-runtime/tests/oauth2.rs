@@ -4,9 +4,9 @@
 //! one renewal and one retry on a 401, revoked refresh tokens, a token endpoint that is down,
 //! unavailable or slow, per-user tokens, and no secret in any log line, error or output.
 
-mod http_support;
 #[path = "oauth/harness.rs"]
 mod harness;
+mod http_support;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -92,7 +92,10 @@ async fn world() -> World {
     World { oauth, api }
 }
 
-fn executor(w: &World, provider: impl charter_runtime::http::CredentialProvider + 'static) -> HttpExecutor {
+fn executor(
+    w: &World,
+    provider: impl charter_runtime::http::CredentialProvider + 'static,
+) -> HttpExecutor {
     let mut builder = HttpExecutor::builder().no_proxy().credentials(provider);
     for label in ["goog", "shop", "other"] {
         builder = builder
@@ -102,8 +105,14 @@ fn executor(w: &World, provider: impl charter_runtime::http::CredentialProvider 
     builder.build().unwrap()
 }
 
-async fn call(exec: &HttpExecutor, tool: &'static ToolDef, ctx: &CallContext) -> Result<Value, CharterError> {
-    let Exec::Http(route) = tool.exec else { unreachable!() };
+async fn call(
+    exec: &HttpExecutor,
+    tool: &'static ToolDef,
+    ctx: &CallContext,
+) -> Result<Value, CharterError> {
+    let Exec::Http(route) = tool.exec else {
+        unreachable!()
+    };
     exec.call(tool, route, json!({}), ctx)
         .await
         .map(|out| out.structured.expect("a JSON answer"))
@@ -111,7 +120,10 @@ async fn call(exec: &HttpExecutor, tool: &'static ToolDef, ctx: &CallContext) ->
 
 fn assert_no_secret(text: &str, secrets: &[String]) {
     for secret in secrets {
-        assert!(!text.contains(secret.as_str()), "a secret leaked into: {text}");
+        assert!(
+            !text.contains(secret.as_str()),
+            "a secret leaked into: {text}"
+        );
     }
 }
 
@@ -143,14 +155,25 @@ async fn the_client_credentials_grant_sends_the_scopes_with_basic_client_auth() 
     assert_eq!(stats["last_client_auth"], "basic");
 
     // A wrong secret is refused by the server: a credential error naming the variables.
-    let wrong = executor(&w, credentials().with("SHOP_CLIENT_SECRET", "not-the-secret"));
-    let err = call(&wrong, &SHOP_TOOL, &CallContext::new()).await.unwrap_err();
+    let wrong = executor(
+        &w,
+        credentials().with("SHOP_CLIENT_SECRET", "not-the-secret"),
+    );
+    let err = call(&wrong, &SHOP_TOOL, &CallContext::new())
+        .await
+        .unwrap_err();
     let text = err.to_string();
     assert!(matches!(err, CharterError::Credential(_)), "{err:?}");
     assert!(text.contains("HTTP 401 `invalid_client`"), "{text}");
-    assert!(text.contains("check SHOP_CLIENT_ID and SHOP_CLIENT_SECRET"), "{text}");
+    assert!(
+        text.contains("check SHOP_CLIENT_ID and SHOP_CLIENT_SECRET"),
+        "{text}"
+    );
     // The server's error_description echoes the secret it got; charter does not repeat it.
-    assert_no_secret(&text, &["not-the-secret".to_owned(), CLIENT_SECRET.to_owned()]);
+    assert_no_secret(
+        &text,
+        &["not-the-secret".to_owned(), CLIENT_SECRET.to_owned()],
+    );
 }
 
 #[tokio::test]
@@ -167,7 +190,11 @@ async fn an_expired_token_is_renewed_before_use() {
     let answer = call(&exec, &GOOG_TOOL, &ctx).await.unwrap();
     assert_eq!(answer["user"], "alice");
     assert_eq!(w.oauth.token_requests().await, 2);
-    assert_eq!(w.api.count(), 3, "no request went out with the expired token");
+    assert_eq!(
+        w.api.count(),
+        3,
+        "no request went out with the expired token"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -178,7 +205,9 @@ async fn a_hundred_concurrent_calls_with_an_expired_token_send_one_token_request
     let ctx = CallContext::new();
     call(&exec, &GOOG_TOOL, &ctx).await.unwrap();
     tokio::time::sleep(Duration::from_millis(1100)).await;
-    w.oauth.control(json!({"expires_in": 3600, "mode": "slow", "delay_ms": 200})).await;
+    w.oauth
+        .control(json!({"expires_in": 3600, "mode": "slow", "delay_ms": 200}))
+        .await;
     let before = w.oauth.token_requests().await;
     let calls = (0..100).map(|_| {
         let exec = exec.clone();
@@ -207,13 +236,22 @@ async fn a_401_renews_the_token_once_and_retries_once_never_looping() {
         assert_eq!(answer.unwrap().unwrap()["user"], "alice");
     }
     assert_eq!(w.oauth.token_requests().await, 2);
-    assert_eq!(w.api.count(), 1 + 10 + 10, "each call sent twice: refused, then retried");
+    assert_eq!(
+        w.api.count(),
+        1 + 10 + 10,
+        "each call sent twice: refused, then retried"
+    );
 
     // An API that refuses every token: one renewal, one retry, then its 401 is the answer.
     w.api.always_401.store(true, Ordering::SeqCst);
     let (api_before, tokens_before) = (w.api.count(), w.oauth.token_requests().await);
-    let err = call(&exec, &GOOG_TOOL, &CallContext::new()).await.unwrap_err();
-    assert!(matches!(&err, CharterError::Api(e) if e.status == 401), "{err:?}");
+    let err = call(&exec, &GOOG_TOOL, &CallContext::new())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, CharterError::Api(e) if e.status == 401),
+        "{err:?}"
+    );
     assert_eq!(w.api.count() - api_before, 2);
     assert_eq!(w.oauth.token_requests().await - tokens_before, 1);
 }
@@ -223,18 +261,25 @@ async fn a_revoked_refresh_token_is_a_credential_error_saying_what_to_renew() {
     let w = world().await;
     w.oauth.control(json!({"revoke_refresh": [REFRESH]})).await;
     let exec = executor(&w, credentials());
-    let err = call(&exec, &GOOG_TOOL, &CallContext::new()).await.unwrap_err();
+    let err = call(&exec, &GOOG_TOOL, &CallContext::new())
+        .await
+        .unwrap_err();
     let text = err.to_string();
     assert!(matches!(err, CharterError::Credential(_)), "{err:?}");
     assert!(text.contains("HTTP 400 `invalid_grant`"), "{text}");
     assert!(text.contains("run `charter auth login goog`"), "{text}");
-    assert!(text.contains("set GOOG_REFRESH_TOKEN to a fresh one"), "{text}");
+    assert!(
+        text.contains("set GOOG_REFRESH_TOKEN to a fresh one"),
+        "{text}"
+    );
     // The server's error_description names the refresh token; the error does not.
     assert_no_secret(&text, &[REFRESH.to_owned(), CLIENT_SECRET.to_owned()]);
     assert_eq!(w.api.count(), 0, "no request leaves without a token");
     // Nothing configured at all: every way to configure it, by name.
     let bare = executor(&w, StaticCredentials::new());
-    let err = call(&bare, &GOOG_TOOL, &CallContext::new()).await.unwrap_err();
+    let err = call(&bare, &GOOG_TOOL, &CallContext::new())
+        .await
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "credential error: the `goog` pack needs an OAuth 2 credential: run `charter auth login \
@@ -260,17 +305,28 @@ async fn a_token_endpoint_that_is_down_unavailable_or_slow_fails_that_pack_only(
         .unwrap();
     let ctx = CallContext::new();
     let err = call(&down, &GOOG_TOOL, &ctx).await.unwrap_err().to_string();
-    assert!(err.contains("cannot reach the token endpoint: cannot connect"), "{err}");
+    assert!(
+        err.contains("cannot reach the token endpoint: cannot connect"),
+        "{err}"
+    );
     assert!(err.contains("try again later"), "{err}");
     // The same executor still serves the other pack.
-    assert_eq!(call(&down, &OTHER_TOOL, &ctx).await.unwrap()["user"], "other-user");
+    assert_eq!(
+        call(&down, &OTHER_TOOL, &ctx).await.unwrap()["user"],
+        "other-user"
+    );
 
     w.oauth.control(json!({"mode": "unavailable"})).await;
     let exec = executor(&w, credentials());
     let err = call(&exec, &GOOG_TOOL, &ctx).await.unwrap_err().to_string();
-    assert!(err.contains("HTTP 503 `temporarily_unavailable`; try again later"), "{err}");
+    assert!(
+        err.contains("HTTP 503 `temporarily_unavailable`; try again later"),
+        "{err}"
+    );
 
-    w.oauth.control(json!({"mode": "slow", "delay_ms": 3000})).await;
+    w.oauth
+        .control(json!({"mode": "slow", "delay_ms": 3000}))
+        .await;
     let slow = HttpExecutor::builder()
         .no_proxy()
         .credentials(credentials())
@@ -282,10 +338,16 @@ async fn a_token_endpoint_that_is_down_unavailable_or_slow_fails_that_pack_only(
     let started = std::time::Instant::now();
     let err = call(&slow, &GOOG_TOOL, &ctx).await.unwrap_err().to_string();
     assert!(err.contains("did not answer within 300 ms"), "{err}");
-    assert!(started.elapsed() < Duration::from_secs(3), "the timeout cut the wait");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "the timeout cut the wait"
+    );
     // Back to normal: the next call renews (a failure is not cached past its wave).
     w.oauth.control(json!({"mode": "normal"})).await;
-    assert_eq!(call(&slow, &GOOG_TOOL, &ctx).await.unwrap()["user"], "alice");
+    assert_eq!(
+        call(&slow, &GOOG_TOOL, &ctx).await.unwrap()["user"],
+        "alice"
+    );
 }
 
 #[tokio::test]
@@ -305,26 +367,47 @@ async fn per_user_refresh_tokens_get_per_user_access_tokens_never_shared() {
         Some(value.into())
     });
     let exec = executor(&w, provider);
-    let (ann, bob) = (CallContext::new().for_user("ann"), CallContext::new().for_user("bob"));
+    let (ann, bob) = (
+        CallContext::new().for_user("ann"),
+        CallContext::new().for_user("bob"),
+    );
     for _ in 0..3 {
         assert_eq!(call(&exec, &GOOG_TOOL, &ann).await.unwrap()["user"], "ann");
         assert_eq!(call(&exec, &GOOG_TOOL, &bob).await.unwrap()["user"], "bob");
     }
-    assert_eq!(w.oauth.token_requests().await, 2, "one token per user, each cached");
+    assert_eq!(
+        w.oauth.token_requests().await,
+        2,
+        "one token per user, each cached"
+    );
     // A user the provider does not know gets a credential error, not someone else's token.
     let eve = CallContext::new().for_user("eve");
     let err = call(&exec, &GOOG_TOOL, &eve).await.unwrap_err().to_string();
-    assert!(err.contains("needs an OAuth 2 credential for this end user"), "{err}");
+    assert!(
+        err.contains("needs an OAuth 2 credential for this end user"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
 async fn a_static_access_token_wins_and_is_never_renewed() {
     let w = world().await;
-    let exec = executor(&w, credentials().with("GOOG_ACCESS_TOKEN", "static-access-token"));
-    assert_eq!(call(&exec, &GOOG_TOOL, &CallContext::new()).await.unwrap()["user"], "static-user");
+    let exec = executor(
+        &w,
+        credentials().with("GOOG_ACCESS_TOKEN", "static-access-token"),
+    );
+    assert_eq!(
+        call(&exec, &GOOG_TOOL, &CallContext::new()).await.unwrap()["user"],
+        "static-user"
+    );
     w.api.always_401.store(true, Ordering::SeqCst);
-    let err = call(&exec, &GOOG_TOOL, &CallContext::new()).await.unwrap_err();
-    assert!(matches!(&err, CharterError::Api(e) if e.status == 401), "{err:?}");
+    let err = call(&exec, &GOOG_TOOL, &CallContext::new())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, CharterError::Api(e) if e.status == 401),
+        "{err:?}"
+    );
     assert_eq!(w.oauth.token_requests().await, 0);
     assert_eq!(w.api.count(), 2, "a static token is not retried");
 }
@@ -342,7 +425,9 @@ async fn no_secret_reaches_a_log_line_an_error_an_answer_or_debug_output() {
     seen.push(format!("{:?}", call(&exec, &GOOG_TOOL, &ctx).await));
     w.oauth.control(json!({"revoke_all_access": true})).await;
     seen.push(format!("{:?}", call(&exec, &GOOG_TOOL, &ctx).await));
-    w.oauth.control(json!({"revoke_refresh": [REFRESH], "expires_in": 3600})).await;
+    w.oauth
+        .control(json!({"revoke_refresh": [REFRESH], "expires_in": 3600}))
+        .await;
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let failed = call(&exec, &GOOG_TOOL, &ctx).await;
     assert!(failed.is_err());
@@ -352,7 +437,10 @@ async fn no_secret_reaches_a_log_line_an_error_an_answer_or_debug_output() {
     assert!(secrets.len() >= 3, "tokens were issued: {secrets:?}");
     secrets.extend([CLIENT_SECRET.to_owned(), REFRESH.to_owned()]);
     let logs = logs.text();
-    assert!(logs.contains("oauth token request"), "the token requests are logged");
+    assert!(
+        logs.contains("oauth token request"),
+        "the token requests are logged"
+    );
     assert_no_secret(&logs, &secrets);
     for text in seen {
         assert_no_secret(&text, &secrets);

@@ -366,7 +366,8 @@ impl HttpExecutor {
             }
             (None, _) => unreachable!("a static scheme without a secret returned above"),
         };
-        let pair = matches!(pack.auth, Auth::Basic { .. }).then(|| basic_pair(&secret).into_owned());
+        let pair =
+            matches!(pack.auth, Auth::Basic { .. }).then(|| basic_pair(&secret).into_owned());
         Ok(Credential {
             header: auth_header(&pack.auth, &secret)?,
             masker: Masker::for_secret(&secret, pair.as_deref()),

@@ -100,7 +100,9 @@ impl OAuthServer {
     pub async fn start() -> Self {
         let prefix = mock_prefix();
         assert!(
-            prefix.join("node_modules/oauth2-mock-server/package.json").is_file(),
+            prefix
+                .join("node_modules/oauth2-mock-server/package.json")
+                .is_file(),
             "{}",
             install_hint(&prefix)
         );
@@ -224,7 +226,9 @@ async fn answer(State(state): State<StubState>, headers: HeaderMap) -> Response 
     state.requests.fetch_add(1, Ordering::SeqCst);
     let refused = (
         StatusCode::UNAUTHORIZED,
-        axum::Json(json!({"error": {"code": 401, "message": "Request had invalid authentication credentials."}})),
+        axum::Json(
+            json!({"error": {"code": 401, "message": "Request had invalid authentication credentials."}}),
+        ),
     );
     if state.always_401.load(Ordering::SeqCst) {
         return refused.into_response();

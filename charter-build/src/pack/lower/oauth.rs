@@ -135,7 +135,10 @@ pub(in crate::pack) fn lower(s: &mut Sink, node: &Node) -> Option<OAuth2Decl> {
                     s,
                     value,
                     "client_auth",
-                    &[("body", ClientAuthDecl::Body), ("basic", ClientAuthDecl::Basic)],
+                    &[
+                        ("body", ClientAuthDecl::Body),
+                        ("basic", ClientAuthDecl::Basic),
+                    ],
                 )
             }
             "token_url" => d.token_url = text(s),
@@ -149,8 +152,7 @@ pub(in crate::pack) fn lower(s: &mut Sink, node: &Node) -> Option<OAuth2Decl> {
                     .unwrap_or_default()
             }
             "authorization_params" => {
-                d.authorization_params =
-                    string_pairs(s, value, "auth.oauth2.authorization_params")
+                d.authorization_params = string_pairs(s, value, "auth.oauth2.authorization_params")
             }
             "url_vars" => d.url_vars = url_vars(s, value),
             _ => {}
@@ -182,7 +184,10 @@ fn url_vars(s: &mut Sink, node: &Node) -> Vec<UrlVarDecl> {
             }
         }
         if var.env.is_none() {
-            s.err(o.loc, format!("{what} needs `env: <VARIABLE>` (the variable holding its value)"));
+            s.err(
+                o.loc,
+                format!("{what} needs `env: <VARIABLE>` (the variable holding its value)"),
+            );
         }
         out.push(var);
     }
@@ -210,10 +215,23 @@ pub(crate) fn check(
     };
     let grant = d.grant.as_ref().map(|g| g.value);
     if grant.is_none() {
-        s.err(d.loc, "`oauth2` needs `grant: refresh_token` or `grant: client_credentials`");
+        s.err(
+            d.loc,
+            "`oauth2` needs `grant: refresh_token` or `grant: client_credentials`",
+        );
     }
-    need(s, &d.token_url, "token_url", "the provider's token endpoint");
-    need(s, &d.client_id_env, "client_id_env", "the variable holding the client id");
+    need(
+        s,
+        &d.token_url,
+        "token_url",
+        "the provider's token endpoint",
+    );
+    need(
+        s,
+        &d.client_id_env,
+        "client_id_env",
+        "the variable holding the client id",
+    );
     match grant {
         Some(GrantDecl::RefreshToken) => need(
             s,
@@ -222,17 +240,28 @@ pub(crate) fn check(
             "the variable holding a refresh token when there is no stored login",
         ),
         Some(GrantDecl::ClientCredentials) => {
-            need(s, &d.client_secret_env, "client_secret_env", "the client_credentials grant authenticates the client");
+            need(
+                s,
+                &d.client_secret_env,
+                "client_secret_env",
+                "the client_credentials grant authenticates the client",
+            );
             for (key, v) in [
                 ("refresh_token_env", &d.refresh_token_env),
                 ("authorization_url", &d.authorization_url),
             ] {
                 if let Some(v) = v {
-                    s.err(v.loc, format!("`{key}` has no use with `grant: client_credentials`; remove it"));
+                    s.err(
+                        v.loc,
+                        format!("`{key}` has no use with `grant: client_credentials`; remove it"),
+                    );
                 }
             }
             if let Some((k, _)) = d.authorization_params.first() {
-                s.err(k.loc, "`authorization_params` has no use with `grant: client_credentials`; remove it");
+                s.err(
+                    k.loc,
+                    "`authorization_params` has no use with `grant: client_credentials`; remove it",
+                );
             }
         }
         None => {}
@@ -243,17 +272,32 @@ pub(crate) fn check(
         .chain(d.url_vars.iter().filter_map(|u| u.env.as_ref()))
     {
         if !valid_env(&v.value) {
-            s.err(v.loc, format!("`{}` is not an environment variable name: use letters, digits and `_`", v.value));
+            s.err(
+                v.loc,
+                format!(
+                    "`{}` is not an environment variable name: use letters, digits and `_`",
+                    v.value
+                ),
+            );
         }
     }
     for scope in &d.scopes {
         if scope.value.is_empty() || scope.value.contains(char::is_whitespace) {
-            s.err(scope.loc, "a scope is one non-empty word without spaces (list several as several items)");
+            s.err(
+                scope.loc,
+                "a scope is one non-empty word without spaces (list several as several items)",
+            );
         }
     }
     for (k, _) in &d.authorization_params {
         if RESERVED_PARAMS.contains(&k.value.as_str()) {
-            s.err(k.loc, format!("`{}` is set by the login flow itself; remove it (scopes go in `scopes`)", k.value));
+            s.err(
+                k.loc,
+                format!(
+                    "`{}` is set by the login flow itself; remove it (scopes go in `scopes`)",
+                    k.value
+                ),
+            );
         }
     }
     urls(s, d);
@@ -281,12 +325,28 @@ fn urls(s: &mut Sink, d: &OAuth2Decl) {
         }
     }
     for var in &d.url_vars {
-        let valid = var.name.value.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        let valid = var
+            .name
+            .value
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
             && !var.name.value.is_empty();
         if !valid {
-            s.err(var.name.loc, format!("`{}` is not a placeholder name: use `[a-z0-9_]`", var.name.value));
+            s.err(
+                var.name.loc,
+                format!(
+                    "`{}` is not a placeholder name: use `[a-z0-9_]`",
+                    var.name.value
+                ),
+            );
         } else if !used.contains(&var.name.value) {
-            s.err(var.name.loc, format!("`{}` is declared in `url_vars` but no URL uses `{{{}}}`; remove it", var.name.value, var.name.value));
+            s.err(
+                var.name.loc,
+                format!(
+                    "`{}` is declared in `url_vars` but no URL uses `{{{}}}`; remove it",
+                    var.name.value, var.name.value
+                ),
+            );
         }
     }
 }
@@ -295,7 +355,9 @@ fn placeholder_names(url: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = url;
     while let Some(open) = rest.find('{') {
-        let Some(close) = rest[open..].find('}') else { break };
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
         out.push(&rest[open + 1..open + close]);
         rest = &rest[open + close + 1..];
     }

@@ -185,15 +185,23 @@ mod tests {
             expires_in: Some(Duration::from_secs(3600)),
             refresh_token: None,
         };
-        let a = slot.get(None, |_| async { Ok(fresh("tok-a")) }).await.unwrap();
+        let a = slot
+            .get(None, |_| async { Ok(fresh("tok-a")) })
+            .await
+            .unwrap();
         // Cached: the fetch is not called.
         let again = slot.get(None, |_| async { unreachable!() }).await.unwrap();
         assert_eq!(again, a);
         // The API refused tok-a: renewed.
-        let b = slot.get(Some(&a), |_| async { Ok(fresh("tok-b")) }).await.unwrap();
+        let b = slot
+            .get(Some(&a), |_| async { Ok(fresh("tok-b")) })
+            .await
+            .unwrap();
         assert_eq!(b.expose(), "tok-b");
         let failed = slot
-            .get(Some(&b), |_| async { Err(TokenFailure::TimedOut(Duration::from_secs(1))) })
+            .get(Some(&b), |_| async {
+                Err(TokenFailure::TimedOut(Duration::from_secs(1)))
+            })
             .await;
         assert!(failed.is_err());
     }

@@ -58,16 +58,25 @@ impl TokenSource {
         stale: Option<&Secret>,
     ) -> Result<Secret, CharterError> {
         let parts = Parts::resolve(provider, pack, oauth, &user).await?;
-        let token_url =
-            endpoint(provider, pack, oauth, Endpoint::Token, &user, self.token_urls.get(pack.label))
-                .await?;
+        let token_url = endpoint(
+            provider,
+            pack,
+            oauth,
+            Endpoint::Token,
+            &user,
+            self.token_urls.get(pack.label),
+        )
+        .await?;
         let key = CacheKey {
             user,
             token_url: token_url.clone(),
             client_id: parts.client_id.expose().to_owned(),
             grant: oauth.grant,
             scopes: oauth.scopes,
-            credential: parts.refresh_token.clone().or_else(|| parts.client_secret.clone()),
+            credential: parts
+                .refresh_token
+                .clone()
+                .or_else(|| parts.client_secret.clone()),
         };
         let slot = self.cache.slot(key);
         let fetch = |rotated: Option<Secret>| {
@@ -75,7 +84,10 @@ impl TokenSource {
                 Grant::RefreshToken => {
                     let refresh = rotated.or_else(|| parts.refresh_token.clone());
                     let refresh = refresh.map(|r| r.expose().to_owned()).unwrap_or_default();
-                    vec![("grant_type", "refresh_token".to_owned()), ("refresh_token", refresh)]
+                    vec![
+                        ("grant_type", "refresh_token".to_owned()),
+                        ("refresh_token", refresh),
+                    ]
                 }
                 Grant::ClientCredentials => {
                     let mut form = vec![("grant_type", "client_credentials".to_owned())];
@@ -118,7 +130,14 @@ impl Parts {
     ) -> Result<Parts, CharterError> {
         let refresh_token = match oauth.grant {
             Grant::RefreshToken => {
-                let token = ask(provider, pack, oauth.refresh_token_env, user, CredentialKind::RefreshToken).await?;
+                let token = ask(
+                    provider,
+                    pack,
+                    oauth.refresh_token_env,
+                    user,
+                    CredentialKind::RefreshToken,
+                )
+                .await?;
                 Some(token.ok_or_else(|| not_configured(pack, oauth, user))?)
             }
             Grant::ClientCredentials => None,
@@ -139,11 +158,23 @@ pub(crate) async fn client_parts(
     oauth: &'static OAuth2,
     user: &Option<String>,
 ) -> Result<(Secret, Option<Secret>), CharterError> {
-    let client_id = ask(provider, pack, oauth.client_id_env, user, CredentialKind::ClientId)
-        .await?
-        .ok_or_else(|| not_configured(pack, oauth, user))?;
-    let client_secret =
-        ask(provider, pack, oauth.client_secret_env, user, CredentialKind::ClientSecret).await?;
+    let client_id = ask(
+        provider,
+        pack,
+        oauth.client_id_env,
+        user,
+        CredentialKind::ClientId,
+    )
+    .await?
+    .ok_or_else(|| not_configured(pack, oauth, user))?;
+    let client_secret = ask(
+        provider,
+        pack,
+        oauth.client_secret_env,
+        user,
+        CredentialKind::ClientSecret,
+    )
+    .await?;
     // A pack that names a client secret variable has a confidential client: it is required.
     if client_secret.is_none() && !oauth.client_secret_env.is_empty() {
         return Err(not_configured(pack, oauth, user));
@@ -255,19 +286,23 @@ pub(crate) fn not_configured(
     oauth: &OAuth2,
     user: &Option<String>,
 ) -> CharterError {
-    let who = if user.is_some() { " for this end user" } else { "" };
+    let who = if user.is_some() {
+        " for this end user"
+    } else {
+        ""
+    };
     let client = client_vars(oauth);
     let how = match oauth.grant {
         Grant::RefreshToken => {
             let login = if oauth.authorization_url.is_empty() {
                 String::new()
             } else {
-                format!("run `charter auth login {}` (with {client} set), or ", pack.label)
+                format!(
+                    "run `charter auth login {}` (with {client} set), or ",
+                    pack.label
+                )
             };
-            format!(
-                "{login}set {} and {client}",
-                oauth.refresh_token_env
-            )
+            format!("{login}set {} and {client}", oauth.refresh_token_env)
         }
         Grant::ClientCredentials => format!("set {client}"),
     };
@@ -291,7 +326,11 @@ fn client_vars(oauth: &OAuth2) -> String {
 }
 
 /// A failed renewal, for the model and the developer: what failed and what to set or renew.
-pub(crate) fn renewal_error(pack: &HttpPack, oauth: &OAuth2, failure: &TokenFailure) -> CharterError {
+pub(crate) fn renewal_error(
+    pack: &HttpPack,
+    oauth: &OAuth2,
+    failure: &TokenFailure,
+) -> CharterError {
     let fix = if failure.is_invalid_grant() && oauth.grant == Grant::RefreshToken {
         let login = if oauth.authorization_url.is_empty() {
             String::new()

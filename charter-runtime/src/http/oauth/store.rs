@@ -144,7 +144,9 @@ impl TokenStore {
         };
         let text = serde_json::to_vec_pretty(&file).expect("a stored login serialises");
         let path = self.path(pack);
-        let temp = self.dir.join(format!(".{pack}.json.{}", std::process::id()));
+        let temp = self
+            .dir
+            .join(format!(".{pack}.json.{}", std::process::id()));
         let _ = std::fs::remove_file(&temp);
         let mut out = private_file(&temp).map_err(io(&temp))?;
         out.write_all(&text).map_err(io(&temp))?;

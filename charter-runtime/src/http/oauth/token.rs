@@ -64,7 +64,13 @@ impl TokenFailure {
     pub fn is_client_refused(&self) -> bool {
         matches!(self, TokenFailure::Refused { code: Some(c), .. }
             if c == "invalid_client" || c == "unauthorized_client")
-            || matches!(self, TokenFailure::Refused { status: 401, code: None })
+            || matches!(
+                self,
+                TokenFailure::Refused {
+                    status: 401,
+                    code: None
+                }
+            )
     }
 }
 
@@ -217,7 +223,11 @@ pub(crate) fn error_code(body: &[u8]) -> Option<String> {
 /// An OAuth `error` value as it may be shown: the code when well formed (RFC 6749 §5.2:
 /// printable ASCII without `"` or `\\`, here at most 64 bytes), else a placeholder.
 pub fn error_code_text(code: &str) -> &str {
-    if well_formed(code) { code } else { "an unreadable error code" }
+    if well_formed(code) {
+        code
+    } else {
+        "an unreadable error code"
+    }
 }
 
 fn well_formed(code: &str) -> bool {
@@ -263,7 +273,8 @@ mod tests {
 
     #[test]
     fn an_error_body_is_summarised_by_its_code_only() {
-        let body = br#"{"error":"invalid_grant","error_description":"token rt-canary-123 revoked"}"#;
+        let body =
+            br#"{"error":"invalid_grant","error_description":"token rt-canary-123 revoked"}"#;
         assert_eq!(error_code(body).as_deref(), Some("invalid_grant"));
         assert_eq!(error_code(b"<html>rt-canary</html>"), None);
         assert_eq!(error_code(br#"{"error":"a\"b"}"#), None);
@@ -273,11 +284,13 @@ mod tests {
 
     #[test]
     fn a_token_answer_is_read_with_a_numeric_or_string_lifetime() {
-        let fresh = parse(br#"{"access_token":"at","expires_in":"3599","refresh_token":"rt"}"#)
-            .unwrap();
+        let fresh =
+            parse(br#"{"access_token":"at","expires_in":"3599","refresh_token":"rt"}"#).unwrap();
         assert_eq!(fresh.expires_in, Some(Duration::from_secs(3599)));
         assert_eq!(fresh.refresh_token.unwrap().expose(), "rt");
-        assert!(format!("{:?}", parse(br#"{"access_token":"at-canary"}"#).unwrap()).contains("***"));
+        assert!(
+            format!("{:?}", parse(br#"{"access_token":"at-canary"}"#).unwrap()).contains("***")
+        );
         assert_eq!(
             parse(br#"{"token_type":"bearer"}"#).unwrap_err(),
             TokenFailure::Malformed("the answer has no access_token")
