@@ -555,6 +555,7 @@ pub fn resolve(pack: &Pack) -> PackModel {
         };
         let scheme = a.scheme.as_ref().map_or(AuthScheme::None, |s| s.value);
         match (scheme, &a.oauth2) {
+            (AuthScheme::None, _) => AuthModel::None,
             (AuthScheme::Bearer, Some(o)) => AuthModel::OAuth2(Box::new(crate::oauth::model(
                 &label,
                 o,
@@ -569,21 +570,12 @@ pub fn resolve(pack: &Pack) -> PackModel {
                 text(&a.prefix),
                 env,
             ))),
-            _ => match scheme {
-                AuthScheme::None => AuthModel::None,
-                AuthScheme::Bearer => AuthModel::Bearer { env },
-                AuthScheme::Basic => AuthModel::Basic { env },
-                AuthScheme::Header => AuthModel::Header {
-                    name: a
-                        .header
-                        .as_ref()
-                        .map_or_else(String::new, |h| h.value.clone()),
-                    prefix: a
-                        .prefix
-                        .as_ref()
-                        .map_or_else(String::new, |p| p.value.clone()),
-                    env,
-                },
+            (AuthScheme::Bearer, None) => AuthModel::Bearer { env },
+            (AuthScheme::Basic, _) => AuthModel::Basic { env },
+            (AuthScheme::Header, None) => AuthModel::Header {
+                name: text(&a.header),
+                prefix: text(&a.prefix),
+                env,
             },
         }
     };

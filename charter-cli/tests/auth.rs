@@ -45,6 +45,17 @@ fn charter(args: &[&str], config: &Path, oauth: &OAuthServer, api: &ApiStub) -> 
     cmd
 }
 
+/// The call every step makes: gmail's labels, which needs a token.
+const LABELS: &[&str] = &["call", "gmail_labels_list", r#"{"user_id":"me"}"#];
+
+/// Runs to completion, adding both outputs to the transcript checked for secrets.
+async fn step(transcript: &mut String, cmd: Command) -> (i32, String, String) {
+    let (code, out, err) = run(cmd).await;
+    transcript.push_str(&out);
+    transcript.push_str(&err);
+    (code, out, err)
+}
+
 /// Runs to completion: (exit code, stdout, stderr).
 async fn run(mut cmd: Command) -> (i32, String, String) {
     let out = tokio::time::timeout(Duration::from_secs(60), cmd.output())
@@ -179,29 +190,22 @@ async fn login_with_pkce_stores_a_private_refresh_token_that_calls_then_use() {
     }
 
     // 5. `charter call` finds the stored login: refresh grant, then the API accepts the token.
-    let (code, out, err) = run(charter(
-        &["call", "gmail_labels_list", r#"{"user_id":"me"}"#],
-        &config,
-        &oauth,
-        &api,
-    ))
-    .await;
-    transcript.push_str(&out);
-    transcript.push_str(&err);
+    let (code, out, err) = step(&mut transcript, charter(LABELS, &config, &oauth, &api)).await;
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains(r#""id":"johndoe""#), "{out}");
     assert_eq!(oauth.stats().await["by_grant"]["refresh_token"], 1);
 
     // 6. `charter auth status` says what gmail uses, never a secret.
-    let (code, out, err) = run(charter(
-        &["auth", "status", "--pack", "gmail,github"],
-        &config,
-        &oauth,
-        &api,
-    ))
+    let (code, out, err) = step(
+        &mut transcript,
+        charter(
+            &["auth", "status", "--pack", "gmail,github"],
+            &config,
+            &oauth,
+            &api,
+        ),
+    )
     .await;
-    transcript.push_str(&out);
-    transcript.push_str(&err);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("gmail: oauth2 refresh_token;"), "{out}");
     assert!(out.contains("GOOGLE_ACCESS_TOKEN unset"), "{out}");
@@ -215,15 +219,7 @@ async fn login_with_pkce_stores_a_private_refresh_token_that_calls_then_use() {
 
     // 7. A revoked refresh token: the call's error (what the model reads) says what to renew.
     oauth.control(json!({"revoke_refresh": [issued]})).await;
-    let (code, out, err) = run(charter(
-        &["call", "gmail_labels_list", r#"{"user_id":"me"}"#],
-        &config,
-        &oauth,
-        &api,
-    ))
-    .await;
-    transcript.push_str(&out);
-    transcript.push_str(&err);
+    let (code, out, err) = step(&mut transcript, charter(LABELS, &config, &oauth, &api)).await;
     assert_eq!(code, 1);
     assert!(out.contains("`invalid_grant`"), "{out}");
     assert!(
@@ -232,21 +228,15 @@ async fn login_with_pkce_stores_a_private_refresh_token_that_calls_then_use() {
     );
 
     // 8. Logout deletes the file; the next call says how to log in.
-    let (code, out, err) = run(charter(&["auth", "logout", "gmail"], &config, &oauth, &api)).await;
-    transcript.push_str(&out);
-    transcript.push_str(&err);
+    let (code, out, err) = step(
+        &mut transcript,
+        charter(&["auth", "logout", "gmail"], &config, &oauth, &api),
+    )
+    .await;
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Removed the stored login of `gmail`"), "{out}");
     assert!(!file.exists());
-    let (code, out, err) = run(charter(
-        &["call", "gmail_labels_list", r#"{"user_id":"me"}"#],
-        &config,
-        &oauth,
-        &api,
-    ))
-    .await;
-    transcript.push_str(&out);
-    transcript.push_str(&err);
+    let (code, out, err) = step(&mut transcript, charter(LABELS, &config, &oauth, &api)).await;
     assert_eq!(code, 1);
     assert!(out.contains("run `charter auth login gmail`"), "{out}");
 

@@ -118,6 +118,24 @@ async fn call(
         .map(|out| out.structured.expect("a JSON answer"))
 }
 
+/// The goog call fails with the API's own 401.
+async fn assert_refused_401(exec: &HttpExecutor) {
+    let err = call(exec, &GOOG_TOOL, &CallContext::new())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, CharterError::Api(e) if e.status == 401),
+        "{err:?}"
+    );
+}
+
+/// The call's error, which must be a credential error, as the model reads it.
+async fn credential_error(exec: &HttpExecutor, tool: &'static ToolDef) -> String {
+    let err = call(exec, tool, &CallContext::new()).await.unwrap_err();
+    assert!(matches!(err, CharterError::Credential(_)), "{err:?}");
+    err.to_string()
+}
+
 fn assert_no_secret(text: &str, secrets: &[String]) {
     for secret in secrets {
         assert!(
@@ -159,11 +177,7 @@ async fn the_client_credentials_grant_sends_the_scopes_with_basic_client_auth() 
         &w,
         credentials().with("SHOP_CLIENT_SECRET", "not-the-secret"),
     );
-    let err = call(&wrong, &SHOP_TOOL, &CallContext::new())
-        .await
-        .unwrap_err();
-    let text = err.to_string();
-    assert!(matches!(err, CharterError::Credential(_)), "{err:?}");
+    let text = credential_error(&wrong, &SHOP_TOOL).await;
     assert!(text.contains("HTTP 401 `invalid_client`"), "{text}");
     assert!(
         text.contains("check SHOP_CLIENT_ID and SHOP_CLIENT_SECRET"),
@@ -245,13 +259,7 @@ async fn a_401_renews_the_token_once_and_retries_once_never_looping() {
     // An API that refuses every token: one renewal, one retry, then its 401 is the answer.
     w.api.always_401.store(true, Ordering::SeqCst);
     let (api_before, tokens_before) = (w.api.count(), w.oauth.token_requests().await);
-    let err = call(&exec, &GOOG_TOOL, &CallContext::new())
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&err, CharterError::Api(e) if e.status == 401),
-        "{err:?}"
-    );
+    assert_refused_401(&exec).await;
     assert_eq!(w.api.count() - api_before, 2);
     assert_eq!(w.oauth.token_requests().await - tokens_before, 1);
 }
@@ -261,11 +269,7 @@ async fn a_revoked_refresh_token_is_a_credential_error_saying_what_to_renew() {
     let w = world().await;
     w.oauth.control(json!({"revoke_refresh": [REFRESH]})).await;
     let exec = executor(&w, credentials());
-    let err = call(&exec, &GOOG_TOOL, &CallContext::new())
-        .await
-        .unwrap_err();
-    let text = err.to_string();
-    assert!(matches!(err, CharterError::Credential(_)), "{err:?}");
+    let text = credential_error(&exec, &GOOG_TOOL).await;
     assert!(text.contains("HTTP 400 `invalid_grant`"), "{text}");
     assert!(text.contains("run `charter auth login goog`"), "{text}");
     assert!(
@@ -401,13 +405,7 @@ async fn a_static_access_token_wins_and_is_never_renewed() {
         "static-user"
     );
     w.api.always_401.store(true, Ordering::SeqCst);
-    let err = call(&exec, &GOOG_TOOL, &CallContext::new())
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&err, CharterError::Api(e) if e.status == 401),
-        "{err:?}"
-    );
+    assert_refused_401(&exec).await;
     assert_eq!(w.oauth.token_requests().await, 0);
     assert_eq!(w.api.count(), 2, "a static token is not retried");
 }

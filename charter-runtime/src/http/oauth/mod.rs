@@ -352,3 +352,64 @@ pub(crate) fn renewal_error(
         pack.label
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::StaticCredentials;
+    use crate::table::{Auth, ClientAuth, UrlVar};
+
+    static TENANT: OAuth2 = OAuth2 {
+        header: "Authorization",
+        prefix: "Bearer ",
+        access_token_env: "",
+        grant: Grant::ClientCredentials,
+        token_url: "https://login.example.com/{tenant}/oauth2/v2.0/token",
+        token_url_env: "",
+        authorization_url: "",
+        authorization_url_env: "",
+        url_vars: &[UrlVar {
+            name: "tenant",
+            env: "TEST_TENANT_ID",
+            default: "common",
+        }],
+        client_id_env: "TEST_CLIENT_ID",
+        client_secret_env: "TEST_CLIENT_SECRET",
+        refresh_token_env: "",
+        scopes: &[],
+        client_auth: ClientAuth::Basic,
+        authorization_params: &[],
+    };
+    static PACK: HttpPack = HttpPack {
+        label: "tenant",
+        base_url: "https://api.example.com",
+        base_url_env: "",
+        auth: Auth::OAuth2(&TENANT),
+        headers: &[],
+        query: &[],
+        body: &[],
+        envelope: None,
+    };
+
+    #[tokio::test]
+    async fn a_tenant_placeholder_is_filled_from_its_variable_or_its_default_and_checked() {
+        let url = |provider: StaticCredentials| async move {
+            endpoint(&provider, &PACK, &TENANT, Endpoint::Token, &None, None).await
+        };
+        assert_eq!(
+            url(StaticCredentials::new()).await.unwrap(),
+            "https://login.example.com/common/oauth2/v2.0/token"
+        );
+        let tenant = StaticCredentials::new().with("TEST_TENANT_ID", "contoso.onmicrosoft.com");
+        assert_eq!(
+            url(tenant).await.unwrap(),
+            "https://login.example.com/contoso.onmicrosoft.com/oauth2/v2.0/token"
+        );
+        let hostile = StaticCredentials::new().with("TEST_TENANT_ID", "evil.com/x?");
+        let err = url(hostile).await.unwrap_err().to_string();
+        assert!(
+            err.contains("TEST_TENANT_ID must hold only letters"),
+            "{err}"
+        );
+    }
+}
