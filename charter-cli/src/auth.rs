@@ -100,6 +100,20 @@ fn login(
             }
         )));
     }
+    if let Auth::OAuth2(oauth) = pack.auth {
+        let unset: Vec<&str> = [oauth.client_id_env, oauth.client_secret_env]
+            .into_iter()
+            .filter(|env| !env.is_empty() && set(env) == "unset")
+            .collect();
+        if !unset.is_empty() {
+            return Err(Failure::Credential(format!(
+                "logging in to `{}` needs an OAuth client of your own: set {} (the pack's page \
+                 in docs/packs/ says how to create one)",
+                pack.label,
+                unset.join(" and ")
+            )));
+        }
+    }
     let store = store()?;
     let executor = crate::executor::executor().map_err(credential)?;
     let rt = runtime()?;

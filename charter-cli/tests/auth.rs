@@ -268,7 +268,12 @@ async fn login_refuses_a_pack_without_a_browser_login_and_names_those_with_one()
     no_client.env_remove("GOOGLE_CLIENT_ID");
     let (code, _, err) = run(no_client).await;
     assert_eq!(code, 1);
-    assert!(err.contains("GOOGLE_CLIENT_ID"), "{err}");
+    assert!(
+        err.contains(
+            "logging in to `gmail` needs an OAuth client of your own: set GOOGLE_CLIENT_ID"
+        ),
+        "{err}"
+    );
 }
 
 fn tempdir() -> std::path::PathBuf {
