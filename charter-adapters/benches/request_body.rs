@@ -6,7 +6,7 @@
 
 use charter_adapters::openai::{self, ChatMessage};
 use charter_runtime::session::{SessionOptions, Source, ToolSession};
-use charter_runtime::testing::synthetic_catalogue;
+use charter_testkit::synthetic_catalogue;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use serde_json::{Map, Value, json};
 

@@ -155,10 +155,7 @@ fn search_terms(t: &ToolModel) -> (Literal, TokenStream) {
         .iter()
         .filter(|f| {
             f.from_context.is_none()
-                && !f
-                    .modes
-                    .iter()
-                    .any(|m| m == "response_only" || m == "disabled")
+                && !f.modes.iter().any(|m| charter_terms::modes::is_reserved(m))
         })
         .map(|f| f.name.as_str());
     let terms = charter_terms::ToolTerms::new(

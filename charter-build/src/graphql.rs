@@ -9,6 +9,20 @@
 
 use std::fmt;
 
+use charter_terms::http::Annotations;
+
+use crate::pack::HttpMethod;
+
+/// A tool's annotations before its pack overrides them (docs/design.md §2): what the method
+/// implies, except that a GraphQL document of queries only is read-only and idempotent.
+pub fn default_annotations(method: HttpMethod, graphql: Option<&str>) -> Annotations {
+    if graphql.is_some_and(|doc| scan(doc).is_ok_and(|s| s.only_queries)) {
+        Annotations::GRAPHQL_QUERY
+    } else {
+        Annotations::for_method(method)
+    }
+}
+
 /// Which operation a definition is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpKind {

@@ -38,8 +38,6 @@ pub use builder::{BuildError, Builder, Compiled, write_if_changed};
 pub use diagnostic::{Diagnostic, Loc};
 pub use model::PackModel;
 
-use diagnostic::Sink;
-
 /// What `charter check` prints about a pack that passed every check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PackSummary {
@@ -75,17 +73,6 @@ fn sort(mut diags: Vec<Diagnostic>, order: &[String]) -> Vec<Diagnostic> {
     diags
 }
 
-/// Parses and checks one pack, without the cross-pack name check.
-fn load_one(file: &str, text: &str) -> (Option<pack::Pack>, Vec<Diagnostic>) {
-    let (parsed, mut diags) = pack::parse(file, text);
-    if let Some(p) = &parsed {
-        let mut sink = Sink::new(file);
-        check::pack(&mut sink, p);
-        diags.extend(sink.diags);
-    }
-    (parsed, diags)
-}
-
 /// Parses, checks and resolves the packs (`(file, text)` pairs) whose label passes `enabled`;
 /// also checks that no two tools publish the same name. Returns the models and the labels
 /// skipped, or every mistake.
@@ -109,26 +96,27 @@ pub fn load_filtered(
             continue;
         }
         diags.extend(d);
-        let mut sink = Sink::new(file);
-        check::pack(&mut sink, &parsed);
-        diags.extend(sink.diags);
         packs.push(parsed);
     }
-    diags.extend(check::unique_names(&packs));
-    if !diags.is_empty() {
-        let order: Vec<String> = sources.iter().map(|(f, _)| f.clone()).collect();
-        return Err(sort(diags, &order));
+    match check::packs(&packs, diags) {
+        Ok(checked) => Ok((checked.iter().map(model::resolve).collect(), skipped)),
+        Err(diags) => {
+            let order: Vec<String> = sources.iter().map(|(f, _)| f.clone()).collect();
+            Err(sort(diags, &order))
+        }
     }
-    Ok((packs.iter().map(model::resolve).collect(), skipped))
 }
 
 /// Parses, checks and resolves one pack given as text (`file` is only used in diagnostics).
 pub fn load_str(file: &str, text: &str) -> Result<PackModel, Vec<Diagnostic>> {
-    let (parsed, diags) = load_one(file, text);
-    match parsed {
-        Some(p) if diags.is_empty() => Ok(model::resolve(&p)),
-        _ => Err(sort(diags, &[file.to_owned()])),
-    }
+    let (parsed, diags) = pack::parse(file, text);
+    let checked = match &parsed {
+        Some(p) => check::alone(p, diags),
+        None => Err(diags),
+    };
+    checked
+        .map(|c| model::resolve(&c))
+        .map_err(|diags| sort(diags, &[file.to_owned()]))
 }
 
 /// Compiles one pack given as text into Rust source naming the runtime by `runtime_path`

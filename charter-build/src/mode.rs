@@ -3,88 +3,25 @@
 //!
 //! A tool compiles into its views: `Default` (no session mode: widest unless the tool has an
 //! author mode), `Unmatched` (a session mode none of its fields carries: labelled fields fail
-//! closed), then one per custom label its fields carry, sorted. The rule for one field is the
-//! runtime's [`Field::visible_in`](https://docs.rs/charter-runtime): both must agree, since
-//! validation re-reads it to refuse withheld fields.
+//! closed), then one per custom label its fields carry, sorted. The enumeration and the rule for
+//! one field live in `charter_terms` (`views`, `modes::field_visible`), which the runtime's
+//! `Field::visible_in` also calls, so validation refuses exactly the fields a view withholds.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::diagnostic::Sink;
 use crate::pack::{Spec, Tool, TypeDecl};
 
-/// Labels that are never shown to the model.
-pub const RESERVED: [&str; 2] = ["response_only", "disabled"];
+pub use charter_terms::modes::{RESERVED, is_reserved};
+pub use charter_terms::views::ViewSpec;
 
-/// Whether a label is `response_only` or `disabled`.
-pub fn is_reserved(label: &str) -> bool {
-    RESERVED.contains(&label)
-}
+/// Which session mode a view answers (the rule crate's, with an owned label).
+pub type ViewKey = charter_terms::views::ViewKey<String>;
 
-/// Which session mode a view answers.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum ViewKey {
-    /// No session mode.
-    Default,
-    /// A session mode no field of the tool carries.
-    Unmatched,
-    /// This session mode.
-    Label(String),
-}
-
-/// One view: the labels in force and whether every custom label is shown.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ViewSpec {
-    /// The session mode it answers.
-    pub key: ViewKey,
-    /// The labels in force (author mode, then session mode).
-    pub active: Vec<String>,
-    /// No mode at all is in force: every custom-labelled field is shown.
-    pub widest: bool,
-}
-
-impl ViewSpec {
-    /// Whether a field with these labels is visible here (the runtime's `Field::visible_in`).
-    pub fn shows(&self, modes: &[String], from_context: bool) -> bool {
-        if from_context {
-            return false;
-        }
-        if modes.is_empty() {
-            return true;
-        }
-        if modes.iter().any(|m| is_reserved(m)) {
-            return false;
-        }
-        self.widest || modes.iter().any(|m| self.active.contains(m))
-    }
-}
-
-/// The views of a tool with this author mode whose fields carry these custom labels.
+/// The views of a tool with this author mode whose fields carry these custom labels (the
+/// enumeration is `charter_terms::views`, shared with `#[charter::tool]`).
 pub fn views(author: Option<&str>, labels: &BTreeSet<String>) -> Vec<ViewSpec> {
-    let base: Vec<String> = author.map(str::to_owned).into_iter().collect();
-    let mut out = vec![
-        ViewSpec {
-            key: ViewKey::Default,
-            active: base.clone(),
-            widest: author.is_none(),
-        },
-        ViewSpec {
-            key: ViewKey::Unmatched,
-            active: base.clone(),
-            widest: false,
-        },
-    ];
-    for label in labels {
-        let mut active = base.clone();
-        if !active.contains(label) {
-            active.push(label.clone());
-        }
-        out.push(ViewSpec {
-            key: ViewKey::Label(label.clone()),
-            active,
-            widest: false,
-        });
-    }
-    out
+    charter_terms::views::views(author, labels.iter().map(String::as_str))
 }
 
 /// Reports every required field that some view of `tool` would withhold. `Unmatched` is the
@@ -175,7 +112,7 @@ mod tests {
         assert!(v[3].shows(&pro, false));
         assert!(!v[0].shows(&["disabled".to_owned()], false));
         assert!(
-            !v[0].shows(&[], true),
+            !v[0].shows(&[] as &[String], true),
             "from-context fields are never visible"
         );
 

@@ -1,47 +1,17 @@
 //! The resolved form of a checked pack: names qualified, wire names cased, types resolved,
 //! annotations and views decided. [`crate::schema`] and [`crate::generate`] read only this.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
-use crate::check::{self, labels_of, param_in, wire_name};
-use crate::graphql;
+use crate::check::Checked;
 use crate::mode::{self, ViewSpec};
 use crate::pack::{
     AuthScheme, BodyEnc, Casing, EnvelopeDecl, FormatName, HttpMethod, In, Json, Kind, Number,
     Pack, PaginationDecl, Spec, Style, Tool, TypeDecl,
 };
 
-/// The MCP four.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Annotations {
-    /// `readOnlyHint`.
-    pub read_only: bool,
-    /// `idempotentHint`.
-    pub idempotent: bool,
-    /// `destructiveHint`.
-    pub destructive: bool,
-    /// `openWorldHint`.
-    pub open_world: bool,
-}
-
-/// What the method implies (docs/design.md §2); a GraphQL document of queries only is read-only and
-/// idempotent. Every HTTP tool is open-world.
-pub fn default_annotations(method: HttpMethod, graphql: Option<&str>) -> Annotations {
-    let only_queries = graphql.is_some_and(|doc| graphql::scan(doc).is_ok_and(|s| s.only_queries));
-    let (read_only, idempotent, destructive) = match method {
-        _ if only_queries => (true, true, false),
-        HttpMethod::Get | HttpMethod::Head => (true, true, false),
-        HttpMethod::Put => (false, true, false),
-        HttpMethod::Delete => (false, true, true),
-        HttpMethod::Post | HttpMethod::Patch => (false, false, false),
-    };
-    Annotations {
-        read_only,
-        idempotent,
-        destructive,
-        open_world: true,
-    }
-}
+pub use crate::graphql::default_annotations;
+pub use charter_terms::http::Annotations;
 
 /// How the pack authenticates.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -292,38 +262,6 @@ pub enum NodeKind {
     OneOf(Vec<Ty>),
 }
 
-/// The names of the types that reach themselves through references.
-pub(crate) fn recursive_types(types: &[TypeDecl]) -> HashSet<String> {
-    let index: HashMap<&str, &TypeDecl> =
-        types.iter().map(|t| (t.name.value.as_str(), t)).collect();
-    fn refs<'a>(spec: &'a Spec, out: &mut Vec<&'a str>) {
-        if let Some(r) = &spec.reference {
-            out.push(&r.value);
-        }
-        for c in check::children(spec) {
-            refs(c, out);
-        }
-    }
-    let mut out = HashSet::new();
-    for t in types {
-        let mut stack = Vec::new();
-        refs(&t.spec, &mut stack);
-        let mut seen = HashSet::new();
-        while let Some(name) = stack.pop() {
-            if name == t.name.value {
-                out.insert(t.name.value.clone());
-                break;
-            }
-            if seen.insert(name)
-                && let Some(next) = index.get(name)
-            {
-                refs(&next.spec, &mut stack);
-            }
-        }
-    }
-    out
-}
-
 /// `CHARTER_<PACK>_BASE_URL`.
 pub fn base_url_env(label: &str) -> String {
     format!(
@@ -458,11 +396,9 @@ impl Resolver<'_> {
             .unwrap_or_default();
         FieldModel {
             name: name.to_owned(),
-            wire: wire_name(
-                name,
-                spec.wire.as_ref().map(|w| w.value.as_str()),
-                self.casing,
-            ),
+            wire: self
+                .casing
+                .wire_name(name, spec.wire.as_ref().map(|w| w.value.as_str())),
             ty: self.ty(spec, Some(description.clone())),
             description,
             required: spec.is_required(),
@@ -476,10 +412,10 @@ impl Resolver<'_> {
     }
 }
 
-/// Resolves a pack that passed [`crate::check`]. Never panics on a pack that did not: missing
-/// pieces fall back to harmless defaults.
-pub fn resolve(pack: &Pack) -> PackModel {
-    let recursive = recursive_types(&pack.types);
+/// Resolves a pack that passed every check ([`crate::check::packs`] vouches for it).
+pub fn resolve(checked: &Checked<'_>) -> PackModel {
+    let pack = checked.pack();
+    let recursive = pack.recursive_types();
     let r = Resolver {
         index: pack
             .types
@@ -637,7 +573,7 @@ fn tool(
     let params: Vec<FieldModel> = t
         .params
         .iter()
-        .map(|p| r.field(&p.name.value, &p.spec, param_in(t, p)))
+        .map(|p| r.field(&p.name.value, &p.spec, t.param_in(p)))
         .collect();
     let has_body_params = params.iter().any(|p| p.location == Some(In::Body));
     let sends_body = graphql.is_some()
@@ -652,10 +588,10 @@ fn tool(
         (true, Some(BodyEnc::Form)) if graphql.is_none() => BodyModel::Form,
         (true, _) => BodyModel::Json,
     };
-    let labels: BTreeSet<String> = labels_of(types, t);
+    let labels: BTreeSet<String> = t.custom_labels(types);
     let mode = t.mode.as_ref().map(|m| m.value.clone());
     ToolModel {
-        name: format!("{label}_{}", t.name.value),
+        name: charter_terms::names::qualified(label, &t.name.value),
         tool: t.name.value.clone(),
         description: t
             .description

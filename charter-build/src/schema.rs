@@ -12,10 +12,9 @@ use serde_json::{Map, Value};
 use crate::mode::ViewSpec;
 use crate::model::{FieldModel, Node, NodeKind, Ty, TypeModel};
 
-/// `json_tokens` of JSON text: its character count divided by 4 (docs/design.md §3).
-pub fn tokens(text: &str) -> u32 {
-    u32::try_from(text.chars().count() / 4).unwrap_or(u32::MAX)
-}
+/// `json_tokens` of JSON text: its character count divided by 4 (docs/design.md §3; the rule is
+/// `charter_terms::tokens`).
+pub use charter_terms::tokens::text_tokens as tokens;
 
 /// What dropping one argument path saves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -522,7 +521,9 @@ pub fn view_schema(types: &[TypeModel], params: &[FieldModel], view: &ViewSpec) 
         .map(|p| {
             let removal = removals.iter().find(|(at, _, _)| *at == p);
             let without = match removal {
-                Some((_, removed, false)) => chars.saturating_sub(*removed) / 4,
+                Some((_, removed, false)) => {
+                    charter_terms::tokens::chars_tokens(chars.saturating_sub(*removed)) as usize
+                }
                 _ => tokens(&root(types, params, view, Some(&p)).text) as usize,
             };
             PathCost {

@@ -1,45 +1,26 @@
-//! The HTTP executor the commands hand their sessions, built on first use.
-//!
-//! Setting up TLS (the platform's root store) costs milliseconds a server should not spend
-//! before answering `initialize`, and a session that never calls an HTTP tool should not spend
-//! them at all. One executor (one connection pool) then serves every connection.
+//! The HTTP executor the commands hand their sessions: the runtime's
+//! [`LazyHttp`](charter_runtime::http::LazyHttp), built on first use (setting up TLS costs
+//! milliseconds a server should not spend before answering `initialize`), with credentials from
+//! the environment and then from the logins `charter auth login` stored.
 
 use std::sync::{Arc, OnceLock};
 
+use charter_runtime::CharterError;
 use charter_runtime::http::oauth::store::TokenStore;
-use charter_runtime::http::{CredentialProvider, EnvCredentials, FirstOf, HttpExecutor, first_of};
-use charter_runtime::session::HttpCaller;
-use charter_runtime::table::{BoxFuture, Route, ToolDef, ToolOutput};
-use charter_runtime::{CallContext, CharterError};
-use serde_json::Value;
+use charter_runtime::http::{
+    CredentialProvider, EnvCredentials, FirstOf, HttpExecutor, LazyHttp as RuntimeLazy, first_of,
+};
+use charter_runtime::table::HttpCaller;
 
-/// An [`HttpExecutor`] built on the first call; a setup failure answers every call.
-#[derive(Default)]
-pub(crate) struct LazyHttp {
-    executor: OnceLock<Result<HttpExecutor, CharterError>>,
-}
+/// The process's one executor for the commands.
+pub(crate) struct LazyHttp;
 
 impl LazyHttp {
     pub(crate) fn shared() -> Arc<dyn HttpCaller> {
-        Arc::new(Self::default())
-    }
-}
-
-impl HttpCaller for LazyHttp {
-    fn call<'a>(
-        &'a self,
-        tool: &'static ToolDef,
-        route: &'static Route,
-        arguments: Value,
-        ctx: &'a CallContext,
-    ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
-        match self.executor.get_or_init(executor) {
-            Ok(executor) => executor.call(tool, route, arguments, ctx),
-            Err(error) => {
-                let error = error.clone();
-                Box::pin(async move { Err(error) })
-            }
-        }
+        static SHARED: OnceLock<Arc<RuntimeLazy>> = OnceLock::new();
+        SHARED
+            .get_or_init(|| Arc::new(RuntimeLazy::with(executor)))
+            .clone()
     }
 }
 

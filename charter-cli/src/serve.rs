@@ -86,12 +86,7 @@ fn upstreams(args: &McpArgs) -> Result<Vec<(String, Upstream)>, Failure> {
         .chain(args.upstream_urls.iter().map(|v| (v, true)));
     for (n, (value, http)) in given.enumerate() {
         let (label, rest) = match value.split_once('=') {
-            Some((label, rest))
-                if !label.is_empty()
-                    && label
-                        .chars()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') =>
-            {
+            Some((label, rest)) if charter_terms::names::valid_label(label) => {
                 (label.to_owned(), rest)
             }
             _ => (format!("up{}", n + 1), value.as_str()),

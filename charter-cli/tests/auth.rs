@@ -220,7 +220,7 @@ async fn login_with_pkce_stores_a_private_refresh_token_that_calls_then_use() {
     // 7. A revoked refresh token: the call's error (what the model reads) says what to renew.
     oauth.control(json!({"revoke_refresh": [issued]})).await;
     let (code, out, err) = step(&mut transcript, charter(LABELS, &config, &oauth, &api)).await;
-    assert_eq!(code, 1);
+    assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("`invalid_grant`"), "{out}");
     assert!(
         out.contains("run `charter auth login gmail`, or set GOOGLE_REFRESH_TOKEN"),
@@ -237,7 +237,7 @@ async fn login_with_pkce_stores_a_private_refresh_token_that_calls_then_use() {
     assert!(out.contains("Removed the stored login of `gmail`"), "{out}");
     assert!(!file.exists());
     let (code, out, err) = step(&mut transcript, charter(LABELS, &config, &oauth, &api)).await;
-    assert_eq!(code, 1);
+    assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("run `charter auth login gmail`"), "{out}");
 
     // Trace logging was on throughout: no secret in any line of any command.

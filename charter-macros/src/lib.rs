@@ -4,17 +4,24 @@
 //! Use them through the `charter` facade, which re-exports them; generated code names
 //! `::charter`.
 //!
-//! The crate reads its input into a small AST ([`ast`]), checks it as a whole ([`validate`],
-//! every mistake a `syn::Error` on the offending token, all reported at once) and generates code
-//! ([`expand`]). Schemas are emitted as piece trees that `charter_runtime::schema` flattens in
+//! One module per macro (`tool`, `derive`, `pack`), each reading its input into a small AST,
+//! checking it as a whole (every mistake a `syn::Error` on the offending token, all reported at
+//! once) and generating code; `errors`, `types`, `pieces` and `text` are what they share. The
+//! product's rules (names, labels, views, field visibility) come from `charter_terms`. Schemas are emitted as piece trees that `charter_runtime::schema` flattens in
 //! `const` context: no schema is built at start-up or on the first call.
 
 #![warn(missing_docs)]
 
-mod ast;
-mod expand;
+mod derive;
+mod errors;
+mod pack;
+mod pieces;
 mod text;
-mod validate;
+mod tool;
+mod types;
+
+#[cfg(test)]
+mod tests;
 
 use proc_macro::TokenStream;
 
@@ -59,7 +66,7 @@ use proc_macro::TokenStream;
 /// The macro keeps the function and adds a hidden type of the same name that `pack!` reads.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand::tool(attr.into(), item.into()).into()
+    tool::tool(attr.into(), item.into()).into()
 }
 
 /// Derives `charter::Schema`: the type's JSON schema and validation shape as constants.
@@ -74,7 +81,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// attribute is an error on it. Recursive types are refused (their schema would need `$ref`).
 #[proc_macro_derive(Schema, attributes(charter, serde))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {
-    expand::derive(input.into()).into()
+    derive::derive(input.into()).into()
 }
 
 /// Collects tools into a static table under a pack label:
@@ -87,5 +94,5 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 /// 50 characters and two tools with the same name are compile-time errors on the tool.
 #[proc_macro]
 pub fn pack(input: TokenStream) -> TokenStream {
-    expand::pack(input.into()).into()
+    pack::pack(input.into()).into()
 }

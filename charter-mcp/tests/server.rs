@@ -25,7 +25,7 @@ fn refuse<'a>(_: Value, _: &'a CallContext) -> BoxFuture<'a, Result<ToolOutput, 
 fn notes() -> &'static Table {
     static TABLE: OnceLock<&'static Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        charter_runtime::testing::table_with(
+        charter_testkit::table_with(
             json!({"pack": "notes", "tools": [
                 {"name": "add", "description": "Add a note.",
                  "params": {"text": {"type": "string", "required": true, "description": "The note."},

@@ -1,5 +1,5 @@
 //! Session costs over a synthetic 700-tool catalogue (7 packs × 100 tools, built by
-//! `charter_runtime::testing`): building a session, ranking a keyword query (relevance, the
+//! `charter_testkit`): building a session, ranking a keyword query (relevance, the
 //! default, and classic), a `select:` of two tools, validating a typical call. Targets (issue 4): build ≤ 100 µs, keyword query ≤ 20 µs,
 //! validation ≤ 10 µs.
 //!
@@ -13,9 +13,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use charter_runtime::session::{Ranking, SessionOptions, Source, ToolSession};
-use charter_runtime::testing;
 use charter_runtime::validate::{PatternCache, prepare_arguments};
 use charter_runtime::{CallContext, Table};
+use charter_testkit as testing;
 use criterion::Criterion;
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 

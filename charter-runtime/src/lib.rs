@@ -31,10 +31,6 @@ pub mod table;
 pub mod tokens;
 pub mod validate;
 
-#[cfg(any(test, feature = "testing"))]
-#[doc(hidden)]
-pub mod testing;
-
 pub use context::CallContext;
 pub use egress::{EgressMap, egress_map};
 pub use error::{ApiError, CharterError, DeclarationError};

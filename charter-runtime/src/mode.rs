@@ -254,10 +254,10 @@ pub fn withheld_reason(field: &Field, view: &View) -> Option<Withheld> {
     if field.visible_in(view.active, view.widest) {
         return None;
     }
-    if field.modes.contains(&"response_only") {
+    if field.modes.contains(&charter_terms::modes::RESPONSE_ONLY) {
         return Some(Withheld::ResponseOnly);
     }
-    if field.modes.contains(&"disabled") {
+    if field.modes.contains(&charter_terms::modes::DISABLED) {
         return Some(Withheld::Disabled);
     }
     Some(Withheld::Mode {

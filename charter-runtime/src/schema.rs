@@ -812,8 +812,8 @@ pub const fn tool_def<T: Tool>(pack: &'static str, name: &'static str) -> ToolDe
     }
 }
 
-/// The longest qualified name docs/design.md §2 allows.
-pub const MAX_NAME: usize = 50;
+/// The longest qualified name docs/design.md §2 allows (the rule is `charter_terms::names`).
+pub const MAX_NAME: usize = charter_terms::names::MAX_QUALIFIED_LEN;
 
 /// The length of `<pack>_<tool>`.
 pub const fn qualified_len(pack: &str, tool: &str) -> usize {

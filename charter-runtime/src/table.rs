@@ -52,31 +52,13 @@ pub struct ToolDef {
     pub exec: Exec,
 }
 
-/// The MCP tool annotations. For HTTP tools they default from the method and a pack may
-/// override them per tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct Annotations {
-    /// Changes nothing in the world (`readOnlyHint`).
-    pub read_only: bool,
-    /// Calling again with the same arguments adds nothing (`idempotentHint`).
-    pub idempotent: bool,
-    /// May destroy data (`destructiveHint`).
-    pub destructive: bool,
-    /// Reaches outside the process (`openWorldHint`); every HTTP tool is open-world.
-    pub open_world: bool,
-}
+/// The MCP tool annotations (the rule crate's type, with its defaults per HTTP method).
+pub use charter_terms::http::Annotations;
 
-/// Which session mode a [`View`] answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ViewKey {
-    /// No session mode: the widest view (every custom-labelled field shown), narrowed only by
-    /// the tool's author mode if it has one.
-    Default,
-    /// A session mode that no field of this tool carries: labelled fields fail closed.
-    Unmatched,
-    /// A session mode equal to this label.
-    Label(&'static str),
-}
+/// Which session mode a [`View`] answers: `Default` (no session mode: the widest view, narrowed
+/// only by the tool's author mode), `Unmatched` (a mode no field of this tool carries: labelled
+/// fields fail closed) or `Label` (a session mode equal to this label).
+pub type ViewKey = charter_terms::views::ViewKey<&'static str>;
 
 /// One mode view of a tool: what the model sees under one session mode.
 #[derive(Debug)]
@@ -185,6 +167,22 @@ pub enum Exec {
     Http(&'static Route),
     /// A `#[charter::tool]` function.
     Rust(Handler),
+}
+
+/// Executes YAML-pack tools ([`Exec::Http`]); `charter_runtime::http::HttpExecutor` is the
+/// implementation (one client and connection pool, shared by every session that holds it).
+///
+/// Declared beside the table rather than in the session, so the HTTP layer depends on the
+/// table and the session depends on both, never the other way round.
+pub trait HttpCaller: Send + Sync {
+    /// Sends the request for one validated call (pins and from-context values merged in).
+    fn call<'a>(
+        &'a self,
+        tool: &'static ToolDef,
+        route: &'static Route,
+        arguments: serde_json::Value,
+        ctx: &'a CallContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, CharterError>>;
 }
 
 impl std::fmt::Debug for Exec {
@@ -364,21 +362,9 @@ pub struct Field {
 
 impl Field {
     /// Whether this field is shown (and settable) in a view with these labels in force.
+    #[inline]
     pub fn visible_in(&self, active: &[&str], widest: bool) -> bool {
-        if self.from_context.is_some() {
-            return false;
-        }
-        if self.modes.is_empty() {
-            return true;
-        }
-        if self
-            .modes
-            .iter()
-            .any(|m| *m == "response_only" || *m == "disabled")
-        {
-            return false;
-        }
-        widest || self.modes.iter().any(|m| active.contains(m))
+        charter_terms::modes::field_visible(self.modes, active, widest, self.from_context.is_some())
     }
 }
 

@@ -3,20 +3,9 @@
 //! An estimate that ranks two tools, not a tokenizer. Tables store `schema_tokens` of every
 //! view as a constant; [`json_tokens`] stays available for arbitrary values at run time.
 
-/// `json_tokens` of already-rendered JSON text: its character count divided by 4.
-pub const fn text_tokens(json_text: &str) -> u32 {
-    // Count characters (not bytes): UTF-8 continuation bytes are 0b10xx_xxxx.
-    let bytes = json_text.as_bytes();
-    let mut chars = 0u32;
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] & 0xC0 != 0x80 {
-            chars += 1;
-        }
-        i += 1;
-    }
-    chars / 4
-}
+/// `json_tokens` of already-rendered JSON text: its character count divided by 4 (the rule is
+/// `charter_terms::tokens`, shared with the pack compiler).
+pub use charter_terms::tokens::text_tokens;
 
 /// `json_tokens(value)`: the character count of the value's compact JSON text divided by 4.
 pub fn json_tokens(value: &serde_json::Value) -> u32 {

@@ -15,7 +15,8 @@ use charter_runtime::search::MAX_QUERY_TERMS;
 use charter_runtime::session::{MAX_BATCH_CALLS, SessionOptions, Source, ToolSession};
 use charter_runtime::table::{BoxFuture, Table};
 use charter_runtime::validate::{MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH, MAX_DEPTH, check_limits};
-use charter_runtime::{CallContext, CharterError, ToolOutput, testing};
+use charter_runtime::{CallContext, CharterError, ToolOutput};
+use charter_testkit as testing;
 use common::{call, call_with, loaded, options, search, session, tracker, validation_message};
 use serde_json::{Value, json};
 
@@ -997,7 +998,7 @@ mod recursive {
             hints: &[],
             ..SearchData::EMPTY
         },
-        exec: Exec::Rust(charter_runtime::testing::echo),
+        exec: Exec::Rust(charter_testkit::echo),
     };
 }
 

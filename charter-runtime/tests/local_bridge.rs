@@ -7,7 +7,8 @@ use std::time::Duration;
 use charter_runtime::scheduler::ToolCall;
 use charter_runtime::session::{SessionOptions, Source, TOOL_SEARCH, ToolSession};
 use charter_runtime::table::BoxFuture;
-use charter_runtime::{CallContext, CharterError, Table, ToolOutput, testing};
+use charter_runtime::{CallContext, CharterError, Table, ToolOutput};
+use charter_testkit as testing;
 use serde_json::{Value, json};
 
 /// Per test (keyed by `ctx.values["run"]`): executions in start order, and the most at once.

@@ -6,9 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use charter_runtime::session::{HttpCaller, SessionOptions, Source, ToolSession};
 use charter_runtime::table::{BoxFuture, Route};
-use charter_runtime::{
-    CallContext, CharterError, ToolDef, ToolOutput, egress_map, testing, text_tokens,
-};
+use charter_runtime::{CallContext, CharterError, ToolDef, ToolOutput, egress_map, text_tokens};
+use charter_testkit as testing;
 use common::*;
 use serde_json::{Value, json};
 

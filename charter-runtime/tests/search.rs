@@ -9,7 +9,8 @@ use charter_runtime::session::{
     DynamicTool, Ranking, SessionOptions, Source, ToolSession, Toolkit,
 };
 use charter_runtime::table::{BoxFuture, SearchData, ToolDef};
-use charter_runtime::{Annotations, CallContext, CharterError, Table, ToolOutput, testing};
+use charter_runtime::{Annotations, CallContext, CharterError, Table, ToolOutput};
+use charter_testkit as testing;
 use common::*;
 use serde_json::{Value, json};
 

@@ -323,7 +323,7 @@ fn keywords_rank_name_over_description_ties_alphabetical_top_five() {
 
 #[test]
 fn a_name_match_outweighs_a_description_match() {
-    let t = charter_runtime::testing::table(json!({"pack": "meet", "tools": [
+    let t = charter_testkit::table(json!({"pack": "meet", "tools": [
         {"name": "agenda", "description": "Today's meeting list."},
         {"name": "zoom_meeting", "description": "Start a video call."},
         {"name": "notes", "description": "Meeting notes and the meeting agenda."}
@@ -596,7 +596,7 @@ fn all_lists_every_tool_in_declaration_order() {
 
 #[test]
 fn duplicate_qualified_names_are_refused_at_build() {
-    let twin = charter_runtime::testing::table(json!({
+    let twin = charter_testkit::table(json!({
         "pack": "billing", "tools": [{"name": "refunds_list", "description": "Another one."}]
     }));
     let err = ToolSession::new(&[billing(), twin]).unwrap_err();
@@ -759,7 +759,7 @@ fn a_toolkit_name_clash_is_refused() {
 
 #[test]
 fn names_sort_bytewise_across_packs_that_prefix_each_other() {
-    use charter_runtime::testing::table;
+    use charter_testkit::table;
     let packs = ["a", "a-b", "ab", "a0", "b"];
     let tables: Vec<&'static charter_runtime::Table> = packs
         .iter()

@@ -4,8 +4,8 @@
 
 use charter_runtime::mode::splice_schema;
 use charter_runtime::table::ViewKey;
-use charter_runtime::testing;
 use charter_runtime::text_tokens;
+use charter_testkit as testing;
 use serde_json::Value;
 
 fn every_object_is_closed(schema: &Value, path: &str) {

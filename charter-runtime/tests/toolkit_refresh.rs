@@ -8,7 +8,8 @@ use charter_runtime::session::{
     DynamicTool, SessionOptions, Source, TOOL_SEARCH, ToolSession, Toolkit,
 };
 use charter_runtime::table::{Annotations, BoxFuture, ToolOutput};
-use charter_runtime::{CallContext, CharterError, testing, text_tokens};
+use charter_runtime::{CallContext, CharterError, text_tokens};
+use charter_testkit as testing;
 use serde_json::{Value, json};
 
 /// A toolkit whose tools the test sets, with a generation that moves on each change.

@@ -2,13 +2,14 @@
 
 mod common;
 
+use charter_runtime::Annotations;
 use charter_runtime::CharterError;
 use charter_runtime::session::{Source, ToolSession};
 use charter_runtime::table::{
     ArrayRules, Exec, Field, ListStyle, Location, ObjectShape, SearchData, Shape, Table, ToolDef,
     View, ViewKey,
 };
-use charter_runtime::{Annotations, testing};
+use charter_testkit as testing;
 use common::*;
 use serde_json::{Value, json};
 

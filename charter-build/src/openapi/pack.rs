@@ -34,36 +34,20 @@ pub(crate) struct PackOut<'a> {
     pub operations: usize,
 }
 
-/// The longest published name (docs/design.md §2).
-const MAX_QUALIFIED: usize = 50;
+use charter_terms::names::MAX_QUALIFIED_LEN as MAX_QUALIFIED;
 
-/// The `{placeholder}` names of a URL template.
+/// The `{placeholder}` names of a URL template (the rule is `charter_terms::http`).
 pub(crate) fn placeholders(path: &str) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    let mut rest = path;
-    while let Some(open) = rest.find(['{', '}']) {
-        if rest.as_bytes()[open] == b'}' {
-            return Err("unmatched `}`".into());
-        }
-        let after = &rest[open + 1..];
-        let Some(close) = after.find(['{', '}']) else {
-            return Err("unclosed `{`".into());
-        };
-        if after.as_bytes()[close] == b'{' {
-            return Err("nested `{`".into());
-        }
-        let name = &after[..close];
-        if name.is_empty() {
-            return Err("empty `{}`".into());
-        }
+    let found = charter_terms::http::placeholders(path).map_err(|e| e.what().to_owned())?;
+    let mut out: Vec<String> = Vec::with_capacity(found.len());
+    for (_, name) in found {
         // `{+b}` (reserved expansion) and `{b}` are the same parameter: the pack declares the
         // bare name once (found by the `openapi_import` fuzz target).
         let bare = |n: &str| n.trim_start_matches('+').to_owned();
-        if out.iter().any(|n: &String| bare(n) == bare(name)) {
+        if out.iter().any(|n| bare(n) == bare(name)) {
             return Err(format!("placeholder `{{{}}}` appears twice", bare(name)));
         }
         out.push(name.to_owned());
-        rest = &after[close + 1..];
     }
     Ok(out)
 }
@@ -76,11 +60,7 @@ fn progress(options: &ImportOptions, stage: Stage, done: usize, total: usize) {
 
 pub(crate) fn import(text_in: &str, options: &ImportOptions) -> Result<Import, ImportError> {
     let label = options.pack.as_str();
-    if label.is_empty()
-        || !label
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-    {
+    if !charter_terms::names::valid_label(label) {
         return Err(ImportError::Options(format!(
             "invalid pack label `{label}`: use lowercase letters, digits and `-` only"
         )));

@@ -7,6 +7,7 @@
 mod lower;
 pub(crate) use lower::oauth::check as check_oauth2;
 pub use lower::oauth::{ClientAuthDecl, GrantDecl, OAuth2Decl, UrlVarDecl};
+mod queries;
 pub(crate) use lower::suggest;
 pub mod tree;
 
@@ -126,36 +127,8 @@ pub struct TypeDecl {
     pub spec: Spec,
 }
 
-/// HTTP methods.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HttpMethod {
-    /// GET
-    Get,
-    /// HEAD
-    Head,
-    /// POST
-    Post,
-    /// PUT
-    Put,
-    /// PATCH
-    Patch,
-    /// DELETE
-    Delete,
-}
-
-impl HttpMethod {
-    /// The method as written.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HttpMethod::Get => "GET",
-            HttpMethod::Head => "HEAD",
-            HttpMethod::Post => "POST",
-            HttpMethod::Put => "PUT",
-            HttpMethod::Patch => "PATCH",
-            HttpMethod::Delete => "DELETE",
-        }
-    }
-}
+/// HTTP methods (the rule crate's, so annotation defaults are decided in one place).
+pub use charter_terms::http::Method as HttpMethod;
 
 /// `body_encoding`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

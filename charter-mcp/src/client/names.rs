@@ -9,8 +9,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-/// The longest qualified name (docs/design.md §2).
-pub const MAX_NAME: usize = 50;
+/// The longest qualified name (docs/design.md §2; the rule is `charter_terms::names`).
+pub const MAX_NAME: usize = charter_terms::names::MAX_QUALIFIED_LEN;
 
 /// The longest pack label a toolkit accepts: room is left for `_` and a tool name.
 pub const MAX_LABEL: usize = 32;
@@ -39,6 +39,7 @@ pub struct Rename {
 
 /// Refuses a pack label outside `[a-z0-9-]+` (docs/design.md §2: the first `_` splits pack from tool).
 pub fn check_label(label: &str) -> Result<(), String> {
+    use charter_terms::names::{NameProblem, label_problem};
     if label.is_empty() {
         return Err("the pack label is empty; use lowercase letters, digits and `-`".into());
     }
@@ -48,10 +49,7 @@ pub fn check_label(label: &str) -> Result<(), String> {
             label.len()
         ));
     }
-    if let Some(c) = label
-        .chars()
-        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
-    {
+    if let Some(NameProblem::Char(c)) = label_problem(label) {
         return Err(format!(
             "the pack label `{label}` contains `{c}`; use only lowercase letters, digits and `-` \
              (no `_`: the first `_` of a name splits pack from tool)"

@@ -19,8 +19,7 @@ use serde_json::Value;
 
 use crate::context::CallContext;
 use crate::error::{ApiError, CharterError};
-use crate::session::HttpCaller;
-use crate::table::{Auth, BoxFuture, HttpPack, Route, ToolDef, ToolOutput};
+use crate::table::{Auth, BoxFuture, HttpCaller, HttpPack, Route, ToolDef, ToolOutput};
 
 use super::credentials::{
     CredentialProvider, CredentialQuery, EnvCredentials, Masker, Secret, missing,

@@ -1,11 +1,11 @@
-//! Fixture tables shared by the session tests, built with `charter_runtime::testing`.
+//! Fixture tables shared by the session tests, built with `charter_testkit`.
 #![allow(dead_code)]
 
 use std::sync::OnceLock;
 
 use charter_runtime::session::{SessionOptions, Source, ToolSession};
-use charter_runtime::testing;
 use charter_runtime::{CallContext, CharterError, Table, ToolOutput};
+use charter_testkit as testing;
 use serde_json::{Value, json};
 
 /// An issue tracker: tools of very different sizes, mode labels, formats, nesting.

@@ -1,6 +1,6 @@
-//! Test support (feature `testing`): builds leaked `&'static` tables from compact JSON
-//! descriptions, the way the pack compiler would, so sessions can be tested and benchmarked
-//! without compiled packs.
+//! Tables described in JSON, for tests that need many small tables inline: builds leaked
+//! `&'static` tables the way the pack compiler would. (Fixture packs that can be compiled ahead
+//! of time go through `charter-build` instead: see [`crate::synthetic_catalogue`].)
 //!
 //! The schema text follows docs/design.md §3 and docs/pack-format.md: compact JSON, `"type":"object"` at
 //! the root, every property described, `additionalProperties: false` on every declared object,
@@ -25,14 +25,14 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::context::CallContext;
-use crate::error::CharterError;
-use crate::table::{
+use charter_runtime::context::CallContext;
+use charter_runtime::error::CharterError;
+use charter_runtime::table::{
     Annotations, ArrayRules, Auth, BodyEncoding, BoxFuture, Exec, Field, Format, Handler, HttpPack,
     ListStyle, Location, Method, NumberRules, ObjectShape, PathCost, PropSpan, Route, SearchData,
     Shape, StringRules, Table, ToolDef, ToolOutput, View, ViewKey,
 };
-use crate::tokens::text_tokens;
+use charter_runtime::tokens::text_tokens;
 
 /// A handler that answers with the arguments it received (pins and context values merged), so a
 /// test can see exactly what reached the executed call.
@@ -188,10 +188,7 @@ fn tool_def(
             .iter()
             .filter(|f| {
                 f.from_context.is_none()
-                    && !f
-                        .modes
-                        .iter()
-                        .any(|m| *m == "response_only" || *m == "disabled")
+                    && !f.modes.iter().any(|m| charter_terms::modes::is_reserved(m))
             })
             .map(|f| f.name),
     );
@@ -379,7 +376,7 @@ pub fn labels(input: &ObjectShape) -> Vec<&'static str> {
                 f.modes
                     .iter()
                     .copied()
-                    .filter(|m| *m != "response_only" && *m != "disabled"),
+                    .filter(|m| !charter_terms::modes::is_reserved(m)),
             );
             walk_shape(f.shape, out);
         }
@@ -400,30 +397,21 @@ pub fn labels(input: &ObjectShape) -> Vec<&'static str> {
     out
 }
 
-/// Every view of a tool, as the compiler lays them out: `Default`, `Unmatched`, then one per
-/// custom label, sorted.
+/// Every view of a tool, enumerated by the rule crate exactly as the compiler lays them out:
+/// `Default`, `Unmatched`, then one per custom label, sorted.
 pub fn views(input: &'static ObjectShape, author: Option<&'static str>) -> &'static [View] {
-    let mut out = vec![
-        view(
-            input,
-            ViewKey::Default,
-            author.into_iter().collect(),
-            author.is_none(),
-        ),
-        view(
-            input,
-            ViewKey::Unmatched,
-            author.into_iter().collect(),
-            false,
-        ),
-    ];
-    for label in labels(input) {
-        let mut active: Vec<&'static str> = author.into_iter().collect();
-        if !active.contains(&label) {
-            active.push(label);
-        }
-        out.push(view(input, ViewKey::Label(label), active, false));
-    }
+    let out: Vec<View> = charter_terms::views::views(author, labels(input))
+        .into_iter()
+        .map(|spec| {
+            let key = match spec.key {
+                charter_terms::views::ViewKey::Default => ViewKey::Default,
+                charter_terms::views::ViewKey::Unmatched => ViewKey::Unmatched,
+                charter_terms::views::ViewKey::Label(l) => ViewKey::Label(leak_str(l)),
+            };
+            let active = spec.active.into_iter().map(leak_str).collect();
+            view(input, key, active, spec.widest)
+        })
+        .collect();
     leak(out)
 }
 
@@ -703,178 +691,6 @@ fn shape_schema(shape: &Shape, active: &[&str], widest: bool, skip: &[&str]) -> 
         }
     }
     m
-}
-
-// ---------------------------------------------------------------------------------------------
-// A synthetic catalogue for benches.
-
-const RESOURCES: [&str; 20] = [
-    "issues",
-    "comments",
-    "labels",
-    "milestones",
-    "projects",
-    "repos",
-    "users",
-    "teams",
-    "events",
-    "files",
-    "messages",
-    "threads",
-    "invoices",
-    "customers",
-    "charges",
-    "refunds",
-    "subscriptions",
-    "webhooks",
-    "reports",
-    "tags",
-];
-const VERBS: [&str; 5] = ["list", "get", "create", "update", "delete"];
-const PACKS: [&str; 10] = [
-    "github", "stripe", "slack", "linear", "gmail", "calendar", "notion", "jira", "hubspot",
-    "zendesk",
-];
-
-/// `packs` synthetic tables of `RESOURCES × VERBS` (100) tools each, with realistic
-/// descriptions and argument shapes (nested objects, arrays, enums, formats, mode labels,
-/// from-context fields), for benches: 7 packs make a 700-tool catalogue.
-pub fn synthetic_catalogue(packs: usize) -> Vec<&'static Table> {
-    PACKS
-        .iter()
-        .cycle()
-        .take(packs)
-        .enumerate()
-        .map(|(n, pack)| synthetic_table(&synthetic_label(pack, n)))
-        .collect()
-}
-
-fn synthetic_label(pack: &str, n: usize) -> String {
-    if n < PACKS.len() {
-        pack.to_owned()
-    } else {
-        format!("{pack}{}", n / PACKS.len())
-    }
-}
-
-fn synthetic_table(pack: &str) -> &'static Table {
-    let mut tools = Vec::new();
-    for resource in RESOURCES {
-        let one = resource.trim_end_matches('s');
-        for verb in VERBS {
-            tools.push(synthetic_tool(pack, resource, one, verb));
-        }
-    }
-    table(json!({ "pack": pack, "description": format!("The {pack} API."), "tools": tools }))
-}
-
-fn synthetic_tool(pack: &str, resource: &str, one: &str, verb: &str) -> Value {
-    let workspace = json!({"in": "path", "type": "string", "required": true,
-        "description": format!("The {pack} workspace or account that owns the {resource}.")});
-    let id = json!({"in": "path", "type": "string", "required": true, "pattern": "^[A-Za-z0-9_-]+$",
-        "description": format!("The identifier of the {one}.")});
-    let labels = json!({"in": "body", "type": "array", "max_items": 20, "items": {"type": "string", "max_length": 50},
-        "description": format!("Labels to attach to the {one}; replaces the current set.")});
-    let metadata = json!({"in": "body", "type": "map", "values": {"type": "string", "max_length": 500},
-        "description": "Free-form key/value pairs stored with the object."});
-    let (description, params, http) = match verb {
-        "list" => (
-            format!(
-                "List the {resource} of a {pack} workspace, newest first. Filter by state, label and creation time; returns at most per_page items and a cursor for the next page."
-            ),
-            json!({
-                "workspace": workspace,
-                "state": {"in": "query", "type": "string", "enum": ["open", "closed", "all"], "default": "open",
-                    "description": format!("Which {resource} to list by state.")},
-                "labels": {"in": "query", "type": "array", "style": "comma", "items": {"type": "string"},
-                    "description": format!("Only {resource} carrying all of these labels.")},
-                "since": {"in": "query", "type": "string", "format": "date-time",
-                    "description": "Only items created at or after this time (RFC 3339)."},
-                "per_page": {"in": "query", "type": "integer", "minimum": 1, "maximum": 100,
-                    "description": "Results per page (1-100)."},
-                "cursor": {"in": "query", "type": "string", "description": "The cursor from the previous page."},
-                "internal_score": {"in": "query", "type": "number", "modes": ["pro"],
-                    "description": "Minimum triage score (pro tier)."}
-            }),
-            json!({"method": "GET", "path": format!("/{{workspace}}/{resource}")}),
-        ),
-        "get" => (
-            format!(
-                "Get one {one} of a {pack} workspace by its identifier, with its full details and history."
-            ),
-            json!({
-                "workspace": workspace,
-                "id": id,
-                "expand": {"in": "query", "type": "array", "items": {"type": "string", "enum": ["owner", "history", "links"]},
-                    "description": "Related objects to include in the answer."}
-            }),
-            json!({"method": "GET", "path": format!("/{{workspace}}/{resource}/{{id}}")}),
-        ),
-        "create" => (
-            format!(
-                "Create a {one} in a {pack} workspace. Title is required; labels, assignee, due date and metadata are optional. Returns the new {one}."
-            ),
-            json!({
-                "workspace": workspace,
-                "title": {"in": "body", "type": "string", "required": true, "min_length": 1, "max_length": 256,
-                    "description": format!("A one-line summary of the {one}.")},
-                "body": {"in": "body", "type": "string", "max_length": 65536,
-                    "description": "The long description, in Markdown."},
-                "labels": labels,
-                "assignee": {"in": "body", "type": "object", "description": "Who the new item is assigned to.",
-                    "properties": {
-                        "login": {"type": "string", "required": true, "description": "The assignee's login."},
-                        "notify": {"type": "boolean", "description": "Whether to notify the assignee."}
-                    }},
-                "due_on": {"in": "body", "type": "string", "format": "date", "description": "The due date (YYYY-MM-DD)."},
-                "metadata": metadata,
-                "priority": {"in": "body", "type": "integer", "minimum": 0, "maximum": 4, "modes": ["pro"],
-                    "description": "Priority from 0 (none) to 4 (urgent), pro tier."},
-                "customer_id": {"in": "body", "type": "string", "from_context": "customer_id",
-                    "description": "The customer the item is filed for."}
-            }),
-            json!({"method": "POST", "path": format!("/{{workspace}}/{resource}")}),
-        ),
-        "update" => (
-            format!(
-                "Update a {one} in a {pack} workspace. Only the fields sent change; labels replace the current set."
-            ),
-            json!({
-                "workspace": workspace,
-                "id": id,
-                "title": {"in": "body", "type": "string", "min_length": 1, "max_length": 256, "description": "The new title."},
-                "state": {"in": "body", "type": "string", "enum": ["open", "closed"], "description": "The new state."},
-                "labels": labels,
-                "metadata": metadata
-            }),
-            json!({"method": "PATCH", "path": format!("/{{workspace}}/{resource}/{{id}}")}),
-        ),
-        _ => (
-            format!("Delete a {one} from a {pack} workspace for good. This cannot be undone."),
-            json!({ "workspace": workspace, "id": id }),
-            json!({"method": "DELETE", "path": format!("/{{workspace}}/{resource}/{{id}}")}),
-        ),
-    };
-    json!({
-        "name": format!("{resource}_{verb}"),
-        "description": description,
-        "hints": [one],
-        "http": http,
-        "params": params,
-    })
-}
-
-/// A typical model call of a synthetic `*_create` tool (its arguments are valid).
-pub fn typical_create_arguments() -> Value {
-    json!({
-        "workspace": "acme",
-        "title": "Checkout fails on Safari",
-        "body": "Steps to reproduce: open the cart, press pay.",
-        "labels": ["bug", "checkout"],
-        "assignee": {"login": "ada", "notify": true},
-        "due_on": "2026-11-30",
-        "metadata": {"source": "support"}
-    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,32 +1,19 @@
-//! The rules that need the whole input: names, descriptions, mode labels and views (docs/design.md §2,
-//! §3, §5). Every violation is a `syn::Error` on the offending token; all are reported.
+//! The checks of `#[charter::tool]` that need the whole picture, and the plan expansion follows:
+//! the tool's name, its parameters' descriptions and the views it has.
 
 use std::collections::{BTreeSet, HashMap};
 
+use charter_terms::modes;
+use charter_terms::views::{self, ViewKey};
 use proc_macro2::Span;
-use syn::spanned::Spanned;
 
-use crate::ast::{
-    Container, Data, Errors, Field, PackInput, ParamKind, Style, Tagging, ToolAttr, ToolFn,
-};
-use crate::text::plain_name;
-
-/// The longest tool name: a qualified name is at most 50 characters and the shortest pack label
-/// plus `_` takes two.
-pub const MAX_TOOL_NAME: usize = 48;
-
-/// Which session mode a view answers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ViewKey {
-    Default,
-    Unmatched,
-    Label(String),
-}
+use super::ast::{ParamKind, ToolAttr, ToolFn};
+use crate::errors::Errors;
 
 /// One mode view: the labels in force and which parameters it shows.
 #[derive(Debug, Clone)]
 pub struct ViewPlan {
-    pub key: ViewKey,
+    pub key: ViewKey<String>,
     pub active: Vec<String>,
     pub widest: bool,
     /// Indices into [`ToolFn::params`] of the properties this view shows, in order.
@@ -43,56 +30,47 @@ pub struct ToolPlan {
     pub views: Vec<ViewPlan>,
 }
 
-fn tool_name_problem(name: &str) -> Option<String> {
-    if name.is_empty() {
-        return Some("a tool name cannot be empty".into());
-    }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_'))
-    {
-        return Some(format!(
+/// What is wrong with a tool name, worded for the macro's user (the rule is
+/// `charter_terms::names`).
+pub(crate) fn tool_name_problem(name: &str) -> Option<String> {
+    use charter_terms::names::{MAX_QUALIFIED_LEN, MAX_TOOL_NAME_LEN, NameProblem};
+    match charter_terms::names::tool_name_problem(name) {
+        Some(NameProblem::Empty) => Some("a tool name cannot be empty".into()),
+        Some(NameProblem::Char(c)) => Some(format!(
             "invalid tool name `{name}`: `{c}` is not allowed (tool names are `[a-z0-9_]+`); set one with `name = \"...\"`"
-        ));
-    }
-    if name.starts_with('_') {
-        return Some(format!(
+        )),
+        Some(NameProblem::LeadingUnderscore) => Some(format!(
             "invalid tool name `{name}`: it cannot start with `_` (the qualified name would hold `__`)"
-        ));
-    }
-    if name.contains("__") {
-        return Some(format!(
+        )),
+        Some(NameProblem::DoubleUnderscore) => Some(format!(
             "invalid tool name `{name}`: `__` is reserved (hosts use it as a separator)"
-        ));
-    }
-    if name.len() > MAX_TOOL_NAME {
-        return Some(format!(
-            "tool name `{name}` is {} characters: with its pack label a qualified name would exceed 50 (docs/design.md §2)",
+        )),
+        None if name.len() > MAX_TOOL_NAME_LEN => Some(format!(
+            "tool name `{name}` is {} characters: with its pack label a qualified name would exceed {MAX_QUALIFIED_LEN} (docs/design.md §2)",
             name.len()
-        ));
+        )),
+        None => None,
     }
-    None
-}
-
-fn is_custom(label: &str) -> bool {
-    label != "response_only" && label != "disabled"
-}
-
-/// Whether a parameter with these labels shows in a view (as [`Field::visible_in`] decides at
-/// run time).
-fn visible(modes: &[String], active: &[String], widest: bool) -> bool {
-    if modes.is_empty() {
-        return true;
-    }
-    if modes.iter().any(|m| !is_custom(m)) {
-        return false;
-    }
-    widest || modes.iter().any(|m| active.contains(m))
 }
 
 pub fn tool(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> ToolPlan {
-    // Name.
-    let name = match &attr.name {
+    let name = tool_name(attr, f, errors);
+    let author = options(attr, f, errors);
+    let doc_args = doc_arguments(f, errors);
+    let (descriptions, required, labels) = params(f, &doc_args, errors);
+    let views = view_plans(f, author.as_deref(), &labels);
+    withheld_required(f, &required, &views, errors);
+    ToolPlan {
+        name,
+        descriptions,
+        required,
+        views,
+    }
+}
+
+/// The tool's name: `name = "..."` or the function's.
+fn tool_name(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> String {
+    match &attr.name {
         Some(lit) => {
             let n = lit.value();
             if let Some(p) = tool_name_problem(&n) {
@@ -108,8 +86,11 @@ pub fn tool(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> ToolPlan {
             }
             n
         }
-    };
+    }
+}
 
+/// The description, annotations, hints and author mode.
+fn options(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> Option<String> {
     if f.description.is_empty() {
         errors.spanned(
             &f.ident,
@@ -124,17 +105,19 @@ pub fn tool(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> ToolPlan {
             errors.spanned(hint, "a search hint cannot be empty");
         }
     }
-    let author = attr.mode.as_ref().map(|m| {
+    attr.mode.as_ref().map(|m| {
         let v = m.value();
         if v.trim().is_empty() {
             errors.spanned(m, "an empty mode label is refused (docs/design.md §5)");
-        } else if !is_custom(&v) {
+        } else if modes::is_reserved(&v) {
             errors.spanned(m, format!("`{v}` is a field label, not an author mode"));
         }
         v
-    });
+    })
+}
 
-    // Descriptions from the `# Arguments` section.
+/// Descriptions from the doc comment's `# Arguments` section, by parameter name.
+fn doc_arguments<'f>(f: &'f ToolFn, errors: &mut Errors) -> HashMap<&'f str, (&'f str, Span)> {
     let mut doc_args: HashMap<&str, (&str, Span)> = HashMap::new();
     for (n, d, span) in &f.doc_args {
         let known = f
@@ -152,7 +135,16 @@ pub fn tool(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> ToolPlan {
             errors.at(*span, format!("the description of `{n}` is empty"));
         }
     }
+    doc_args
+}
 
+/// Per parameter: its description and whether it is required; and the custom labels the
+/// parameters carry.
+fn params(
+    f: &ToolFn,
+    doc_args: &HashMap<&str, (&str, Span)>,
+    errors: &mut Errors,
+) -> (Vec<String>, Vec<bool>, BTreeSet<String>) {
     let mut descriptions = Vec::new();
     let mut required = Vec::new();
     let mut labels = BTreeSet::new();
@@ -215,30 +207,23 @@ pub fn tool(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> ToolPlan {
             let label = m.value();
             if label.trim().is_empty() {
                 errors.spanned(m, "an empty mode label is refused (docs/design.md §5)");
-            } else if label == "response_only" {
+            } else if label == charter_terms::modes::RESPONSE_ONLY {
                 errors.spanned(
                     m,
                     "`response_only` means nothing on an input: the model could never send it",
                 );
-            } else if is_custom(&label) {
+            } else if !modes::is_reserved(&label) {
                 labels.insert(label);
             }
         }
     }
+    (descriptions, required, labels)
+}
 
-    // Views, exactly as the pack compiler builds them.
-    let author_active: Vec<String> = author.iter().cloned().collect();
-    let mut keys = vec![
-        (ViewKey::Default, author_active.clone(), author.is_none()),
-        (ViewKey::Unmatched, author_active.clone(), false),
-    ];
-    for l in &labels {
-        let mut active = author_active.clone();
-        if !active.contains(l) {
-            active.push(l.clone());
-        }
-        keys.push((ViewKey::Label(l.clone()), active, false));
-    }
+/// The views (the rule crate enumerates them, as it does for the pack compiler) and the
+/// parameters each shows.
+fn view_plans(f: &ToolFn, author: Option<&str>, labels: &BTreeSet<String>) -> Vec<ViewPlan> {
+    let keys = views::views(author, labels.iter().map(String::as_str));
     let modes_of = |i: usize| -> Option<Vec<String>> {
         match &f.params[i].kind {
             ParamKind::Value(v) if v.from_context.is_none() => {
@@ -248,18 +233,22 @@ pub fn tool(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> ToolPlan {
         }
     };
     let mut views = Vec::new();
-    for (key, active, widest) in keys {
+    for view in keys {
         let visible_params: Vec<usize> = (0..f.params.len())
-            .filter(|&i| modes_of(i).is_some_and(|m| visible(&m, &active, widest)))
+            .filter(|&i| modes_of(i).is_some_and(|m| view.shows(&m, false)))
             .collect();
         views.push(ViewPlan {
-            key,
-            active,
-            widest,
+            key: view.key,
+            active: view.active,
+            widest: view.widest,
             visible: visible_params,
         });
     }
-    // A required parameter any view withholds is refused, on the label that withholds it.
+    views
+}
+
+/// A required parameter any view withholds is refused, on the label that withholds it.
+fn withheld_required(f: &ToolFn, required: &[bool], views: &[ViewPlan], errors: &mut Errors) {
     for (i, p) in f.params.iter().enumerate() {
         let ParamKind::Value(v) = &p.kind else {
             continue;
@@ -271,7 +260,7 @@ pub fn tool(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> ToolPlan {
             let culprit = v
                 .modes
                 .iter()
-                .find(|m| !is_custom(&m.value()))
+                .find(|m| modes::is_reserved(&m.value()))
                 .unwrap_or(&v.modes[0]);
             let which = match &view.key {
                 ViewKey::Default => "the default view".to_owned(),
@@ -289,131 +278,5 @@ pub fn tool(attr: &ToolAttr, f: &ToolFn, errors: &mut Errors) -> ToolPlan {
                 ),
             );
         }
-    }
-
-    ToolPlan {
-        name,
-        descriptions,
-        required,
-        views,
-    }
-}
-
-fn check_fields(fields: &[Field], reserved: Option<&str>, errors: &mut Errors) {
-    let mut seen: HashMap<&str, Span> = HashMap::new();
-    for f in fields {
-        if !plain_name(&f.name) {
-            errors.at(
-                f.name_span,
-                format!(
-                    "the property name {:?} needs JSON escapes; charter refuses it",
-                    f.name
-                ),
-            );
-        }
-        if reserved == Some(f.name.as_str()) {
-            errors.at(
-                f.name_span,
-                format!(
-                    "`{}` is the enum's tag: a field cannot have the same name",
-                    f.name
-                ),
-            );
-        }
-        if seen.insert(f.name.as_str(), f.name_span).is_some() {
-            errors.at(
-                f.name_span,
-                format!("two fields are named `{}` on the wire", f.name),
-            );
-        }
-        match &f.desc {
-            Some(d) if !d.is_empty() => {}
-            _ => errors.spanned(
-                &f.ident,
-                format!(
-                    "field `{}` needs a doc comment: every property is described (docs/design.md §3)",
-                    f.ident
-                ),
-            ),
-        }
-    }
-}
-
-pub fn container(c: &Container, errors: &mut Errors) {
-    match &c.data {
-        Data::Struct(fields) => check_fields(fields, None, errors),
-        Data::Transparent(_) => {}
-        Data::Enum(variants) => {
-            let tag = match &c.tagging {
-                Tagging::Internal(t, span) => {
-                    if !plain_name(t) {
-                        errors.at(*span, "the tag name needs JSON escapes; charter refuses it");
-                    }
-                    Some(t.as_str())
-                }
-                _ => None,
-            };
-            let mut seen: HashMap<&str, Span> = HashMap::new();
-            for v in variants {
-                if !plain_name(&v.name) {
-                    errors.at(
-                        v.name_span,
-                        format!(
-                            "the variant name {:?} needs JSON escapes; charter refuses it",
-                            v.name
-                        ),
-                    );
-                }
-                if seen.insert(v.name.as_str(), v.name_span).is_some() {
-                    errors.at(
-                        v.name_span,
-                        format!("two variants are named `{}` on the wire", v.name),
-                    );
-                }
-                if let Style::Struct(fields) = &v.style {
-                    check_fields(fields, tag, errors);
-                }
-            }
-        }
-    }
-}
-
-fn label_problem(label: &str) -> Option<String> {
-    if label.is_empty() {
-        return Some("a pack label cannot be empty".into());
-    }
-    if let Some(c) = label
-        .chars()
-        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
-    {
-        let why = if c == '_' {
-            " (the first `_` of a qualified name splits pack from tool)"
-        } else {
-            ""
-        };
-        return Some(format!(
-            "invalid pack label `{label}`: `{c}` is not allowed, labels are `[a-z0-9-]+`{why}"
-        ));
-    }
-    None
-}
-
-pub fn pack(p: &PackInput, errors: &mut Errors) {
-    if let Some(problem) = label_problem(&p.label.value()) {
-        errors.spanned(&p.label, problem);
-    }
-    if p.description.value().trim().is_empty() {
-        errors.spanned(&p.description, "a pack needs a description");
-    }
-    if p.tools.is_empty() {
-        errors.at(p.ident.span(), "a pack needs at least one tool");
-    }
-    let mut seen: Vec<String> = Vec::new();
-    for path in &p.tools {
-        let key = quote::quote!(#path).to_string();
-        if seen.contains(&key) {
-            errors.at(path.span(), "this tool is listed twice");
-        }
-        seen.push(key);
     }
 }

@@ -1,0 +1,278 @@
+//! The static checks of a pack (docs/design.md §2, §3, §5; `docs/pack-format.md`, "The checks").
+//!
+//! Every check reports `file:line:col: message saying what to change` and carries on, so one
+//! build lists every mistake in a file. Structural mistakes (unknown keys, wrong kinds) are
+//! reported while parsing ([`crate::pack::parse`]); this module checks what the declarations
+//! mean: names, URL templates, types and references, enums and defaults, modes.
+//!
+//! - `names`: the checks' own name rules (types, environment variables, headers, dotted paths);
+//!   the product's name rules live in `charter_terms::names`.
+//! - `auth`, `types`: pack-level checks.
+//! - `tool`: one tool (method, path, body, annotations, pagination); `graphql` its document.
+//! - `spec`: one field's declaration; `kinds` the keys that apply to its kind, bounds, enums and
+//!   defaults.
+//!
+//! [`pack`] vouches for a pack that passed every check by returning a [`Checked`], the only
+//! input [`crate::model::resolve`] accepts.
+
+mod auth;
+mod graphql;
+mod kinds;
+mod names;
+mod spec;
+mod tool;
+mod types;
+
+use std::collections::HashMap;
+
+pub use charter_terms::http::placeholders;
+pub use charter_terms::names::{
+    MAX_QUALIFIED_LEN, valid_label, valid_property_name, valid_tool_name,
+};
+pub use names::check_dotted;
+
+use crate::diagnostic::{Diagnostic, Loc, Sink};
+use crate::pack::{Pack, Sp, TypeDecl};
+use auth::auth;
+use names::{valid_header_name, valid_type_name};
+use tool::{Cx, Place};
+use types::type_cycles;
+
+/// A pack that passed every check (its own and those across the packs compiled with it): what
+/// [`crate::model::resolve`] takes, so an unchecked pack cannot be resolved.
+#[derive(Debug, Clone, Copy)]
+pub struct Checked<'p> {
+    pack: &'p Pack,
+}
+
+impl<'p> Checked<'p> {
+    /// The checked pack.
+    pub fn pack(&self) -> &'p Pack {
+        self.pack
+    }
+}
+
+/// Runs every check on `packs` (each alone, then the names across them) and vouches for them
+/// when neither `earlier` (what parsing reported) nor any check found a mistake.
+pub fn packs<'p>(
+    packs: &'p [Pack],
+    earlier: Vec<Diagnostic>,
+) -> Result<Vec<Checked<'p>>, Vec<Diagnostic>> {
+    vouch(packs, earlier, true)
+}
+
+/// Runs every check of one pack on its own (no cross-pack name check), vouching for it when
+/// neither `earlier` nor a check found a mistake.
+pub fn alone(pack: &Pack, earlier: Vec<Diagnostic>) -> Result<Checked<'_>, Vec<Diagnostic>> {
+    vouch(std::slice::from_ref(pack), earlier, false).map(|mut v| v.remove(0))
+}
+
+fn vouch(
+    packs: &[Pack],
+    mut diags: Vec<Diagnostic>,
+    across: bool,
+) -> Result<Vec<Checked<'_>>, Vec<Diagnostic>> {
+    for p in packs {
+        let mut sink = Sink::new(&p.file);
+        pack(&mut sink, p);
+        diags.extend(sink.diags);
+    }
+    if across {
+        diags.extend(unique_names(packs));
+    }
+    if diags.is_empty() {
+        Ok(packs.iter().map(|pack| Checked { pack }).collect())
+    } else {
+        Err(diags)
+    }
+}
+
+/// Reports the same qualified name published by two tools, across every pack compiled
+/// together.
+pub fn unique_names(packs: &[Pack]) -> Vec<Diagnostic> {
+    let mut seen: HashMap<String, (String, Loc)> = HashMap::new();
+    let mut out = Vec::new();
+    for pack in packs {
+        let Some(label) = &pack.label else { continue };
+        for tool in &pack.tools {
+            let qualified = format!("{}_{}", label.value, tool.name.value);
+            match seen.get(&qualified) {
+                Some((file, loc)) => out.push(Diagnostic::new(
+                    &pack.file,
+                    tool.name.loc,
+                    format!(
+                        "`{qualified}` is already published by {file}:{}:{}; rename this tool or give the pack another label",
+                        loc.line, loc.col
+                    ),
+                )),
+                None => {
+                    seen.insert(qualified, (pack.file.clone(), tool.name.loc));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Runs every check of one pack.
+fn pack(s: &mut Sink, pack: &Pack) {
+    let types: HashMap<&str, &TypeDecl> = pack
+        .types
+        .iter()
+        .map(|t| (t.name.value.as_str(), t))
+        .collect();
+    let unguarded = type_cycles(s, pack, &types);
+    let mut recursive = pack.recursive_types();
+    // A type already reported as an unguarded cycle is not reported again as an alternative.
+    recursive.retain(|t| !unguarded.contains(t));
+    let cx = Cx {
+        types: &types,
+        pack,
+        recursive: &recursive,
+    };
+
+    if let Some(label) = &pack.label
+        && !valid_label(&label.value)
+    {
+        s.err(
+            label.loc,
+            format!(
+                "invalid pack label `{}`: use lowercase letters, digits and `-` only (no `_`: the first `_` of a published name separates pack from tool)",
+                label.value
+            ),
+        );
+    }
+    if let Some(d) = &pack.description {
+        non_empty(s, d, "the pack's `description`");
+    }
+    if let Some(url) = &pack.base_url {
+        let v = &url.value;
+        let rest = v
+            .strip_prefix("https://")
+            .or_else(|| v.strip_prefix("http://"));
+        match rest {
+            None => s.err(
+                url.loc,
+                format!("`base_url` `{v}` must be an absolute `https://` (or `http://`) URL"),
+            ),
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+                s.err(url.loc, format!("`base_url` `{v}` has no host"))
+            }
+            Some(_) if v.contains(['{', '}', '?', '#', ' ']) => s.err(
+                url.loc,
+                format!(
+                    "`base_url` `{v}` must be a plain URL: put query constants under `query:` and path placeholders in each tool's `path`"
+                ),
+            ),
+            Some(_) => {}
+        }
+    }
+    auth(s, pack);
+    for (k, _) in &pack.headers {
+        if !valid_header_name(&k.value) {
+            s.err(k.loc, format!("`{}` is not a valid header name", k.value));
+        }
+    }
+    for (k, _) in &pack.query {
+        if k.value.is_empty() {
+            s.err(k.loc, "a query constant needs a name");
+        }
+    }
+
+    for t in &pack.types {
+        if !valid_type_name(&t.name.value) {
+            s.err(
+                t.name.loc,
+                format!(
+                    "invalid type name `{}`: start with a letter, then letters, digits or `_`",
+                    t.name.value
+                ),
+            );
+        }
+        if let Some(r) = &t.spec.reference {
+            s.err(
+                r.loc,
+                format!(
+                    "type `{}` must declare its own `type` (or `one_of`); `ref` is for parameters and properties",
+                    t.name.value
+                ),
+            );
+        } else {
+            cx.spec(s, &t.spec, Place::Type(&t.name.value));
+        }
+    }
+
+    for tool in &pack.tools {
+        cx.tool(s, tool);
+    }
+    if pack.tools.is_empty() && pack.label.is_some() {
+        s.err(
+            pack.tools_loc,
+            "the pack declares no tools: add at least one under `tools:`",
+        );
+    }
+}
+
+fn non_empty(s: &mut Sink, v: &Sp<String>, what: &str) {
+    if v.value.trim().is_empty() {
+        s.err(v.loc, format!("{what} is empty: write what it is for"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pack::Casing;
+
+    fn wire(name: &str, wire: Option<&str>, casing: Casing) -> String {
+        casing.wire_name(name, wire)
+    }
+
+    #[test]
+    fn names() {
+        assert!(valid_label("github"));
+        assert!(valid_label("my-api2"));
+        assert!(!valid_label("my_api"));
+        assert!(!valid_label(""));
+        assert!(!valid_label("GitHub"));
+        assert!(valid_tool_name("issues_list"));
+        assert!(!valid_tool_name("issues__list"));
+        assert!(!valid_tool_name("_issues"));
+        assert!(!valid_tool_name("Issues"));
+        assert!(!valid_tool_name("issues-list"));
+        assert!(valid_property_name("expand.data"));
+        assert!(!valid_property_name("expand[]"));
+    }
+
+    #[test]
+    fn url_templates() {
+        assert_eq!(
+            placeholders("/a/{b}/c/{d}").unwrap(),
+            vec![(3, "b"), (9, "d")]
+        );
+        assert!(placeholders("/a/{b").is_err());
+        assert!(placeholders("/a/b}").is_err());
+        assert!(placeholders("/a/{}").is_err());
+        assert!(placeholders("/a/{b{c}}").is_err());
+        assert!(placeholders("/plain").unwrap().is_empty());
+    }
+
+    #[test]
+    fn casing() {
+        assert_eq!(wire("per_page", None, Casing::Camel), "perPage");
+        assert_eq!(wire("perPage", None, Casing::Snake), "per_page");
+        assert_eq!(wire("HTMLUrl", None, Casing::Snake), "htmlurl");
+        assert_eq!(wire("per_page", Some("pp"), Casing::Camel), "pp");
+        assert_eq!(wire("per_page", None, Casing::Exact), "per_page");
+    }
+
+    #[test]
+    fn dotted_paths() {
+        assert!(check_dotted("data.-1.id", true).is_ok());
+        assert!(check_dotted("data.0.id", true).is_ok());
+        assert!(check_dotted("data.-2.id", true).is_err());
+        assert!(check_dotted("data..id", true).is_err());
+        assert!(check_dotted("", true).is_err());
+        assert!(check_dotted("a.", false).is_err());
+    }
+}

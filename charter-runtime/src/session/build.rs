@@ -1,0 +1,294 @@
+//! Building a session from its sources (docs/design.md §4, §5), and refreshing it when a
+//! toolkit's list changes.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::entry::{Dynamic, Entry, Kind};
+use super::{LoadState, SessionOptions, Source, ToolSession};
+use crate::error::DeclarationError;
+use crate::mode;
+use crate::search::{TOOL_SEARCH, TOOL_SEARCH_USAGE};
+use crate::table::{Table, ToolDef};
+use crate::validate::PatternCache;
+
+impl ToolSession {
+    /// A session over these tables with the default options (progressive, threshold 0, no mode).
+    pub fn new(tables: &[&'static Table]) -> Result<Self, DeclarationError> {
+        Self::with_options(
+            tables.iter().map(|t| Source::Table(t)).collect(),
+            SessionOptions::default(),
+        )
+    }
+
+    /// A session over these sources with explicit options.
+    ///
+    /// Refused with a declaration error: an empty mode label; a tool under whose resolved view a
+    /// required field is withheld; two tools with the same qualified name.
+    pub fn with_options(
+        sources: Vec<Source>,
+        options: SessionOptions,
+    ) -> Result<Self, DeclarationError> {
+        let SessionOptions {
+            progressive,
+            threshold,
+            mode,
+            ranking,
+            http,
+        } = options;
+        mode::check_label(mode.as_deref())?;
+        // At threshold 0 every tool is deferred, however small (docs/design.md §4).
+        let resident = |tokens: u32| !progressive || (threshold > 0 && tokens <= threshold);
+        let (entries, kit_generations) = resolve_entries(&sources, mode.as_deref(), resident)?;
+        let by_name = sorted_by_name(&entries);
+        check_names(&entries, &by_name)?;
+        let catalogue: Vec<u32> = if progressive {
+            by_name
+                .iter()
+                .copied()
+                .filter(|i| !entries[*i as usize].resident)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let search_description =
+            (!catalogue.is_empty()).then(|| search_description(&entries, &catalogue));
+        let state = LoadState {
+            order: Vec::new(),
+            loaded: vec![false; entries.len()],
+            generation: 0,
+        };
+        Ok(ToolSession {
+            sources,
+            kit_generations,
+            progressive,
+            threshold,
+            entries,
+            by_name,
+            catalogue,
+            search_description,
+            search_index: OnceLock::new(),
+            mode,
+            ranking,
+            http,
+            patterns: PatternCache::new(),
+            state: Mutex::new(state),
+        })
+    }
+
+    /// Whether a toolkit's list changed since this session read it (its
+    /// [`Toolkit::generation`] moved): [`refreshed`](Self::refreshed) then gives the session
+    /// that lists what the toolkits offer now.
+    pub fn is_stale(&self) -> bool {
+        self.sources
+            .iter()
+            .filter_map(|source| match source {
+                Source::Toolkit(kit) => Some(kit.generation()),
+                _ => None,
+            })
+            .ne(self.kit_generations.iter().copied())
+    }
+
+    /// The same session over the toolkits' current lists (an MCP server changed its tools).
+    ///
+    /// The order rules of docs/design.md §4 still hold across the change: loaded tools keep their load
+    /// order (a tool the server dropped leaves the list, the rest stay loaded), a new tool joins
+    /// the deferred catalogue (or is resident under the threshold), and pins and from-context
+    /// fields carry over. The ToolSearch description is rewritten to the new catalogue: the list
+    /// changed, so this is a new prefix for the provider's prompt cache anyway. The generation
+    /// moves on, so a caller comparing generations notices the change.
+    ///
+    /// A session is shared by `&self`, so this builds a new one for the holder to swap in;
+    /// [`refresh`](Self::refresh) does it in place.
+    pub fn refreshed(&self) -> Result<ToolSession, DeclarationError> {
+        let mut next = ToolSession::with_options(
+            self.sources.clone(),
+            SessionOptions {
+                progressive: self.progressive,
+                threshold: self.threshold,
+                mode: self.mode.clone(),
+                ranking: self.ranking,
+                http: self.http.clone(),
+            },
+        )?;
+        for entry in &self.entries {
+            if let Some(narrowing) = &entry.narrowing
+                && let Some(i) = next.lookup(entry.name())
+            {
+                next.entries[i].narrowing = Some(narrowing.clone());
+            }
+        }
+        let state = self.state();
+        let carried: Vec<u32> = state
+            .order
+            .iter()
+            .filter_map(|i| next.lookup(self.entries[*i as usize].name()))
+            .map(|i| i as u32)
+            .collect();
+        let generation = state.generation + 1;
+        drop(state);
+        next.load(&carried);
+        next.state_mut().generation = generation;
+        Ok(next)
+    }
+
+    /// Rebuilds this session in place when a toolkit's list changed ([`is_stale`](Self::is_stale));
+    /// answers whether it did. See [`refreshed`](Self::refreshed) for what carries over.
+    pub fn refresh(&mut self) -> Result<bool, DeclarationError> {
+        if !self.is_stale() {
+            return Ok(false);
+        }
+        *self = self.refreshed()?;
+        Ok(true)
+    }
+}
+
+/// Entry indices sorted by qualified name.
+///
+/// Names are `<pack>_<tool>` and a pack holds no `_`, so the names of one pack are contiguous
+/// in sorted order: rank the few packs once, then sort by (pack rank, tool), comparing short
+/// keys without the shared prefix. Anything else (toolkit tools, hand-built names) falls back to
+/// comparing whole names.
+fn sorted_by_name(entries: &[Entry]) -> Vec<u32> {
+    let generic = || {
+        let mut by_name: Vec<u32> = (0..entries.len() as u32).collect();
+        by_name
+            .sort_unstable_by(|a, b| entries[*a as usize].name().cmp(entries[*b as usize].name()));
+        by_name
+    };
+    let mut packs: Vec<&'static str> = Vec::new();
+    // (pack rank, the tool name's first 8 bytes big-endian, the tool name, entry index): most
+    // comparisons are decided by the two integers.
+    let mut keys: Vec<(u32, u64, &'static str, u32)> = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        let Kind::Static { def, .. } = entry.kind else {
+            return generic();
+        };
+        let qualified = def.name.len() == def.pack.len() + 1 + def.tool.len()
+            && def.name.starts_with(def.pack)
+            && def.name.as_bytes()[def.pack.len()] == b'_'
+            && def.name.ends_with(def.tool)
+            && !def.pack.contains('_');
+        if !qualified {
+            return generic();
+        }
+        let pack = match packs.iter().rposition(|p| *p == def.pack) {
+            Some(p) => p,
+            None => {
+                packs.push(def.pack);
+                packs.len() - 1
+            }
+        };
+        let mut prefix = [0u8; 8];
+        let n = def.tool.len().min(8);
+        prefix[..n].copy_from_slice(&def.tool.as_bytes()[..n]);
+        keys.push((pack as u32, u64::from_be_bytes(prefix), def.tool, i as u32));
+    }
+    let mut order: Vec<u32> = (0..packs.len() as u32).collect();
+    let with_sep = |p: &str| p.bytes().chain(std::iter::once(b'_')).collect::<Vec<u8>>();
+    order.sort_by_cached_key(|p| with_sep(packs[*p as usize]));
+    let mut rank = vec![0u32; packs.len()];
+    for (r, p) in order.iter().enumerate() {
+        rank[*p as usize] = r as u32;
+    }
+    for key in &mut keys {
+        key.0 = rank[key.0 as usize];
+    }
+    // Zero padding sorts a shorter name first, as the byte order does.
+    keys.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then_with(|| a.2.cmp(b.2)));
+    keys.into_iter().map(|k| k.3).collect()
+}
+
+/// Every tool of the sources, in order, resolved to its view under the session mode; with each
+/// toolkit's generation as read before its list.
+fn resolve_entries(
+    sources: &[Source],
+    mode: Option<&str>,
+    resident: impl Fn(u32) -> bool,
+) -> Result<(Vec<Entry>, Vec<u64>), DeclarationError> {
+    let mut kit_generations = Vec::new();
+    let mut entries = Vec::with_capacity(
+        sources
+            .iter()
+            .map(|s| match s {
+                Source::Table(t) => t.tools.len(),
+                Source::Tools(t) => t.len(),
+                Source::Toolkit(_) => 0,
+            })
+            .sum(),
+    );
+    for source in sources {
+        let tools: &'static [ToolDef] = match source {
+            Source::Table(table) => table.tools,
+            Source::Tools(tools) => tools,
+            Source::Toolkit(kit) => {
+                // Read before the list: a change racing this build leaves the session stale
+                // (refreshed again), never silently current.
+                kit_generations.push(kit.generation());
+                for tool in kit.tools() {
+                    entries.push(Entry {
+                        resident: resident(tool.tokens),
+                        kind: Kind::Dynamic(Box::new(Dynamic {
+                            kit: Arc::clone(kit),
+                            name_lc: tool.name.to_lowercase().into(),
+                            description_lc: tool.description.to_lowercase().into(),
+                            tool,
+                        })),
+                        narrowing: None,
+                    });
+                }
+                continue;
+            }
+        };
+        for def in tools {
+            let view = mode::resolve_view(def, mode)?;
+            mode::check_view(def, view)?;
+            entries.push(Entry {
+                resident: resident(view.tokens),
+                kind: Kind::Static { def, view },
+                narrowing: None,
+            });
+        }
+    }
+    if entries.len() > u32::MAX as usize {
+        return Err(DeclarationError::new("a session holds at most 2^32 tools"));
+    }
+    Ok((entries, kit_generations))
+}
+
+/// Refuses two tools with one qualified name, and a tool named like the search tool.
+fn check_names(entries: &[Entry], by_name: &[u32]) -> Result<(), DeclarationError> {
+    for pair in by_name.windows(2) {
+        let (a, b) = (&entries[pair[0] as usize], &entries[pair[1] as usize]);
+        if a.name() == b.name() {
+            return Err(DeclarationError::new(format!(
+                "two tools are both named `{}` (tools #{} and #{} of the session); qualified names must be unique",
+                a.name(),
+                pair[0].min(pair[1]) + 1,
+                pair[0].max(pair[1]) + 1
+            )));
+        }
+    }
+    if let Some(e) = entries.iter().find(|e| e.name() == TOOL_SEARCH) {
+        return Err(DeclarationError::new(format!(
+            "a tool is named `{}`, which is the session's search tool",
+            e.name()
+        )));
+    }
+    Ok(())
+}
+
+/// The ToolSearch description: the usage text, then every deferred name in sorted order.
+fn search_description(entries: &[Entry], catalogue: &[u32]) -> String {
+    let names: usize = catalogue
+        .iter()
+        .map(|i| entries[*i as usize].name().len() + 1)
+        .sum();
+    let mut text = String::with_capacity(TOOL_SEARCH_USAGE.len() + 10 + names);
+    text.push_str(TOOL_SEARCH_USAGE);
+    text.push_str("\n\nTools:");
+    for i in catalogue {
+        text.push('\n');
+        text.push_str(entries[*i as usize].name());
+    }
+    text
+}

@@ -1,0 +1,182 @@
+//! Routing one call (docs/design.md §4, §6), and the local bridge's batches (§7).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::entry::Kind;
+use super::{HttpCaller, MAX_BATCH_CALLS, ToolSession};
+use crate::context::CallContext;
+use crate::error::CharterError;
+use crate::search::TOOL_SEARCH;
+use crate::table::{BoxFuture, Exec, ToolOutput};
+use crate::validate::{self, Narrowed};
+
+/// The executor for HTTP tools when [`SessionOptions::http`](super::SessionOptions::http) is
+/// `None`: the process-wide [`LazyHttp`](crate::http::LazyHttp), built on the first HTTP call and
+/// shared, so every session reuses one connection pool and none pays for TLS setup when built.
+#[cfg(feature = "http")]
+fn default_http() -> Option<Arc<dyn HttpCaller>> {
+    Some(crate::http::LazyHttp::shared())
+}
+
+/// Without the `http` feature there is no executor unless
+/// [`SessionOptions::http`](super::SessionOptions::http) gives one.
+#[cfg(not(feature = "http"))]
+fn default_http() -> Option<Arc<dyn HttpCaller>> {
+    None
+}
+
+impl ToolSession {
+    /// Routes one call: ToolSearch loads and answers JSON; a visible tool is validated and
+    /// executed; anything else is a validation error written for the model.
+    pub fn dispatch<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Value,
+        ctx: &'a CallContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
+        Box::pin(async move {
+            let is_search = name == TOOL_SEARCH && self.search_description.is_some();
+            // Static tools are measured by validation; the rest before anything reads them.
+            let measured = is_search
+                || self
+                    .lookup(name)
+                    .is_some_and(|i| matches!(self.entries[i].kind, Kind::Dynamic { .. }));
+            if measured && let Err(problem) = validate::check_limits(&arguments) {
+                return Err(CharterError::Validation(validate::message_line(
+                    name, &problem,
+                )));
+            }
+            if is_search {
+                return self
+                    .tool_search_call(&arguments)
+                    .map(|answer| ToolOutput::json(answer.to_json()));
+            }
+            let Some(i) = self.lookup(name) else {
+                return Err(CharterError::Validation(self.unknown_tool(name)));
+            };
+            let entry = &self.entries[i];
+            if !entry.resident && !self.state().loaded[i] {
+                return Err(CharterError::Validation(format!(
+                    "Tool `{name}` is not loaded yet. Load it by calling {TOOL_SEARCH} with \
+                     {{\"query\": \"select:{name}\"}}, then call it again."
+                )));
+            }
+            match &entry.kind {
+                Kind::Static { def, view } => {
+                    let narrowed: Vec<(&str, Narrowed<'_>)> = match &entry.narrowing {
+                        Some(n) => n
+                            .pins
+                            .iter()
+                            .map(|(f, v)| (*f, Narrowed::Pinned(v)))
+                            .chain(
+                                n.context
+                                    .iter()
+                                    .map(|(f, k)| (*f, Narrowed::Context(k.as_str()))),
+                            )
+                            .collect(),
+                        None => Vec::new(),
+                    };
+                    let arguments = validate::prepare_arguments(
+                        def,
+                        view,
+                        &narrowed,
+                        arguments,
+                        ctx,
+                        &self.patterns,
+                    )?;
+                    match def.exec {
+                        Exec::Rust(handler) => handler(arguments, ctx).await,
+                        Exec::Http(route) => match self.http.clone().or_else(default_http) {
+                            Some(http) => http.call(def, route, arguments, ctx).await,
+                            None => Err(CharterError::Transport(format!(
+                                "no HTTP executor is configured, so `{name}` cannot be sent; \
+                                 set SessionOptions::http"
+                            ))),
+                        },
+                    }
+                }
+                // The remote server validates its own tools.
+                Kind::Dynamic(d) => d.kit.call(&d.tool.name, arguments, ctx).await,
+            }
+        })
+    }
+
+    /// The local bridge: runs a batch of the model's calls through the scheduler, concurrently
+    /// only when every call is of a read-only and idempotent tool (ToolSearch never is).
+    ///
+    /// Each call goes through [`dispatch`](Self::dispatch); a charter error becomes an
+    /// `is_error` result carrying its message (written for the model), so one answer comes back
+    /// per call, in the calls' order, under each call's id. An unknown or not-yet-loaded name has
+    /// no annotations here, so it makes the batch serial: a ToolSearch earlier in the same batch
+    /// then loads a tool before a later call of it runs.
+    ///
+    /// At most [`MAX_BATCH_CALLS`] calls of one batch run; each call past that gets an error
+    /// result (under its own id, in its place) telling the model to send it again next turn, so
+    /// nothing is silently dropped and one turn cannot queue unbounded work.
+    pub async fn execute_tool_calls(
+        &self,
+        calls: &[crate::scheduler::ToolCall],
+        ctx: &CallContext,
+        concurrency: usize,
+    ) -> Vec<crate::scheduler::CallResult> {
+        use crate::scheduler::{Batch, CallResult, ToolCall, concurrency_safe_annotations};
+
+        let (run, over) = calls.split_at(calls.len().min(MAX_BATCH_CALLS));
+        let calls = run;
+        let refused = over.iter().enumerate().map(|(k, call)| CallResult {
+            id: call.id.clone(),
+            content: format!(
+                "Not run: one turn may make at most {MAX_BATCH_CALLS} tool calls and this was call #{} of {}. \
+                 Call `{}` again in the next turn if you still need it.",
+                MAX_BATCH_CALLS + 1 + k,
+                MAX_BATCH_CALLS + over.len(),
+                validate::clip(&call.name, 64),
+            ),
+            structured: None,
+            is_error: true,
+        });
+
+        let concurrent = |call: &ToolCall| {
+            call.name != TOOL_SEARCH
+                && self.is_callable(&call.name)
+                && self
+                    .annotations(&call.name)
+                    .is_some_and(|a| concurrency_safe_annotations(&a))
+        };
+        let mut results = Batch::from_calls(calls, concurrent, move |call| answer(self, call, ctx))
+            .run(concurrency)
+            .await;
+        results.extend(refused);
+        results
+    }
+}
+
+/// One call of a local batch, answered as the scheduler's provider-neutral result: the tool's
+/// output, or a charter error's message with `is_error` (its reader is the model).
+fn answer<'a>(
+    session: &'a ToolSession,
+    call: &'a crate::scheduler::ToolCall,
+    ctx: &'a CallContext,
+) -> BoxFuture<'a, crate::scheduler::CallResult> {
+    Box::pin(async move {
+        match session
+            .dispatch(&call.name, call.arguments.clone(), ctx)
+            .await
+        {
+            Ok(output) => crate::scheduler::CallResult {
+                id: call.id.clone(),
+                content: output.text,
+                structured: output.structured,
+                is_error: false,
+            },
+            Err(error) => crate::scheduler::CallResult {
+                id: call.id.clone(),
+                content: error.to_string(),
+                structured: None,
+                is_error: true,
+            },
+        }
+    })
+}

@@ -1,0 +1,45 @@
+//! Test support for charter's own tests and benches (`publish = false`).
+//!
+//! - [`synthetic_catalogue`]: ten packs of 100 tools each, written as pack files by this crate's
+//!   build script and compiled through `charter-build` like any pack, so benches and tests read
+//!   exactly what the compiler emits.
+//! - [`json`]: small tables described inline in JSON, for tests that need many of them.
+
+#![warn(missing_docs)]
+
+pub mod json;
+
+use charter_runtime::Table;
+use serde_json::{Value, json};
+
+pub use json::{echo, labels, render_root, table, table_with, try_table, view, views};
+
+/// The synthetic packs compiled by the build script (`ALL` in catalogue order).
+mod synthetic {
+    include!(concat!(env!("OUT_DIR"), "/synthetic.rs"));
+}
+
+/// The first `packs` synthetic tables (at most ten) of 100 tools each, with realistic
+/// descriptions and argument shapes (nested objects, arrays, enums, formats, mode labels,
+/// from-context fields): 7 packs make a 700-tool catalogue.
+pub fn synthetic_catalogue(packs: usize) -> Vec<&'static Table> {
+    assert!(
+        packs <= synthetic::ALL.len(),
+        "the synthetic catalogue has {} packs",
+        synthetic::ALL.len()
+    );
+    synthetic::ALL[..packs].to_vec()
+}
+
+/// A typical model call of a synthetic `*_create` tool (its arguments are valid).
+pub fn typical_create_arguments() -> Value {
+    json!({
+        "workspace": "acme",
+        "title": "Checkout fails on Safari",
+        "body": "Steps to reproduce: open the cart, press pay.",
+        "labels": ["bug", "checkout"],
+        "assignee": {"login": "ada", "notify": true},
+        "due_on": "2026-11-30",
+        "metadata": {"source": "support"}
+    })
+}
