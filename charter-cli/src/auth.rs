@@ -121,6 +121,7 @@ fn login(
         let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
         let redirect_uri = format!("http://{}/callback", listener.local_addr()?);
         let authorization = executor
+            .login()
             .authorization(pack, &redirect_uri)
             .await
             .map_err(credential)?;
@@ -134,6 +135,7 @@ fn login(
         let deadline = Instant::now() + Duration::from_secs(args.timeout);
         let code = receive_code(&listener, &authorization, deadline).await?;
         executor
+            .login()
             .exchange_code(pack, &authorization, &code)
             .await
             .map_err(credential)

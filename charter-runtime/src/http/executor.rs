@@ -35,9 +35,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// process so every session reuses its connections.
 #[derive(Clone)]
 pub struct HttpExecutor {
-    pub(crate) client: reqwest::Client,
-    pub(crate) credentials: Arc<dyn CredentialProvider>,
-    pub(crate) tokens: Arc<TokenSource>,
+    client: reqwest::Client,
+    credentials: Arc<dyn CredentialProvider>,
+    tokens: Arc<TokenSource>,
     default_timeout: Duration,
     max_response_bytes: usize,
     base_urls: HashMap<String, String>,
@@ -242,6 +242,16 @@ impl HttpExecutor {
     pub fn with_base_url(mut self, pack: impl Into<String>, url: impl Into<String>) -> Self {
         self.base_urls.insert(pack.into(), url.into());
         self
+    }
+
+    /// The authorization-code login (`charter auth login`) through this executor's client,
+    /// credentials and token-endpoint overrides.
+    pub fn login(&self) -> super::oauth::login::Login<'_> {
+        super::oauth::login::Login {
+            http: &self.client,
+            credentials: &*self.credentials,
+            tokens: &self.tokens,
+        }
     }
 
     /// The base URL in force for a pack: the API override, else the non-empty environment

@@ -1,6 +1,8 @@
 //! The authorization-code flow with PKCE (RFC 6749 §4.1, RFC 7636 S256) that `charter auth
 //! login` runs: build the URL the user opens, then exchange the code the redirect brings for a
-//! refresh token. The loopback listener that receives the redirect belongs to the caller.
+//! refresh token. The loopback listener that receives the redirect belongs to the caller; the
+//! HTTP client, credential provider and endpoint overrides are an executor's
+//! (`HttpExecutor::login`).
 
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -10,13 +12,12 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use reqwest::Url;
 
 use crate::error::CharterError;
-use crate::http::credentials::Secret;
-use crate::http::executor::HttpExecutor;
+use crate::http::credentials::{CredentialProvider, Secret};
 use crate::table::{Auth, HttpPack, OAuth2};
 
 use super::store::StoredLogin;
 use super::token::{self, Client};
-use super::{Endpoint, client_parts, endpoint, renewal_error};
+use super::{Endpoint, TokenSource, client_parts, endpoint, renewal_error};
 
 /// One authorization request in progress: the URL to open and what checks its answer.
 pub struct Authorization {
@@ -62,7 +63,20 @@ pub fn oauth_of(pack: &'static HttpPack) -> Result<&'static OAuth2, CharterError
     }
 }
 
-impl HttpExecutor {
+/// A login through one executor's HTTP client, credentials and token-endpoint overrides.
+pub struct Login<'a> {
+    pub(crate) http: &'a reqwest::Client,
+    pub(crate) credentials: &'a dyn CredentialProvider,
+    pub(crate) tokens: &'a TokenSource,
+}
+
+impl fmt::Debug for Login<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Login").finish_non_exhaustive()
+    }
+}
+
+impl Login<'_> {
     /// Starts a login to `pack`: a fresh PKCE verifier (S256) and `state`, and the authorization
     /// URL with the pack's scopes and parameters, sending the browser back to `redirect_uri`.
     pub async fn authorization(
@@ -71,7 +85,7 @@ impl HttpExecutor {
         redirect_uri: &str,
     ) -> Result<Authorization, CharterError> {
         let oauth = oauth_of(pack)?;
-        let provider = &*self.credentials;
+        let provider = self.credentials;
         let (client_id, _) = client_parts(provider, pack, oauth, &None).await?;
         let base = endpoint(provider, pack, oauth, Endpoint::Authorization, &None, None).await?;
         let token_url = endpoint(
@@ -128,8 +142,7 @@ impl HttpExecutor {
         code: &str,
     ) -> Result<StoredLogin, CharterError> {
         let oauth = oauth_of(pack)?;
-        let (client_id, client_secret) =
-            client_parts(&*self.credentials, pack, oauth, &None).await?;
+        let (client_id, client_secret) = client_parts(self.credentials, pack, oauth, &None).await?;
         let client = Client {
             id: &client_id,
             secret: client_secret.as_ref(),
@@ -142,7 +155,7 @@ impl HttpExecutor {
             ("code_verifier", authorization.verifier.expose().to_owned()),
         ];
         let fresh = token::request(
-            &self.client,
+            self.http,
             &authorization.token_url,
             &client,
             form,
