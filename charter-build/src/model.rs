@@ -594,6 +594,39 @@ fn tool(
     }
 }
 
+/// How the pack authenticates, resolved (an `oauth2` block makes the token renewable).
+fn auth_model(label: &str, a: &crate::pack::AuthDecl) -> AuthModel {
+    let env = a.env.as_ref().map_or_else(String::new, |e| e.value.clone());
+    let text = |v: &Option<crate::pack::Sp<String>>| {
+        v.as_ref().map_or_else(String::new, |v| v.value.clone())
+    };
+    let scheme = a.scheme.as_ref().map_or(AuthScheme::None, |s| s.value);
+    match (scheme, &a.oauth2) {
+        (AuthScheme::None, _) => AuthModel::None,
+        (AuthScheme::Bearer, Some(o)) => AuthModel::OAuth2(Box::new(crate::oauth::model(
+            label,
+            o,
+            "Authorization".to_owned(),
+            "Bearer ".to_owned(),
+            env,
+        ))),
+        (AuthScheme::Header, Some(o)) => AuthModel::OAuth2(Box::new(crate::oauth::model(
+            label,
+            o,
+            text(&a.header),
+            text(&a.prefix),
+            env,
+        ))),
+        (AuthScheme::Bearer, None) => AuthModel::Bearer { env },
+        (AuthScheme::Basic, _) => AuthModel::Basic { env },
+        (AuthScheme::Header, None) => AuthModel::Header {
+            name: text(&a.header),
+            prefix: text(&a.prefix),
+            env,
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -632,38 +665,5 @@ mod tests {
         // Without a document the method decides.
         assert_eq!(default_annotations(HttpMethod::Post, None), write);
         assert_eq!(default_annotations(HttpMethod::Get, None), read);
-    }
-}
-
-/// How the pack authenticates, resolved (an `oauth2` block makes the token renewable).
-fn auth_model(label: &str, a: &crate::pack::AuthDecl) -> AuthModel {
-    let env = a.env.as_ref().map_or_else(String::new, |e| e.value.clone());
-    let text = |v: &Option<crate::pack::Sp<String>>| {
-        v.as_ref().map_or_else(String::new, |v| v.value.clone())
-    };
-    let scheme = a.scheme.as_ref().map_or(AuthScheme::None, |s| s.value);
-    match (scheme, &a.oauth2) {
-        (AuthScheme::None, _) => AuthModel::None,
-        (AuthScheme::Bearer, Some(o)) => AuthModel::OAuth2(Box::new(crate::oauth::model(
-            label,
-            o,
-            "Authorization".to_owned(),
-            "Bearer ".to_owned(),
-            env,
-        ))),
-        (AuthScheme::Header, Some(o)) => AuthModel::OAuth2(Box::new(crate::oauth::model(
-            label,
-            o,
-            text(&a.header),
-            text(&a.prefix),
-            env,
-        ))),
-        (AuthScheme::Bearer, None) => AuthModel::Bearer { env },
-        (AuthScheme::Basic, _) => AuthModel::Basic { env },
-        (AuthScheme::Header, None) => AuthModel::Header {
-            name: text(&a.header),
-            prefix: text(&a.prefix),
-            env,
-        },
     }
 }
