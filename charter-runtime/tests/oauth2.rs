@@ -240,7 +240,7 @@ async fn a_401_renews_the_token_once_and_retries_once_never_looping() {
     let exec = Arc::new(executor(&w, credentials()));
     call(&exec, &GOOG_TOOL, &CallContext::new()).await.unwrap();
     // The server revokes every access token it issued: the API now answers 401 to the cached
-    // one. Ten concurrent calls all see the 401; exactly one renewal follows.
+    // one. Ten concurrent calls see the 401; exactly one renewal follows.
     w.oauth.control(json!({"revoke_all_access": true})).await;
     let calls = (0..10).map(|_| {
         let exec = exec.clone();
@@ -249,12 +249,11 @@ async fn a_401_renews_the_token_once_and_retries_once_never_looping() {
     for answer in futures::future::join_all(calls).await {
         assert_eq!(answer.unwrap().unwrap()["user"], "alice");
     }
-    assert_eq!(w.oauth.token_requests().await, 2);
-    assert_eq!(
-        w.api.count(),
-        1 + 10 + 10,
-        "each call sent twice: refused, then retried"
-    );
+    assert_eq!(w.oauth.token_requests().await, 2, "one renewal for all");
+    // A call that saw the 401 was sent again; one that started after the renewal went out once
+    // with the new token (how many did which depends on scheduling).
+    let sent = w.api.count() - 1;
+    assert!((11..=20).contains(&sent), "{sent} requests for 10 calls");
 
     // An API that refuses every token: one renewal, one retry, then its 401 is the answer.
     w.api.always_401.store(true, Ordering::SeqCst);
