@@ -39,6 +39,7 @@ pub use diagnostic::{Diagnostic, Loc};
 pub use model::PackModel;
 
 /// What `charter check` prints about a pack that passed every check.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PackSummary {
     /// The label.
@@ -50,6 +51,7 @@ pub struct PackSummary {
 }
 
 /// One tool of a [`PackSummary`].
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolSummary {
     /// The published name.

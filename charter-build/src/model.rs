@@ -453,36 +453,7 @@ pub fn resolve(checked: &Checked<'_>) -> PackModel {
         .iter()
         .map(|t| tool(&r, &type_map, pack, &label, t))
         .collect();
-    // Mark the types the tools reach.
-    let mut stack: Vec<usize> = Vec::new();
-    fn refs_of_ty(ty: &Ty, out: &mut Vec<usize>) {
-        match ty {
-            Ty::Ref { index, .. } => out.push(*index),
-            Ty::Inline(node) => refs_of_node(node, out),
-        }
-    }
-    fn refs_of_node(node: &Node, out: &mut Vec<usize>) {
-        match &node.kind {
-            NodeKind::Array { items, .. } => refs_of_ty(items, out),
-            NodeKind::Object(fields) => fields.iter().for_each(|f| refs_of_ty(&f.ty, out)),
-            NodeKind::Map(v) => refs_of_ty(v, out),
-            NodeKind::OneOf(alts) => alts.iter().for_each(|a| refs_of_ty(a, out)),
-            _ => {}
-        }
-    }
-    for t in &tools {
-        for p in &t.params {
-            refs_of_ty(&p.ty, &mut stack);
-        }
-    }
-    while let Some(i) = stack.pop() {
-        if !types[i].used {
-            types[i].used = true;
-            let node = types[i].node.clone();
-            refs_of_node(&node, &mut stack);
-        }
-    }
-
+    mark_used(&mut types, &tools);
     let auth = auth_model(&label, &pack.auth);
     PackModel {
         file: pack.file.clone(),
@@ -518,6 +489,39 @@ pub fn resolve(checked: &Checked<'_>) -> PackModel {
     }
 }
 
+/// Marks the types the tools reach (directly or through other types).
+fn mark_used(types: &mut [TypeModel], tools: &[ToolModel]) {
+    let mut stack: Vec<usize> = Vec::new();
+    fn refs_of_ty(ty: &Ty, out: &mut Vec<usize>) {
+        match ty {
+            Ty::Ref { index, .. } => out.push(*index),
+            Ty::Inline(node) => refs_of_node(node, out),
+        }
+    }
+    fn refs_of_node(node: &Node, out: &mut Vec<usize>) {
+        match &node.kind {
+            NodeKind::Array { items, .. } => refs_of_ty(items, out),
+            NodeKind::Object(fields) => fields.iter().for_each(|f| refs_of_ty(&f.ty, out)),
+            NodeKind::Map(v) => refs_of_ty(v, out),
+            NodeKind::OneOf(alts) => alts.iter().for_each(|a| refs_of_ty(a, out)),
+            _ => {}
+        }
+    }
+    for t in tools {
+        for p in &t.params {
+            refs_of_ty(&p.ty, &mut stack);
+        }
+    }
+    while let Some(i) = stack.pop() {
+        if !types[i].used {
+            types[i].used = true;
+            let node = types[i].node.clone();
+            refs_of_node(&node, &mut stack);
+        }
+    }
+}
+
+/// How the pack authenticates, resolved.
 fn tool(
     r: &Resolver<'_>,
     types: &HashMap<&str, &TypeDecl>,

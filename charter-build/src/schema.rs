@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use crate::mode::ViewSpec;
-use crate::model::{FieldModel, Node, NodeKind, Ty, TypeModel};
+use crate::model::{FieldModel, Node, NodeKind, NumModel, StrModel, Ty, TypeModel};
 
 /// `json_tokens` of JSON text: its character count divided by 4 (docs/design.md §3; the rule is
 /// `charter_terms::tokens`).
@@ -191,88 +191,24 @@ impl Emitter<'_> {
     fn node(&mut self, node: &Node, description: Option<&str>, nullable: bool) -> Value {
         let nullable = nullable || node.nullable;
         let mut m = Map::new();
-        let typed = |m: &mut Map<String, Value>, t: &str| {
-            let v = if nullable {
-                serde_json::json!([t, "null"])
-            } else {
-                Value::from(t)
-            };
-            m.insert("type".into(), v);
-        };
-        let describe = |m: &mut Map<String, Value>| {
-            if let Some(d) = description {
-                m.insert("description".into(), d.into());
-            }
-        };
-        let enumerate = |m: &mut Map<String, Value>, values: Vec<Value>| {
-            if !values.is_empty() {
-                let mut values = values;
-                if nullable {
-                    values.push(Value::Null);
-                }
-                m.insert("enum".into(), Value::Array(values));
-            }
-        };
         match &node.kind {
-            NodeKind::Any => describe(&mut m),
+            NodeKind::Any => describe(&mut m, description),
             NodeKind::Bool => {
-                typed(&mut m, "boolean");
-                describe(&mut m);
+                typed(&mut m, "boolean", nullable);
+                describe(&mut m, description);
             }
             NodeKind::Integer(n) | NodeKind::Number(n) => {
-                typed(
-                    &mut m,
-                    if matches!(node.kind, NodeKind::Integer(_)) {
-                        "integer"
-                    } else {
-                        "number"
-                    },
-                );
-                describe(&mut m);
-                enumerate(
-                    &mut m,
-                    n.enum_values.iter().cloned().map(Value::Number).collect(),
-                );
-                if let Some(d) = &node.default {
-                    m.insert("default".into(), d.clone());
-                }
-                if let Some(v) = &n.minimum {
-                    m.insert("minimum".into(), Value::Number(v.clone()));
-                }
-                if let Some(v) = &n.maximum {
-                    m.insert("maximum".into(), Value::Number(v.clone()));
-                }
+                let integer = matches!(node.kind, NodeKind::Integer(_));
+                number(&mut m, node, n, integer, description, nullable);
             }
-            NodeKind::String(s) => {
-                typed(&mut m, "string");
-                describe(&mut m);
-                enumerate(
-                    &mut m,
-                    s.enum_values.iter().cloned().map(Value::String).collect(),
-                );
-                if let Some(d) = &node.default {
-                    m.insert("default".into(), d.clone());
-                }
-                if let Some(f) = s.format {
-                    m.insert("format".into(), f.as_str().into());
-                }
-                if let Some(p) = &s.pattern {
-                    m.insert("pattern".into(), p.clone().into());
-                }
-                if let Some(v) = s.min_length {
-                    m.insert("minLength".into(), v.into());
-                }
-                if let Some(v) = s.max_length {
-                    m.insert("maxLength".into(), v.into());
-                }
-            }
+            NodeKind::String(s) => string(&mut m, node, s, description, nullable),
             NodeKind::Array {
                 items,
                 min_items,
                 max_items,
             } => {
-                typed(&mut m, "array");
-                describe(&mut m);
+                typed(&mut m, "array", nullable);
+                describe(&mut m, description);
                 // Array items are not separate paths: an object inside keeps the array's path.
                 let items = self.ty(items);
                 m.insert("items".into(), items);
@@ -284,8 +220,8 @@ impl Emitter<'_> {
                 }
             }
             NodeKind::Object(fields) => {
-                typed(&mut m, "object");
-                describe(&mut m);
+                typed(&mut m, "object", nullable);
+                describe(&mut m, description);
                 let (props, required) = self.fields(fields);
                 m.insert("properties".into(), Value::Object(props));
                 if !required.is_empty() {
@@ -294,8 +230,8 @@ impl Emitter<'_> {
                 m.insert("additionalProperties".into(), false.into());
             }
             NodeKind::Map(values) => {
-                typed(&mut m, "object");
-                describe(&mut m);
+                typed(&mut m, "object", nullable);
+                describe(&mut m, description);
                 let v = self.untracked(|e| e.ty(values));
                 // A value schema with nothing in it accepts anything.
                 let v = if v.as_object().is_some_and(Map::is_empty) {
@@ -306,7 +242,7 @@ impl Emitter<'_> {
                 m.insert("additionalProperties".into(), v);
             }
             NodeKind::OneOf(alts) => {
-                describe(&mut m);
+                describe(&mut m, description);
                 let mut list: Vec<Value> =
                     self.untracked(|e| alts.iter().map(|a| e.ty(a)).collect());
                 if nullable {
@@ -551,6 +487,91 @@ pub fn schema_without(
     path: &[String],
 ) -> String {
     root(types, params, view, Some(path)).text
+}
+
+/// `"type": t` (or `[t, "null"]`).
+fn typed(m: &mut Map<String, Value>, t: &str, nullable: bool) {
+    let v = if nullable {
+        serde_json::json!([t, "null"])
+    } else {
+        Value::from(t)
+    };
+    m.insert("type".into(), v);
+}
+
+fn describe(m: &mut Map<String, Value>, description: Option<&str>) {
+    if let Some(d) = description {
+        m.insert("description".into(), d.into());
+    }
+}
+
+/// `"enum"`, with `null` added when the field is nullable.
+fn enumerate(m: &mut Map<String, Value>, mut values: Vec<Value>, nullable: bool) {
+    if !values.is_empty() {
+        if nullable {
+            values.push(Value::Null);
+        }
+        m.insert("enum".into(), Value::Array(values));
+    }
+}
+
+/// An integer or number: type, description, enum, default, bounds.
+fn number(
+    m: &mut Map<String, Value>,
+    node: &Node,
+    n: &NumModel,
+    integer: bool,
+    description: Option<&str>,
+    nullable: bool,
+) {
+    typed(m, if integer { "integer" } else { "number" }, nullable);
+    describe(m, description);
+    enumerate(
+        m,
+        n.enum_values.iter().cloned().map(Value::Number).collect(),
+        nullable,
+    );
+    if let Some(d) = &node.default {
+        m.insert("default".into(), d.clone());
+    }
+    if let Some(v) = &n.minimum {
+        m.insert("minimum".into(), Value::Number(v.clone()));
+    }
+    if let Some(v) = &n.maximum {
+        m.insert("maximum".into(), Value::Number(v.clone()));
+    }
+}
+
+/// A string: type, description, enum, default, format, pattern, lengths.
+fn string(
+    m: &mut Map<String, Value>,
+    node: &Node,
+    s: &StrModel,
+    description: Option<&str>,
+    nullable: bool,
+) {
+    typed(m, "string", nullable);
+    describe(m, description);
+    enumerate(
+        m,
+        s.enum_values.iter().cloned().map(Value::String).collect(),
+        nullable,
+    );
+    if let Some(d) = &node.default {
+        m.insert("default".into(), d.clone());
+    }
+    if let Some(f) = s.format {
+        m.insert("format".into(), f.as_str().into());
+    }
+    if let Some(p) = &s.pattern {
+        m.insert("pattern".into(), p.clone().into());
+    }
+    if let Some(v) = s.min_length {
+        m.insert("minLength".into(), v.into());
+    }
+    if let Some(v) = s.max_length {
+        m.insert("maxLength".into(), v.into());
+    }
 }
 
 #[cfg(test)]

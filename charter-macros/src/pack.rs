@@ -9,7 +9,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitStr, Path, Token, Visibility};
 
 use crate::errors::Errors;
-use crate::pieces::krate;
+use crate::pieces::{krate, private};
 
 /// `pack!(#[doc] pub static NAME = "label", "description", [tool, module::tool, ...]);`
 pub struct PackInput {
@@ -98,6 +98,7 @@ pub fn pack(input: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     check(&p, &mut errors);
     let k = krate();
+    let private = private();
     let PackInput {
         attrs,
         vis,
@@ -117,7 +118,7 @@ pub fn pack(input: TokenStream) -> TokenStream {
     let defs = tools.iter().map(|t| {
         let span = t.span();
         quote_spanned! {span=>
-            #k::schema::tool_def::<#t>(#label, #k::__const_qualified!(#label, <#t as #k::schema::Tool>::NAME))
+            #k::schema::tool_def::<#t>(#label, #private::const_qualified!(#label, <#t as #k::schema::Tool>::NAME))
         }
     });
     // Compile-time checks, each spanned on the tool it is about.

@@ -13,6 +13,7 @@ use crate::session::{Entry, Kind, ToolSession};
 use crate::table::{ObjectShape, Shape, View, ViewKey};
 
 /// What a session exposes, tool by tool, sorted by name.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EgressMap {
     /// The session mode.
@@ -22,6 +23,7 @@ pub struct EgressMap {
 }
 
 /// What one tool exposes.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolEgress {
     /// The qualified name.
@@ -38,6 +40,7 @@ pub struct ToolEgress {
 }
 
 /// One withheld path and why.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WithheldPath {
     /// The dotted path.

@@ -190,8 +190,65 @@ pub(crate) fn doc_desc(attrs: &[Attribute], errors: &mut Errors) -> Option<Strin
 }
 
 pub fn parse_derive(input: syn::DeriveInput, errors: &mut Errors) -> Container {
+    let opts = container_opts(&input.attrs, errors);
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("charter")) {
+        errors.spanned(
+            attr,
+            "`#[charter(...)]` options go on fields, not on the type",
+        );
+    }
+
+    let tagging = tagging(&opts, errors);
+
+    let ident = input.ident.clone();
+    let data = match input.data {
+        syn::Data::Struct(s) => {
+            if let Some(span) = opts.tag.as_ref().map(|t| t.1).or(opts.untagged) {
+                errors.at(span, "`tag`/`untagged` apply to enums");
+            }
+            struct_data(s.fields, &opts, &ident, errors)
+        }
+        syn::Data::Enum(e) => {
+            if opts.default {
+                errors.spanned(&ident, "`#[serde(default)]` applies to structs");
+            }
+            let mut variants = Vec::new();
+            for v in &e.variants {
+                if let Some(v) = parse_variant(v, &opts, &tagging, &ident, errors) {
+                    variants.push(v);
+                }
+            }
+            if variants.is_empty() {
+                errors.spanned(
+                    &ident,
+                    "an enum needs at least one variant the model can send",
+                );
+            }
+            Data::Enum(variants)
+        }
+        syn::Data::Union(u) => {
+            errors.spanned(
+                u.union_token,
+                "unions are not supported by `charter::Schema`",
+            );
+            Data::Struct(Vec::new())
+        }
+    };
+    if let (Some(span), Data::Enum(_)) = (opts.transparent, &data) {
+        errors.at(span, "`transparent` applies to structs");
+    }
+    Container {
+        ident,
+        generics: input.generics,
+        data,
+        tagging,
+    }
+}
+
+/// The container's serde options.
+fn container_opts(attrs: &[Attribute], errors: &mut Errors) -> ContainerOpts {
     let mut opts = ContainerOpts::default();
-    for_each_serde(&input.attrs, errors, |meta, errors| {
+    for_each_serde(attrs, errors, |meta, errors| {
         let p = &meta.path;
         if p.is_ident("rename") {
             parse_rename(meta, errors)?; // the type's own name is not in its schema
@@ -231,14 +288,12 @@ pub fn parse_derive(input: syn::DeriveInput, errors: &mut Errors) -> Container {
         }
         Ok(())
     });
-    for attr in input.attrs.iter().filter(|a| a.path().is_ident("charter")) {
-        errors.spanned(
-            attr,
-            "`#[charter(...)]` options go on fields, not on the type",
-        );
-    }
+    opts
+}
 
-    let tagging = match (&opts.tag, opts.untagged, opts.content) {
+/// How an enum is tagged, refusing the combinations charter does not describe.
+fn tagging(opts: &ContainerOpts, errors: &mut Errors) -> Tagging {
+    match (&opts.tag, opts.untagged, opts.content) {
         (_, _, Some(span)) => {
             errors.at(span, "adjacently tagged enums (`tag` + `content`) are not supported by `charter::Schema`");
             Tagging::External
@@ -253,87 +308,53 @@ pub fn parse_derive(input: syn::DeriveInput, errors: &mut Errors) -> Container {
         (Some((tag, span)), None, None) => Tagging::Internal(tag.clone(), *span),
         (None, Some(_), None) => Tagging::Untagged,
         (None, None, None) => Tagging::External,
-    };
+    }
+}
 
-    let ident = input.ident.clone();
-    let data = match input.data {
-        syn::Data::Struct(s) => {
-            if let Some(span) = opts.tag.as_ref().map(|t| t.1).or(opts.untagged) {
-                errors.at(span, "`tag`/`untagged` apply to enums");
-            }
-            match s.fields {
-                syn::Fields::Named(named) => {
-                    if let Some(span) = opts.transparent {
-                        let fields: Vec<_> = named.named.iter().collect();
-                        if fields.len() == 1 {
-                            Data::Transparent(fields[0].ty.clone())
-                        } else {
-                            errors.at(span, "`transparent` needs exactly one field");
-                            Data::Struct(Vec::new())
-                        }
-                    } else {
-                        Data::Struct(parse_fields(
-                            &named.named,
-                            opts.rename_all,
-                            opts.default,
-                            &ident,
-                            errors,
-                        ))
-                    }
-                }
-                syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
-                    Data::Transparent(unnamed.unnamed[0].ty.clone())
-                }
-                syn::Fields::Unnamed(unnamed) => {
-                    errors.spanned(
-                        &unnamed,
-                        "tuple structs are not supported by `charter::Schema` (their schema is a positional array): use named fields",
-                    );
+/// A struct's fields: named, a newtype (transparent), or refused.
+fn struct_data(
+    fields: syn::Fields,
+    opts: &ContainerOpts,
+    ident: &Ident,
+    errors: &mut Errors,
+) -> Data {
+    match fields {
+        syn::Fields::Named(named) => {
+            if let Some(span) = opts.transparent {
+                let fields: Vec<_> = named.named.iter().collect();
+                if fields.len() == 1 {
+                    Data::Transparent(fields[0].ty.clone())
+                } else {
+                    errors.at(span, "`transparent` needs exactly one field");
                     Data::Struct(Vec::new())
                 }
-                syn::Fields::Unit => {
-                    errors.spanned(
-                        &ident,
-                        "a unit struct has no useful schema (it is `null` on the wire)",
-                    );
-                    Data::Struct(Vec::new())
-                }
+            } else {
+                Data::Struct(parse_fields(
+                    &named.named,
+                    opts.rename_all,
+                    opts.default,
+                    ident,
+                    errors,
+                ))
             }
         }
-        syn::Data::Enum(e) => {
-            if opts.default {
-                errors.spanned(&ident, "`#[serde(default)]` applies to structs");
-            }
-            let mut variants = Vec::new();
-            for v in &e.variants {
-                if let Some(v) = parse_variant(v, &opts, &tagging, &ident, errors) {
-                    variants.push(v);
-                }
-            }
-            if variants.is_empty() {
-                errors.spanned(
-                    &ident,
-                    "an enum needs at least one variant the model can send",
-                );
-            }
-            Data::Enum(variants)
+        syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
+            Data::Transparent(unnamed.unnamed[0].ty.clone())
         }
-        syn::Data::Union(u) => {
+        syn::Fields::Unnamed(unnamed) => {
             errors.spanned(
-                u.union_token,
-                "unions are not supported by `charter::Schema`",
+                &unnamed,
+                "tuple structs are not supported by `charter::Schema` (their schema is a positional array): use named fields",
             );
             Data::Struct(Vec::new())
         }
-    };
-    if let (Some(span), Data::Enum(_)) = (opts.transparent, &data) {
-        errors.at(span, "`transparent` applies to structs");
-    }
-    Container {
-        ident,
-        generics: input.generics,
-        data,
-        tagging,
+        syn::Fields::Unit => {
+            errors.spanned(
+                ident,
+                "a unit struct has no useful schema (it is `null` on the wire)",
+            );
+            Data::Struct(Vec::new())
+        }
     }
 }
 

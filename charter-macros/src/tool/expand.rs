@@ -11,7 +11,7 @@ use syn::spanned::Spanned;
 use super::ast::{self, ParamKind, Returns, ToolAttr, ToolFn};
 use super::validate::{self, ToolPlan};
 use crate::errors::Errors;
-use crate::pieces::{FieldTokens, Pieces, krate, schema_shape};
+use crate::pieces::{FieldTokens, Pieces, krate, private, schema_shape};
 use crate::text::json_str;
 use crate::types::Pass;
 use charter_terms::views::ViewKey;
@@ -53,6 +53,7 @@ pub(crate) fn tool_struct(f: &ToolFn) -> TokenStream {
 
 pub(crate) fn tool_stub(f: &ToolFn, plan: &ToolPlan, errors: &Errors) -> TokenStream {
     let k = krate();
+    let p = private();
     let mut item = f.item.clone();
     strip_charter_attrs(&mut item);
     if item.sig.receiver().is_some() {
@@ -84,7 +85,7 @@ pub(crate) fn tool_stub(f: &ToolFn, plan: &ToolPlan, errors: &Errors) -> TokenSt
             const VIEWS: &'static [#k::table::View] = &[];
             const HANDLER: #k::table::Handler = {
                 fn __charter_handler<'a>(
-                    _: #k::__private::serde_json::Value,
+                    _: #p::serde_json::Value,
                     _: &'a #k::CallContext,
                 ) -> #k::table::BoxFuture<'a, ::core::result::Result<#k::table::ToolOutput, #k::CharterError>> {
                     ::std::boxed::Box::pin(async {
@@ -255,6 +256,7 @@ fn input_fields(f: &ToolFn, plan: &ToolPlan) -> Vec<TokenStream> {
 /// `VIEWS`: one schema constant per distinct set of visible parameters, and the views.
 fn view_tokens(f: &ToolFn, plan: &ToolPlan) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let k = krate();
+    let p = private();
     let mut texts: Vec<(Vec<usize>, syn::Ident)> = Vec::new();
     let mut text_consts = Vec::new();
     let mut views = Vec::new();
@@ -267,7 +269,7 @@ fn view_tokens(f: &ToolFn, plan: &ToolPlan) -> (Vec<TokenStream>, Vec<TokenStrea
                     Span::call_site(),
                 );
                 let pieces = view_pieces(f, plan, &view.visible).to_tokens();
-                text_consts.push(quote!(const #id: &str = #k::__const_text!(#pieces);));
+                text_consts.push(quote!(const #id: &str = #p::const_text!(#pieces);));
                 texts.push((view.visible.clone(), id.clone()));
                 id
             }
@@ -286,8 +288,8 @@ fn view_tokens(f: &ToolFn, plan: &ToolPlan) -> (Vec<TokenStream>, Vec<TokenStrea
                 tokens: #k::text_tokens(#text),
                 active: &[#(#active),*],
                 widest: #widest,
-                paths: #k::__const_paths!(#text),
-                spans: #k::__const_spans!(#text),
+                paths: #p::const_paths!(#text),
+                spans: #p::const_spans!(#text),
             }
         });
     }
@@ -297,6 +299,7 @@ fn view_tokens(f: &ToolFn, plan: &ToolPlan) -> (Vec<TokenStream>, Vec<TokenStrea
 /// `HANDLER`: take the arguments apart, call the function, shape its answer.
 fn handler(f: &ToolFn) -> TokenStream {
     let k = krate();
+    let p = private();
     let ident = &f.ident;
     let mut decode = Vec::new();
     let mut slots = Vec::new();
@@ -374,7 +377,7 @@ fn handler(f: &ToolFn) -> TokenStream {
     };
     quote! {{
         fn __charter_handler<'a>(
-            __charter_arguments: #k::__private::serde_json::Value,
+            __charter_arguments: #p::serde_json::Value,
             #ctx_name: &'a #k::CallContext,
         ) -> #k::table::BoxFuture<'a, ::core::result::Result<#k::table::ToolOutput, #k::CharterError>> {
             ::std::boxed::Box::pin(async move {

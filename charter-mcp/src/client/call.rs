@@ -2,6 +2,7 @@
 //! timeout and the server's answer turned into charter's.
 
 use charter_runtime::scheduler::{Batch, CallResult, ToolCall, concurrency_safe};
+use charter_runtime::validate::json_kind;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::ServiceError;
 
@@ -88,7 +89,7 @@ impl McpToolkit {
             other => {
                 return Err(CharterError::Validation(format!(
                     "`{tool}` takes a JSON object of arguments, not {}",
-                    kind_of(&other)
+                    json_kind(&other)
                 )));
             }
         };
@@ -124,16 +125,5 @@ impl McpToolkit {
                 inner.server
             ))),
         }
-    }
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 use crate::context::CallContext;
 use crate::error::{CharterError, DeclarationError};
 use crate::table::{Auth, BodyEncoding, Field, ListStyle, Location, Method, Route, Shape, ToolDef};
+use crate::validate::json_kind;
 
 use super::credentials::Secret;
 
@@ -73,7 +74,7 @@ pub fn build_request(
         other => {
             return Err(CharterError::validation(format!(
                 "the arguments must be a JSON object, got {}",
-                kind(other)
+                json_kind(other)
             )));
         }
     };
@@ -211,17 +212,6 @@ fn declaration(message: String) -> CharterError {
     CharterError::Declaration(DeclarationError::new(message))
 }
 
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Path.
 
@@ -271,7 +261,7 @@ fn path_value(field: &Field, value: &Value) -> Result<String, String> {
             return Err(format!(
                 "`{}`: a path argument must be a string or a number, got {}",
                 field.name,
-                kind(other)
+                json_kind(other)
             ));
         }
     };
@@ -494,7 +484,7 @@ fn header_field(
             problems.push(format!(
                 "`{}`: a header argument must be a string, a number or a list of them, got {}",
                 field.name,
-                kind(other)
+                json_kind(other)
             ));
             return Ok(());
         }

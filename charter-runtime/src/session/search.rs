@@ -10,6 +10,7 @@ use crate::search::{self, Query, SearchIndex, TOOL_SEARCH};
 use crate::validate::{self, Issue};
 
 /// A ToolSearch answer: what it loaded and, when something was missing, what exists.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchAnswer {
     /// The names now callable because of this query, in rank (or request) order; tools already

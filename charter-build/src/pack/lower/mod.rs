@@ -1,7 +1,11 @@
 //! Tree → AST: structural checks (unknown and duplicate keys, kinds of values, closed lists).
 
+mod values;
+
 use super::tree::{Node, Value};
 use super::*;
+pub(crate) use values::suggest;
+use values::*;
 
 pub(super) mod oauth;
 
@@ -81,264 +85,6 @@ const TOOL_KEYS: &[&str] = &[
 ];
 
 /// A mapping whose keys were checked.
-struct Obj<'n> {
-    loc: Loc,
-    entries: Vec<(String, Loc, &'n Node)>,
-    /// Every key written, and the keys misspellings were taken for.
-    mentioned: Vec<String>,
-}
-
-impl<'n> Obj<'n> {
-    fn get(&self, key: &str) -> Option<&'n Node> {
-        self.entries
-            .iter()
-            .find(|(k, _, _)| k == key)
-            .map(|(_, _, v)| *v)
-    }
-}
-
-/// Edit distance, for "did you mean".
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
-pub(crate) fn suggest<'a>(key: &str, allowed: &[&'a str]) -> Option<&'a str> {
-    allowed
-        .iter()
-        .map(|a| (distance(key, a), *a))
-        .filter(|(d, a)| *d <= 2.min(a.len() / 2).max(1))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, a)| a)
-}
-
-/// The entries of a mapping with free keys (names), duplicates reported and dropped.
-fn entries<'n>(s: &mut Sink, node: &'n Node, what: &str) -> Option<Vec<(Sp<String>, &'n Node)>> {
-    let Value::Map(pairs) = &node.value else {
-        if node.value == Value::Null {
-            return Some(Vec::new());
-        }
-        s.err(
-            node.loc,
-            format!("{what} must be a mapping, found {}", node.value.kind()),
-        );
-        return None;
-    };
-    let mut out: Vec<(Sp<String>, &'n Node)> = Vec::with_capacity(pairs.len());
-    for (k, v) in pairs {
-        let Some(name) = k.scalar_text() else {
-            s.err(
-                k.loc,
-                format!(
-                    "a key in {what} must be a plain name, found {}",
-                    k.value.kind()
-                ),
-            );
-            continue;
-        };
-        if let Some((first, _)) = out.iter().find(|(n, _)| n.value == name) {
-            s.err(
-                k.loc,
-                format!(
-                    "duplicate key `{name}` in {what} (first at line {}:{}); remove or rename one",
-                    first.loc.line, first.loc.col
-                ),
-            );
-            continue;
-        }
-        out.push((Sp::new(name, k.loc), v));
-    }
-    Some(out)
-}
-
-/// A mapping with a closed set of keys. `misplaced` explains keys that belong elsewhere.
-fn obj<'n>(
-    s: &mut Sink,
-    node: &'n Node,
-    what: &str,
-    allowed: &[&str],
-    misplaced: &dyn Fn(&str) -> Option<String>,
-) -> Option<Obj<'n>> {
-    let list = entries(s, node, what)?;
-    let mut out = Obj {
-        loc: node.loc,
-        entries: Vec::with_capacity(list.len()),
-        mentioned: Vec::new(),
-    };
-    for (key, value) in list {
-        out.mentioned.push(key.value.clone());
-        if allowed.contains(&key.value.as_str()) {
-            out.entries.push((key.value, key.loc, value));
-            continue;
-        }
-        let near = suggest(&key.value, allowed);
-        if let Some(near) = near {
-            out.mentioned.push(near.to_owned());
-        }
-        let hint = if let Some(why) = misplaced(&key.value) {
-            format!(": {why}")
-        } else if let Some(near) = near {
-            format!("; did you mean `{near}`?")
-        } else {
-            format!("; use one of: {}", allowed.join(", "))
-        };
-        s.err(
-            key.loc,
-            format!("unknown key `{}` in {what}{hint}", key.value),
-        );
-    }
-    Some(out)
-}
-
-fn no_misplaced(_: &str) -> Option<String> {
-    None
-}
-
-fn string(s: &mut Sink, node: &Node, key: &str) -> Option<Sp<String>> {
-    match &node.value {
-        Value::Str(v) => Some(Sp::new(v.clone(), node.loc)),
-        other => {
-            s.err(
-                node.loc,
-                format!("`{key}` must be a string, found {}", other.kind()),
-            );
-            None
-        }
-    }
-}
-
-fn boolean(s: &mut Sink, node: &Node, key: &str) -> Option<Sp<bool>> {
-    match &node.value {
-        Value::Bool(v) => Some(Sp::new(*v, node.loc)),
-        Value::Str(word) => {
-            let hint = match word.to_ascii_lowercase().as_str() {
-                "yes" | "on" | "y" | "true" => "; write `true`",
-                "no" | "off" | "n" | "false" => "; write `false`",
-                _ => "",
-            };
-            s.err(
-                node.loc,
-                format!("`{key}` must be `true` or `false`, found the string `{word}`{hint}"),
-            );
-            None
-        }
-        other => {
-            s.err(
-                node.loc,
-                format!("`{key}` must be `true` or `false`, found {}", other.kind()),
-            );
-            None
-        }
-    }
-}
-
-fn whole<T: TryFrom<i128> + std::fmt::Display>(
-    s: &mut Sink,
-    node: &Node,
-    key: &str,
-    max: T,
-) -> Option<Sp<T>> {
-    if let Value::Int(v) = node.value
-        && v >= 0
-        && let Ok(v) = T::try_from(v)
-    {
-        return Some(Sp::new(v, node.loc));
-    }
-    let found = match &node.value {
-        Value::Int(v) => v.to_string(),
-        other => other.kind().to_owned(),
-    };
-    s.err(
-        node.loc,
-        format!("`{key}` must be a whole number from 0 to {max}, found {found}"),
-    );
-    None
-}
-
-fn number(s: &mut Sink, node: &Node, key: &str) -> Option<Sp<Number>> {
-    match node.to_json() {
-        Json::Number(n) if matches!(node.value, Value::Int(_) | Value::Float(_)) => {
-            Some(Sp::new(n, node.loc))
-        }
-        _ => {
-            s.err(
-                node.loc,
-                format!("`{key}` must be a number, found {}", node.value.kind()),
-            );
-            None
-        }
-    }
-}
-
-fn string_list(s: &mut Sink, node: &Node, key: &str) -> Option<Sp<Vec<Sp<String>>>> {
-    let Value::Seq(items) = &node.value else {
-        s.err(
-            node.loc,
-            format!(
-                "`{key}` must be a list of strings (`[a, b]`), found {}",
-                node.value.kind()
-            ),
-        );
-        return None;
-    };
-    let list = items
-        .iter()
-        .filter_map(|item| string(s, item, key))
-        .collect();
-    Some(Sp::new(list, node.loc))
-}
-
-fn choice<T: Copy>(s: &mut Sink, node: &Node, key: &str, options: &[(&str, T)]) -> Option<Sp<T>> {
-    let v = string(s, node, key)?;
-    if let Some((_, t)) = options.iter().find(|(name, _)| *name == v.value) {
-        return Some(Sp::new(*t, v.loc));
-    }
-    let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
-    s.err(
-        v.loc,
-        format!(
-            "unknown {key} `{}`; use one of: {}",
-            v.value,
-            names.join(", ")
-        ),
-    );
-    None
-}
-
-fn string_pairs(s: &mut Sink, node: &Node, what: &str) -> Vec<(Sp<String>, Sp<String>)> {
-    let Some(list) = entries(s, node, what) else {
-        return Vec::new();
-    };
-    list.into_iter()
-        .filter_map(|(k, v)| {
-            let key = format!("{what}.{}", k.value);
-            match &v.value {
-                Value::Str(text) => Some((k, Sp::new(text.clone(), v.loc))),
-                other => {
-                    s.err(
-                        v.loc,
-                        format!(
-                            "`{key}` must be a string, found {}; quote it (`\"{}\"`)",
-                            other.kind(),
-                            v.scalar_text().unwrap_or_default()
-                        ),
-                    );
-                    None
-                }
-            }
-        })
-        .collect()
-}
-
 pub(super) fn pack(s: &mut Sink, root: &Node) -> Option<Pack> {
     if !matches!(root.value, Value::Map(_)) {
         s.err(
@@ -743,127 +489,142 @@ fn spec(s: &mut Sink, node: &Node, role: Role) -> Spec {
     sp.mentioned = o.mentioned.clone();
     for &(ref key, _, value) in &o.entries {
         let k = key.as_str();
-        match k {
-            "type" => {
-                sp.kind = choice(
-                    s,
-                    value,
-                    "type",
-                    &[
-                        ("string", Kind::String),
-                        ("integer", Kind::Integer),
-                        ("number", Kind::Number),
-                        ("boolean", Kind::Boolean),
-                        ("object", Kind::Object),
-                        ("array", Kind::Array),
-                        ("map", Kind::Map),
-                        ("any", Kind::Any),
-                    ],
-                )
-            }
-            "ref" => sp.reference = string(s, value, k),
-            "one_of" => {
-                if let Value::Seq(items) = &value.value {
-                    let alts = items
-                        .iter()
-                        .map(|n| spec(s, n, Role::Alternative))
-                        .collect();
-                    sp.one_of = Some(Sp::new(alts, value.loc));
-                } else {
-                    s.err(
-                        value.loc,
-                        format!(
-                            "`one_of` must be a list of shapes, found {}",
-                            value.value.kind()
-                        ),
-                    );
-                }
-            }
-            "description" => sp.description = string(s, value, k),
-            "required" => sp.required = boolean(s, value, k),
-            "enum" => {
-                if let Value::Seq(items) = &value.value {
-                    let vals = items.iter().map(|n| Sp::new(n.to_json(), n.loc)).collect();
-                    sp.enum_values = Some(Sp::new(vals, value.loc));
-                } else {
-                    s.err(
-                        value.loc,
-                        format!(
-                            "`enum` must be a list of values, found {}",
-                            value.value.kind()
-                        ),
-                    );
-                }
-            }
-            "default" => sp.default = Some(Sp::new(value.to_json(), value.loc)),
-            "minimum" => sp.minimum = number(s, value, k),
-            "maximum" => sp.maximum = number(s, value, k),
-            "min_length" => sp.min_length = whole(s, value, k, u32::MAX),
-            "max_length" => sp.max_length = whole(s, value, k, u32::MAX),
-            "pattern" => sp.pattern = string(s, value, k),
-            "format" => {
-                sp.format = choice(
-                    s,
-                    value,
-                    "format",
-                    &[
-                        ("date-time", FormatName::DateTime),
-                        ("date", FormatName::Date),
-                        ("email", FormatName::Email),
-                        ("uri", FormatName::Uri),
-                        ("uuid", FormatName::Uuid),
-                    ],
-                )
-            }
-            "items" => sp.items = Some(Box::new(spec(s, value, Role::Items))),
-            "min_items" => sp.min_items = whole(s, value, k, u32::MAX),
-            "max_items" => sp.max_items = whole(s, value, k, u32::MAX),
-            "properties" => {
-                let fields = entries(s, value, "`properties`")
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|(name, n)| Field {
-                        name,
-                        spec: spec(s, n, Role::Property),
-                    })
-                    .collect();
-                sp.properties = Some(Sp::new(fields, value.loc));
-            }
-            "values" => sp.values = Some(Box::new(spec(s, value, Role::Values))),
-            "nullable" => sp.nullable = boolean(s, value, k),
-            "wire" => sp.wire = string(s, value, k),
-            "style" => {
-                sp.style = choice(
-                    s,
-                    value,
-                    "style",
-                    &[
-                        ("repeat", Style::Repeat),
-                        ("brackets", Style::Brackets),
-                        ("comma", Style::Comma),
-                    ],
-                )
-            }
-            "allow_slash" => sp.allow_slash = boolean(s, value, k),
-            "modes" => sp.modes = string_list(s, value, k),
-            "from_context" => sp.from_context = string(s, value, k),
-            "in" => {
-                sp.location = choice(
-                    s,
-                    value,
-                    "location",
-                    &[
-                        ("path", In::Path),
-                        ("query", In::Query),
-                        ("header", In::Header),
-                        ("body", In::Body),
-                    ],
-                )
-            }
-            _ => {}
+        if !shape_key(s, &mut sp, k, value) {
+            placement_key(s, &mut sp, k, value);
         }
     }
     sp
+}
+
+/// A key that declares the shape (type, reference, bounds, nested shapes); false for others.
+fn shape_key(s: &mut Sink, sp: &mut Spec, k: &str, value: &Node) -> bool {
+    match k {
+        "type" => {
+            sp.kind = choice(
+                s,
+                value,
+                "type",
+                &[
+                    ("string", Kind::String),
+                    ("integer", Kind::Integer),
+                    ("number", Kind::Number),
+                    ("boolean", Kind::Boolean),
+                    ("object", Kind::Object),
+                    ("array", Kind::Array),
+                    ("map", Kind::Map),
+                    ("any", Kind::Any),
+                ],
+            )
+        }
+        "ref" => sp.reference = string(s, value, k),
+        "one_of" => {
+            if let Value::Seq(items) = &value.value {
+                let alts = items
+                    .iter()
+                    .map(|n| spec(s, n, Role::Alternative))
+                    .collect();
+                sp.one_of = Some(Sp::new(alts, value.loc));
+            } else {
+                s.err(
+                    value.loc,
+                    format!(
+                        "`one_of` must be a list of shapes, found {}",
+                        value.value.kind()
+                    ),
+                );
+            }
+        }
+        "description" => sp.description = string(s, value, k),
+        "required" => sp.required = boolean(s, value, k),
+        "enum" => {
+            if let Value::Seq(items) = &value.value {
+                let vals = items.iter().map(|n| Sp::new(n.to_json(), n.loc)).collect();
+                sp.enum_values = Some(Sp::new(vals, value.loc));
+            } else {
+                s.err(
+                    value.loc,
+                    format!(
+                        "`enum` must be a list of values, found {}",
+                        value.value.kind()
+                    ),
+                );
+            }
+        }
+        "default" => sp.default = Some(Sp::new(value.to_json(), value.loc)),
+        "minimum" => sp.minimum = number(s, value, k),
+        "maximum" => sp.maximum = number(s, value, k),
+        "min_length" => sp.min_length = whole(s, value, k, u32::MAX),
+        "max_length" => sp.max_length = whole(s, value, k, u32::MAX),
+        "pattern" => sp.pattern = string(s, value, k),
+        "format" => {
+            sp.format = choice(
+                s,
+                value,
+                "format",
+                &[
+                    ("date-time", FormatName::DateTime),
+                    ("date", FormatName::Date),
+                    ("email", FormatName::Email),
+                    ("uri", FormatName::Uri),
+                    ("uuid", FormatName::Uuid),
+                ],
+            )
+        }
+        "items" => sp.items = Some(Box::new(spec(s, value, Role::Items))),
+        "min_items" => sp.min_items = whole(s, value, k, u32::MAX),
+        "max_items" => sp.max_items = whole(s, value, k, u32::MAX),
+        "properties" => {
+            let fields = entries(s, value, "`properties`")
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(name, n)| Field {
+                    name,
+                    spec: spec(s, n, Role::Property),
+                })
+                .collect();
+            sp.properties = Some(Sp::new(fields, value.loc));
+        }
+        "values" => sp.values = Some(Box::new(spec(s, value, Role::Values))),
+        "nullable" => sp.nullable = boolean(s, value, k),
+        _ => return false,
+    }
+    true
+}
+
+/// A key that says where a field goes and who sets it (wire name, style, modes, location).
+fn placement_key(s: &mut Sink, sp: &mut Spec, k: &str, value: &Node) {
+    match k {
+        "wire" => sp.wire = string(s, value, k),
+        "style" => {
+            sp.style = choice(
+                s,
+                value,
+                "style",
+                &[
+                    ("repeat", Style::Repeat),
+                    ("brackets", Style::Brackets),
+                    ("comma", Style::Comma),
+                ],
+            )
+        }
+        "allow_slash" => sp.allow_slash = boolean(s, value, k),
+        "modes" => sp.modes = string_list(s, value, k),
+        "from_context" => sp.from_context = string(s, value, k),
+        "in" => {
+            sp.location = choice(
+                s,
+                value,
+                "location",
+                &[
+                    ("path", In::Path),
+                    ("query", In::Query),
+                    ("header", In::Header),
+                    ("body", In::Body),
+                ],
+            )
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]
