@@ -12,6 +12,12 @@
 # Ours serves every shipped pack; the Python library serves the same pack labels (those it has).
 # Its packs hold more tools than ours, so the table prints both tool counts and list sizes:
 # compare per step, not per tool.
+#
+# Ours is also measured per mode: the first tools/list of an eager, a list-changed
+# (--progressive) and a search-and-call (--progressive=search-and-call) server (tools, bytes,
+# tokens = bytes / 4), and a search -> call round trip (ToolSearch `select:`, then CallTool of the
+# tool against a stub API on 127.0.0.1). SKIP_PY=1 skips the Python comparison (slow to install
+# and run) and prints only our figures.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,6 +30,24 @@ echo "building charter (release)..." >&2
 cargo build --release --quiet -p charter-cli --bin charter --manifest-path "$ROOT/Cargo.toml"
 CHARTER="$CARGO_TARGET_DIR/release/charter"
 
+# Every shipped pack of ours (the Python library serves the same labels, those it has).
+TOOLS_JSON="$("$CHARTER" tools --json)"
+RUST_PACKS="${PACKS:-$(python3 -c 'import json,sys; ps=[]
+for t in json.load(sys.stdin):
+    ps.append(t["pack"]) if t["pack"] not in ps else None
+print(",".join(ps))' <<<"$TOOLS_JSON")}"
+EAGER_CMD="[\"$CHARTER\", \"mcp\", \"--pack\", \"$RUST_PACKS\"]"
+LC_CMD="[\"$CHARTER\", \"mcp\", \"--pack\", \"$RUST_PACKS\", \"--progressive\"]"
+SAC_CMD="[\"$CHARTER\", \"mcp\", \"--pack\", \"$RUST_PACKS\", \"--progressive=search-and-call\"]"
+
+if [ "${SKIP_PY:-0}" = 1 ]; then
+  unset GITHUB_TOKEN STRIPE_API_KEY || true
+  MODES_JSON="$(python3 "$ROOT/bench/mcp_driver.py" --runs "$RUNS" --modes-only \
+    --eager "$EAGER_CMD" --progressive "$LC_CMD" --search-and-call "$SAC_CMD")"
+  python3 "$ROOT/bench/mcp_modes.py" "$MODES_JSON" "$RUST_PACKS" "$RUNS"
+  exit 0
+fi
+
 if [ ! -x "$VENV/bin/charter-mcp" ]; then
   echo "installing charter-ai[mcp]==$PY_VERSION into $VENV..." >&2
   python3 -m venv "$VENV"
@@ -31,12 +55,6 @@ if [ ! -x "$VENV/bin/charter-mcp" ]; then
 fi
 PY_SERVER="$VENV/bin/charter-mcp"
 
-# Every shipped pack of ours, and the same labels in the Python library (those it has).
-TOOLS_JSON="$("$CHARTER" tools --json)"
-RUST_PACKS="${PACKS:-$(python3 -c 'import json,sys; ps=[]
-for t in json.load(sys.stdin):
-    ps.append(t["pack"]) if t["pack"] not in ps else None
-print(",".join(ps))' <<<"$TOOLS_JSON")}"
 PY_ALL="$("$VENV/bin/python" -c 'from charter.mcp import PACKS; print(",".join(PACKS))')"
 PY_PACKS="$(python3 -c 'import sys; ours=sys.argv[1].split(","); py=sys.argv[2].split(",")
 print(",".join(p for p in ours if p in py))' "$RUST_PACKS" "$PY_ALL")"
@@ -54,8 +72,7 @@ unset GITHUB_TOKEN STRIPE_API_KEY || true
 DRIVER="$ROOT/bench/mcp_driver.py"
 echo "charter (Rust): $CHARTER mcp --pack $RUST_PACKS ($RUNS runs)..." >&2
 RUST_JSON="$(python3 "$DRIVER" --runs "$RUNS" --query "select:$RUST_TOOL" \
-  --eager "[\"$CHARTER\", \"mcp\", \"--pack\", \"$RUST_PACKS\"]" \
-  --progressive "[\"$CHARTER\", \"mcp\", \"--pack\", \"$RUST_PACKS\", \"--progressive\"]")"
+  --eager "$EAGER_CMD" --progressive "$LC_CMD" --search-and-call "$SAC_CMD")"
 echo "charter-ai $PY_VERSION (Python): $PY_SERVER --pack $PY_PACKS ($RUNS runs)..." >&2
 PY_JSON="$(python3 "$DRIVER" --runs "$RUNS" --query "select:$PY_TOOL" \
   --eager "[\"$PY_SERVER\", \"--pack\", \"$PY_PACKS\"]" \
@@ -83,3 +100,4 @@ for label, key, unit, target in rows:
     ok = "" if target is None else (f"<= {target}" + (" ok" if r <= target else " MISSED"))
     print(f"{label:<34}{r:>12.2f} {unit:<3}{p:>14.2f} {unit:<3}{p / r:>11.1f}x{ok:>14}")
 EOF
+python3 "$ROOT/bench/mcp_modes.py" "$(python3 -c 'import json,sys; print(json.dumps(json.loads(sys.argv[1])["modes"]))' "$RUST_JSON")" "$RUST_PACKS" "$RUNS"

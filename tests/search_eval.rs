@@ -119,3 +119,49 @@ fn classic_keeps_the_spec_scores_over_the_shipped_packs() {
     assert_eq!(names, sorted, "classic order is score, then alphabetical");
     assert!(names.iter().any(|n| n.starts_with("stripe_prices_")));
 }
+
+/// ToolSearch's own definition stays small with every pack (the catalogue is one line per pack,
+/// not every name), and search-and-call finds exactly what list-changed loads: the ranking never
+/// reads the description.
+#[test]
+fn catalogue_stays_small_with_every_pack() {
+    use charter::session::{SessionOptions, Source, ToolSession};
+    if !every_pack_shipped() {
+        return;
+    }
+    let file = set("queries.yaml");
+    let queries = labelled(&file);
+    let list_changed = eval::session(Ranking::Relevance);
+    let search_and_call = ToolSession::with_options(
+        charter::packs::ALL
+            .iter()
+            .map(|t| Source::Table(t))
+            .collect(),
+        SessionOptions {
+            search_and_call: true,
+            ..SessionOptions::default()
+        },
+    )
+    .unwrap();
+    for session in [&list_changed, &search_and_call] {
+        let search = session.tool_search().expect("ToolSearch offered");
+        let tokens = (search.name.len() + search.description.len() + search.schema.len()) / 4;
+        assert!(tokens <= 1500, "ToolSearch costs {tokens} tokens");
+        for table in charter::packs::ALL {
+            assert!(
+                search
+                    .description
+                    .contains(&format!("\n- {}: ", table.pack)),
+                "{} missing from the catalogue:\n{}",
+                table.pack,
+                search.description
+            );
+        }
+    }
+    let loaded = eval::totals(&eval::run(&list_changed, &queries));
+    let found = eval::totals(&eval::run(&search_and_call, &queries));
+    assert_eq!(
+        (loaded.recall1(), loaded.recall5(), loaded.mrr()),
+        (found.recall1(), found.recall5(), found.mrr())
+    );
+}

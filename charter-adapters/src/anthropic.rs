@@ -19,6 +19,14 @@
 //!   `{"type":"tool_reference","tool_name":...}` block per tool it loaded, which the API expands
 //!   into the tool's definition. A search that loaded nothing answers with its text as usual.
 //!
+//! ## Search-and-call
+//!
+//! Where the API's deferral is not wanted, a session built with
+//! `SessionOptions::search_and_call` works here as in every loop: the tools sent each turn are
+//! `ToolSearch` and `CallTool` (one list, so the prefix stays cached), ToolSearch answers with the
+//! found tools' schemas and `CallTool` runs them by name through the scheduler. Deferred mode
+//! and search-and-call are two answers to one need; asking for both is a configuration error.
+//!
 //! Wire shapes follow the Messages API reference: the tool parameter's `defer_loading` ("If true,
 //! tool will not be included in initial system prompt. Only loaded when returned via
 //! tool_reference from tool search.") and the `tool_reference` block (`ToolReferenceBlockParam`:
@@ -720,6 +728,14 @@ pub async fn run(
     options: &Options,
 ) -> Result<RunResult<Message>, Error> {
     options.check()?;
+    if options.deferred && session.is_search_and_call() {
+        return Err(Error::Config(
+            "deferred mode and a search-and-call session answer the same need twice: the API \
+             expands deferred tools itself, so build the session without search_and_call, or \
+             run without deferred"
+                .into(),
+        ));
+    }
     let fixed = if options.deferred {
         deferred_tools(session)
     } else {

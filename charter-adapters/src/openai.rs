@@ -7,6 +7,10 @@
 //! its `tool_calls` run as one batch through the session ([`ToolSession::execute_tool_calls`]),
 //! and one `{"role":"tool","tool_call_id":...}` message per call follows, in the model's order.
 //!
+//! Chat completions has no deferred loading of its own: a progressive session either grows the
+//! list as ToolSearch loads tools, or (built with `SessionOptions::search_and_call`) sends the
+//! same two tools every turn, `ToolSearch` and `CallTool`, so the request prefix never changes.
+//!
 //! ```no_run
 //! # async fn demo(session: &charter_runtime::ToolSession) -> Result<(), charter_adapters::Error> {
 //! use charter_adapters::openai::{self, ChatMessage, OpenAiClient, Options};

@@ -483,3 +483,89 @@ async fn deferred_mode_without_toolsearch_sends_the_plain_list() {
     );
     assert!(!request.raw.contains("defer_loading"));
 }
+
+#[tokio::test]
+async fn search_and_call_sends_one_list_and_runs_found_tools_by_name() {
+    use charter_runtime::session::CALL_TOOL;
+    let (server, client) = server(vec![
+        anthropic_calls(&[("toolu_1", TOOL_SEARCH, json!({"query": "select:demo_note"}))]),
+        anthropic_calls(&[
+            (
+                "toolu_2",
+                CALL_TOOL,
+                json!({"calls": [
+                    {"name": "demo_note", "arguments": {"text": "a"}},
+                    {"name": "demo_weather", "arguments": {"city": "Oslo"}},
+                    {"name": "demo_note", "arguments": {"text": "a"}}
+                ]}),
+            ),
+            (
+                "toolu_3",
+                CALL_TOOL,
+                json!({"name": "demo_note", "arguments": {"text": 3}}),
+            ),
+        ]),
+        anthropic_text("Saved."),
+    ])
+    .await;
+    let session = search_and_call();
+    let ctx = context("anthropic-search-and-call");
+    let result = anthropic::run(
+        &client,
+        "scripted-model",
+        &[Message::user("save a")],
+        &session,
+        &ctx,
+        &Options::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(result.stop, Stop::End);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    for request in &requests {
+        assert_eq!(request.tool_names(), [TOOL_SEARCH, CALL_TOOL]);
+        assert_eq!(request.raw_tools(), requests[0].raw_tools());
+    }
+    let results = tool_results(&result.messages);
+    assert!(text_of(&results[0].1).contains(schema_of("demo_note")));
+    // A writing tool in the batch: serial, in order, the repeat executed again.
+    let batch: Value = serde_json::from_str(&text_of(&results[1].1)).unwrap();
+    let names: Vec<&str> = batch["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["demo_note", "demo_weather", "demo_note"]);
+    let calls: Vec<String> = activity("anthropic-search-and-call")
+        .calls
+        .into_iter()
+        .map(|(tool, _)| tool)
+        .collect();
+    assert_eq!(calls, ["demo_note", "demo_weather", "demo_note"]);
+    // Bad arguments through CallTool: the direct call's message, as an error result.
+    assert!(results[2].2);
+    let direct = session
+        .dispatch("demo_note", json!({"text": 3}), &ctx)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert_eq!(text_of(&results[2].1), direct);
+}
+
+#[tokio::test]
+async fn deferred_mode_and_search_and_call_are_refused_together() {
+    let (_server, client) = server(vec![]).await;
+    let err = anthropic::run(
+        &client,
+        "scripted-model",
+        &[Message::user("hi")],
+        &search_and_call(),
+        &context("anthropic-both"),
+        &Options::default().with_deferred(true),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, Error::Config(_)), "{err}");
+}

@@ -570,3 +570,76 @@ async fn an_unreachable_model_server_is_a_transport_error() {
     assert!(matches!(err, Error::Transport { .. }), "{err:?}");
     assert!(!err.to_string().contains(KEY));
 }
+
+#[tokio::test]
+async fn search_and_call_keeps_one_tool_list_and_batches_calls_through_the_scheduler() {
+    use charter_runtime::session::CALL_TOOL;
+    let (server, client) = server(vec![
+        openai_calls(&[("call_1", TOOL_SEARCH, r#"{"query":"weather forecast city"}"#)]),
+        openai_calls(&[
+            (
+                "call_2",
+                CALL_TOOL,
+                r#"{"calls":[{"name":"demo_weather","arguments":{"city":"Paris"}},{"name":"demo_time","arguments":{"zone":"UTC"}},{"name":"demo_weather","arguments":{"city":"Paris"}}]}"#,
+            ),
+            (
+                "call_3",
+                CALL_TOOL,
+                r#"{"name":"demo_wether","arguments":{"city":"Rome"}}"#,
+            ),
+        ]),
+        openai_text("Sunny in Paris."),
+    ])
+    .await;
+    let session = search_and_call();
+    let ctx = context("openai-search-and-call");
+    let result = openai::run(
+        &client,
+        "scripted-model",
+        &[ChatMessage::user("weather in Paris?")],
+        &session,
+        &ctx,
+        &Options::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(result.stop, Stop::End);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    for request in &requests {
+        assert_eq!(request.tool_names(), [TOOL_SEARCH, CALL_TOOL]);
+        assert_eq!(request.raw_tools(), requests[0].raw_tools(), "one list");
+    }
+    let tools = tool_messages(&result.messages);
+    // The search hands over the found tool's schema text verbatim.
+    let found: Value = serde_json::from_str(&tools[0].1).unwrap();
+    assert_eq!(found["tools"][0]["name"], "demo_weather");
+    assert!(
+        tools[0]
+            .1
+            .contains(&format!(r#""inputSchema":{}"#, schema_of("demo_weather"))),
+        "{}",
+        tools[0].1
+    );
+    // The batch: results in the calls' order, the duplicate answered from one execution.
+    let batch: Value = serde_json::from_str(&tools[1].1).unwrap();
+    let results = batch["results"].as_array().unwrap();
+    let names: Vec<&str> = results
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["demo_weather", "demo_time", "demo_weather"]);
+    assert_eq!(results[0], results[2]);
+    assert_eq!(results[0]["output"]["forecast"], "sunny in Paris");
+    assert_eq!(results[1]["output"], "12:00 in UTC");
+    let activity = activity("openai-search-and-call");
+    assert_eq!(activity.calls.len(), 2, "{:?}", activity.calls);
+    assert_eq!(activity.max_in_flight, 2, "read-only calls ran together");
+    // The misspelt name: an error result with the closest names.
+    assert_eq!(tools[2].0, "call_3");
+    assert!(
+        tools[2].1.contains("Closest names: demo_weather"),
+        "{}",
+        tools[2].1
+    );
+}

@@ -554,6 +554,8 @@ impl Gen<'_> {
         };
         let timeout = opt_u32(t.timeout_ms);
         let redirects = Literal::u8_unsuffixed(t.redirects);
+        let headers = pairs(&t.headers);
+        let query = pairs(&t.query);
         let doc = format!(" How `{}` is sent.", t.name);
         quote! {
             #[doc = #doc]
@@ -567,6 +569,8 @@ impl Gen<'_> {
                 pagination: #pagination,
                 timeout_ms: #timeout,
                 max_redirects: #redirects,
+                headers: #headers,
+                query: #query,
             };
         }
     }
@@ -595,13 +599,6 @@ impl Gen<'_> {
         let oauth2 = match &p.auth {
             AuthModel::OAuth2(m) => crate::oauth::generate(m),
             _ => TokenStream::new(),
-        };
-        let pairs = |list: &[(String, String)]| {
-            let items = list.iter().map(|(k, v)| {
-                let (k, v) = (s(k), text(v));
-                quote!((#k, #v))
-            });
-            quote!(&[#(#items),*])
         };
         let headers = pairs(&p.headers);
         let query = pairs(&p.query);
@@ -697,6 +694,15 @@ impl Gen<'_> {
             }
         }
     }
+}
+
+/// A `&[(name, value)]` slice of string constants.
+fn pairs(list: &[(String, String)]) -> TokenStream {
+    let items = list.iter().map(|(k, v)| {
+        let (k, v) = (s(k), text(v));
+        quote!((#k, #v))
+    });
+    quote!(&[#(#items),*])
 }
 
 /// Generates the Rust source of these packs: one `pub mod <label>` each and `pub static ALL`.

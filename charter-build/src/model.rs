@@ -7,7 +7,7 @@ use crate::check::Checked;
 use crate::mode::{self, ViewSpec};
 use crate::pack::{
     AuthScheme, BodyEnc, Casing, EnvelopeDecl, FormatName, HttpMethod, In, Json, Kind, Number,
-    Pack, PaginationDecl, Spec, Style, Tool, TypeDecl,
+    Pack, PaginationDecl, Sp, Spec, Style, Tool, TypeDecl,
 };
 
 pub use crate::graphql::default_annotations;
@@ -129,6 +129,10 @@ pub struct ToolModel {
     pub timeout_ms: Option<u32>,
     /// Redirects to follow.
     pub redirects: u8,
+    /// This tool's header constants (sent after the pack's, replacing them).
+    pub headers: Vec<(String, String)>,
+    /// This tool's query constants.
+    pub query: Vec<(String, String)>,
 }
 
 /// Pagination, resolved.
@@ -268,6 +272,12 @@ pub fn base_url_env(label: &str) -> String {
         "CHARTER_{}_BASE_URL",
         label.to_ascii_uppercase().replace('-', "_")
     )
+}
+
+/// The `base_url` that leaves the URL to run time: `${CHARTER_<PACK>_BASE_URL}` (the table
+/// then holds an empty base URL and a call without the variable fails naming it).
+pub fn base_url_at_run_time(label: &str) -> String {
+    format!("${{{}}}", base_url_env(label))
 }
 
 struct Resolver<'a> {
@@ -466,18 +476,11 @@ pub fn resolve(checked: &Checked<'_>) -> PackModel {
         base_url: pack
             .base_url
             .as_ref()
+            .filter(|u| !u.value.starts_with('$'))
             .map_or_else(String::new, |u| u.value.clone()),
         auth,
-        headers: pack
-            .headers
-            .iter()
-            .map(|(k, v)| (k.value.clone(), v.value.clone()))
-            .collect(),
-        query: pack
-            .query
-            .iter()
-            .map(|(k, v)| (k.value.clone(), v.value.clone()))
-            .collect(),
+        headers: pairs(&pack.headers),
+        query: pairs(&pack.query),
         body: pack
             .body
             .iter()
@@ -487,6 +490,12 @@ pub fn resolve(checked: &Checked<'_>) -> PackModel {
         types,
         tools,
     }
+}
+
+fn pairs(list: &[(Sp<String>, Sp<String>)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(k, v)| (k.value.clone(), v.value.clone()))
+        .collect()
 }
 
 /// Marks the types the tools reach (directly or through other types).
@@ -595,6 +604,8 @@ fn tool(
         }),
         timeout_ms: t.timeout_ms.as_ref().map(|v| v.value),
         redirects: t.redirects.as_ref().map_or(0, |v| v.value),
+        headers: pairs(&t.headers),
+        query: pairs(&t.query),
     }
 }
 

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use charter_build::openapi::{
-    Import, ImportError, ImportOptions, NoteKind, Progress, Stage, import,
+    Import, ImportError, ImportOptions, NoteKind, Progress, Stage, import, import_split,
 };
 use serde_json::{Value, json};
 
@@ -764,20 +764,55 @@ fn servers_variables_and_base_url_override() {
     o.base_url = Some("http://127.0.0.1:9999/".into());
     let (_, pack) = run_with(&d, &o);
     assert_eq!(pack["base_url"], "http://127.0.0.1:9999");
-    // Relative or missing servers need the option.
+    // A relative server with no recorded origin, or no server at all: the base URL is
+    // required at run time, and the pack says where.
     let rel = with(
         doc(json!({"/a": get_op("a", json!([]))})),
         "servers",
         json!([{"url": "/api"}]),
     );
+    let (out, pack) = run(&rel);
+    assert_eq!(pack["base_url"], "${CHARTER_PETS_BASE_URL}");
     assert!(
-        matches!(import(&rel.to_string(), &ImportOptions::new("pets")), Err(ImportError::Options(m)) if m.contains("--base-url"))
+        out.pack_notes
+            .iter()
+            .any(|n| n.contains("CHARTER_PETS_BASE_URL") && n.contains("--base-url")),
+        "{:?}",
+        out.pack_notes
     );
     let mut none = doc(json!({"/a": get_op("a", json!([]))}));
     none.as_object_mut().unwrap().remove("servers");
+    let (_, pack) = run(&none);
+    assert_eq!(pack["base_url"], "${CHARTER_PETS_BASE_URL}");
+    // Relative to the recorded origin; `//host` takes https; `--base-url` still wins.
+    let mut origin = with(
+        doc(json!({"/a": get_op("a", json!([]))})),
+        "servers",
+        json!([{"url": "/api/v1/"}]),
+    );
+    origin["info"]["x-origin"] =
+        json!([{"format": "openapi", "url": "https://docs.example.com/spec/openapi.json"}]);
+    let (out, pack) = run(&origin);
+    assert_eq!(pack["base_url"], "https://docs.example.com/api/v1");
+    assert!(
+        out.pack_notes.iter().any(|n| n.contains("origin")),
+        "{:?}",
+        out.pack_notes
+    );
+    let (_, pack) = run_with(&origin, &o);
+    assert_eq!(pack["base_url"], "http://127.0.0.1:9999");
+    let schemeless = with(
+        doc(json!({"/a": get_op("a", json!([]))})),
+        "servers",
+        json!([{"url": "//api.example.com/v2"}]),
+    );
+    assert_eq!(run(&schemeless).1["base_url"], "https://api.example.com/v2");
+    // A base URL option that is not absolute is refused in one line naming the option.
+    let mut bad = ImportOptions::new("pets");
+    bad.base_url = Some("/api".into());
     assert!(matches!(
-        import(&none.to_string(), &ImportOptions::new("pets")),
-        Err(ImportError::Options(_))
+        import(&origin.to_string(), &bad),
+        Err(ImportError::Options(m)) if m.contains("--base-url") && !m.contains('\n')
     ));
 }
 
@@ -985,4 +1020,148 @@ fn bodies_on_get_and_empty_bodies() {
             .collect::<Vec<_>>(),
         vec!["getE"]
     );
+}
+
+#[test]
+fn fixed_values_in_the_path_become_tool_constants() {
+    // AWS JSON protocol (a header in the fragment), query protocol (`#Action=`, with the
+    // parameter the constant replaces), a query in the path, and S3's key-only `?uploads`
+    // with a greedy `{Key+}`.
+    let d = doc(json!({
+        "/#X-Amz-Target=DynamoDB_20120810.GetItem": {"post": {"operationId": "GetItem",
+            "parameters": [{"name": "X-Amz-Target", "in": "header", "required": true, "schema": {"type": "string", "enum": ["DynamoDB_20120810.GetItem"]}}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "properties": {"TableName": {"type": "string"}}}}}}}},
+        "/#X-Amz-Target=DynamoDB_20120810.PutItem": {"post": {"operationId": "PutItem",
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "properties": {"TableName": {"type": "string"}}}}}}}},
+        "/#Action=DescribeThings": {"get": {"operationId": "DescribeThings", "parameters": [
+            {"name": "Action", "in": "query", "required": true, "schema": {"type": "string", "enum": ["DescribeThings"]}},
+            {"name": "Version", "in": "query", "required": true, "schema": {"type": "string", "enum": ["2016-11-15"]}}]}},
+        "/?Action=ListThings&Version=2016-11-15": {"get": {"operationId": "ListThings"}},
+        "/{Bucket}/{Key+}?uploads": {"post": {"operationId": "CreateMultipartUpload", "parameters": [
+            {"name": "Bucket", "in": "path", "required": true, "schema": {"type": "string"}},
+            {"name": "Key", "in": "path", "required": true, "schema": {"type": "string"}}]}}
+    }));
+    let (out, pack) = run(&d);
+    assert!(out.skipped.is_empty(), "{:?}", out.skipped);
+    let get = &pack["tools"]["get_item"];
+    assert_eq!(get["path"], "/");
+    assert_eq!(
+        get["headers"],
+        json!({"X-Amz-Target": "DynamoDB_20120810.GetItem"})
+    );
+    assert!(
+        get["params"].get("X-Amz-Target").is_none() && get["params"].get("x_amz_target").is_none()
+    );
+    assert!(
+        notes(&out, NoteKind::ParameterDropped)
+            .iter()
+            .any(|n| n.contains("X-Amz-Target"))
+    );
+    assert_eq!(
+        pack["tools"]["put_item"]["headers"],
+        json!({"X-Amz-Target": "DynamoDB_20120810.PutItem"})
+    );
+    let describe = &pack["tools"]["describe_things"];
+    assert_eq!(describe["query"], json!({"Action": "DescribeThings"}));
+    assert!(describe["params"].get("Action").is_none());
+    assert_eq!(describe["params"]["Version"]["required"], true);
+    assert_eq!(
+        pack["tools"]["list_things"]["query"],
+        json!({"Action": "ListThings", "Version": "2016-11-15"})
+    );
+    let upload = &pack["tools"]["create_multipart_upload"];
+    assert_eq!(upload["path"], "/{Bucket}/{Key}");
+    assert_eq!(upload["query"], json!({"uploads": ""}));
+    assert_eq!(upload["params"]["Key"]["allow_slash"], true);
+}
+
+#[test]
+fn split_by_tag_writes_one_pack_per_group_under_the_limit() {
+    let op = |id: &str, tag: Option<&str>| {
+        let mut o = json!({"operationId": id, "summary": format!("Operation {id}."), "parameters": [
+            {"name": "filter", "in": "query", "description": "x".repeat(200), "schema": {"type": "string"}}]});
+        if let Some(t) = tag {
+            o["tags"] = json!([t]);
+        }
+        json!({"get": o})
+    };
+    let mut paths = serde_json::Map::new();
+    for i in 0..40 {
+        paths.insert(
+            format!("/users/{i}"),
+            op(&format!("getUser{i}"), Some("Users & Groups")),
+        );
+    }
+    paths.insert("/mail".into(), op("listMail", Some("mail")));
+    paths.insert("/misc".into(), op("misc", None));
+    let d = doc(Value::Object(paths));
+    let split =
+        import_split(&d.to_string(), &ImportOptions::new("graph"), 8 * 1024).expect("split");
+    let labels: Vec<&str> = split.packs.iter().map(|p| p.pack.as_str()).collect();
+    // The users group is over 8 KiB as one pack: it is cut into parts.
+    assert!(
+        labels
+            .iter()
+            .filter(|l| l.starts_with("graph-users-groups-"))
+            .count()
+            >= 2,
+        "{labels:?}"
+    );
+    assert!(
+        labels.contains(&"graph-mail") && labels.contains(&"graph-other"),
+        "{labels:?}"
+    );
+    let mut tools = 0;
+    for p in &split.packs {
+        assert!(
+            p.yaml.len() <= 8 * 1024,
+            "{} is {} bytes",
+            p.pack,
+            p.yaml.len()
+        );
+        let pack = charter_build::load_str(&format!("{}.yaml", p.pack), &p.yaml)
+            .unwrap_or_else(|e| panic!("{} fails the checks: {e:?}", p.pack));
+        assert_eq!(pack.label, p.pack);
+        tools += p.tools;
+    }
+    assert_eq!(tools, 42);
+    // The selection applies first.
+    let mut o = ImportOptions::new("graph");
+    o.tags = vec!["mail".into()];
+    let only = import_split(&d.to_string(), &o, 8 * 1024).expect("split");
+    assert_eq!(only.packs.len(), 1);
+    assert_eq!(only.packs[0].pack, "graph-mail");
+}
+
+#[test]
+fn malformed_refs_are_clean_errors() {
+    for (target, what) in [
+        ("#/components/schemas/Missing", "dangling"),
+        ("#components/schemas/X", "pointer"),
+        ("", "empty"),
+        ("#/components/schemas/%ZZ", "dangling"),
+        ("other.yaml#/X", "external"),
+    ] {
+        let d = doc(
+            json!({"/a": get_op("a", json!([{"name": "x", "in": "query", "schema": {"$ref": target}}]))}),
+        );
+        let e = err(&d);
+        let text = e.to_string();
+        assert!(
+            text.contains("/paths/~1a/get/parameters/0/schema/$ref"),
+            "{what}: {text}"
+        );
+        assert!(!text.contains('\n'), "{what}: one line: {text}");
+    }
+}
+
+#[test]
+fn media_types_are_case_insensitive() {
+    let d = doc(
+        json!({"/pay": {"post": {"operationId": "pay", "requestBody": {"required": true,
+        "content": {"application/JSON": {"schema": {"type": "object", "properties": {"amount": {"type": "integer"}}}}}}}}}),
+    );
+    let (out, pack) = run(&d);
+    assert!(out.skipped.is_empty(), "{:?}", out.skipped);
+    assert_eq!(pack["tools"]["pay"]["params"]["amount"]["in"], "body");
 }

@@ -98,8 +98,15 @@ pub struct ImportOpenapiArgs {
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
     /// Write the pack here instead of stdout.
-    #[arg(long, short, value_name = "FILE.yaml")]
+    #[arg(long, short, value_name = "FILE.yaml", conflicts_with = "split_by")]
     pub output: Option<PathBuf>,
+    /// Write one pack per group instead of one (`tag`: an operation goes with its first tag),
+    /// each under the pack size limit, as `<pack>-<tag>.yaml` in `--output-dir`.
+    #[arg(long, value_name = "GROUP", value_parser = ["tag"], requires = "output_dir")]
+    pub split_by: Option<String>,
+    /// The directory `--split-by` writes its packs to.
+    #[arg(long, value_name = "DIR", requires = "split_by")]
+    pub output_dir: Option<PathBuf>,
 }
 
 /// Which packs a command works on.
@@ -116,10 +123,19 @@ pub struct McpArgs {
     /// The packs.
     #[command(flatten)]
     pub packs: PackArgs,
-    /// List only ToolSearch at first; tools join the list as the model loads them
-    /// (announced with notifications/tools/list_changed).
-    #[arg(long)]
-    pub progressive: bool,
+    /// Progressive disclosure, in one of two forms. `list-changed` (the default of a bare
+    /// --progressive): only ToolSearch is listed at first and tools join the list as the model
+    /// loads them (announced with notifications/tools/list_changed), on protocol revisions that
+    /// let a list change; clients on 2026-07-28 get search-and-call. `search-and-call`:
+    /// ToolSearch and CallTool, a list that never changes, on every revision.
+    #[arg(
+        long,
+        value_name = "FORM",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "list-changed"
+    )]
+    pub progressive: Option<charter_mcp::Disclosure>,
     /// Serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,

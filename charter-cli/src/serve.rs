@@ -47,7 +47,8 @@ pub(crate) fn run(
         &tables,
         toolkits,
         ServerOptions {
-            progressive: args.progressive,
+            progressive: args.progressive.is_some(),
+            disclosure: args.progressive.unwrap_or_default(),
             threshold: args.threshold,
             mode: args.mode.clone(),
             ranking: args.ranking,

@@ -437,3 +437,71 @@ fn import_openapi_writes_a_pack_that_passes_check() {
     assert!(err.contains("bad.json"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn import_openapi_split_by_tag_writes_packs_that_pass_check() {
+    let dir = std::env::temp_dir().join(format!("charter-split-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("aws.json");
+    // An AWS-style document: operations told apart by a fixed header, no server (the base URL
+    // is left to run time), two tags.
+    let doc = serde_json::json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Things", "version": "1"},
+        "paths": {
+            "/#X-Amz-Target=Things.GetThing": {"post": {"operationId": "GetThing", "tags": ["Things"], "summary": "Get a thing.",
+                "requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {"Id": {"type": "string"}}}}}}}},
+            "/#X-Amz-Target=Things.ListThings": {"post": {"operationId": "ListThings", "tags": ["Things"], "summary": "List things."}},
+            "/?Action=DescribeWidgets": {"get": {"operationId": "DescribeWidgets", "tags": ["Widgets"], "summary": "Describe widgets."}}
+        }
+    });
+    std::fs::write(&spec, doc.to_string()).unwrap();
+    let out_dir = dir.join("packs");
+    let (code, _out, err) = run_cli(
+        &[
+            "import",
+            "openapi",
+            &spec.display().to_string(),
+            "--pack",
+            "aws",
+            "--split-by",
+            "tag",
+            "--output-dir",
+            &out_dir.display().to_string(),
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("2 packs written"), "{err}");
+    assert!(err.contains("CHARTER_AWS_THINGS_BASE_URL"), "{err}");
+    for (label, tools) in [("aws-things", 2), ("aws-widgets", 1)] {
+        let file = out_dir.join(format!("{label}.yaml"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            text.contains("X-Amz-Target") || text.contains("Action"),
+            "{text}"
+        );
+        let (code, out, err) = run_cli(&["check", &file.display().to_string()], &[]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains(&format!("pack `{label}`, {tools} tools")),
+            "{out}"
+        );
+    }
+    // `--split-by` needs a directory to write to.
+    let (code, _out, err) = run_cli(
+        &[
+            "import",
+            "openapi",
+            &spec.display().to_string(),
+            "--pack",
+            "aws",
+            "--split-by",
+            "tag",
+        ],
+        &[],
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("--output-dir"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

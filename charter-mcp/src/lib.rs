@@ -13,4 +13,6 @@ pub mod client;
 pub mod server;
 
 pub use client::{BridgeError, McpToolkit, ToolkitOptions, Upstream};
-pub use server::{HttpOptions, HttpServer, McpServer, ServeError, ServerOptions, Transport};
+pub use server::{
+    Disclosure, HttpOptions, HttpServer, McpServer, ServeError, ServerOptions, Transport,
+};

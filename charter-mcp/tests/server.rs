@@ -278,7 +278,7 @@ async fn progressive_connections_do_not_share_loads() {
 }
 
 #[tokio::test]
-async fn protocol_2026_07_28_gets_the_full_stable_list() {
+async fn protocol_2026_07_28_gets_search_and_call() {
     let server = McpServer::new(
         &[notes()],
         ServerOptions {
@@ -316,15 +316,25 @@ async fn protocol_2026_07_28_gets_the_full_stable_list() {
         Some(true)
     );
     let listed = names(client.list_all_tools().await.unwrap());
-    assert_eq!(
-        listed,
-        ["notes_add", "notes_list", "notes_crash", "notes_refuse"]
-    );
-    let r = client
-        .call_tool(call("notes_list", json!({"limit": 2})))
+    assert_eq!(listed, ["ToolSearch", "CallTool"]);
+    let found = client
+        .call_tool(call("ToolSearch", json!({"query": "list notes"})))
         .await
         .unwrap();
-    assert_eq!(r.is_error, Some(false));
+    assert!(text(&found).contains("\"inputSchema\""), "{}", text(&found));
+    let r = client
+        .call_tool(call(
+            "CallTool",
+            json!({"name": "notes_list", "arguments": {"limit": 2}}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    // Nothing loaded: the list is the same.
+    assert_eq!(
+        names(client.list_all_tools().await.unwrap()),
+        ["ToolSearch", "CallTool"]
+    );
     client.cancel().await.unwrap();
 }
 
@@ -345,10 +355,25 @@ fn the_start_line_says_what_is_served_and_how() {
     )
     .unwrap();
     let line = progressive.start_line(&Transport::Http("http://127.0.0.1:1/mcp".into()));
-    assert!(line.starts_with("charter: serving 4 tools from notes over MCP (streamable HTTP at http://127.0.0.1:1/mcp), progressive (only ToolSearch listed"), "{line}");
+    assert!(line.starts_with("charter: serving 4 tools from notes over MCP (streamable HTTP at http://127.0.0.1:1/mcp), progressive: list-changed (ToolSearch listed"), "{line}");
     assert!(
-        line.contains("2026-07-28") && line.ends_with(", mode `pro`"),
+        line.contains("search-and-call (ToolSearch and CallTool, a stable list) on 2026-07-28")
+            && line.ends_with(", mode `pro`"),
         "{line}"
+    );
+    let search_and_call = McpServer::new(
+        &[notes()],
+        ServerOptions {
+            progressive: true,
+            disclosure: charter_mcp::Disclosure::SearchAndCall,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        search_and_call.start_line(&Transport::Stdio),
+        "charter: serving 4 tools from notes over MCP (stdio), progressive: search-and-call \
+         (ToolSearch and CallTool, a stable list) on every revision"
     );
 }
 

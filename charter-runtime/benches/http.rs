@@ -145,6 +145,8 @@ static ISSUE_ROUTE: Route = Route {
     pagination: None,
     timeout_ms: None,
     max_redirects: 0,
+    headers: &[],
+    query: &[],
 };
 static ISSUE: ToolDef = tool("github_issue_get", &ISSUE_FIELDS, &ISSUE_ROUTE);
 

@@ -657,4 +657,9 @@ pub struct Route {
     pub timeout_ms: Option<u32>,
     /// How many redirects to follow (0: none, the default).
     pub max_redirects: u8,
+    /// This tool's own header constants, sent after the pack's (and replacing them under the
+    /// same name): an operation told apart by a fixed header (`X-Amz-Target`).
+    pub headers: &'static [(&'static str, &'static str)],
+    /// This tool's own query constants, likewise (`Action=DescribeThings`).
+    pub query: &'static [(&'static str, &'static str)],
 }

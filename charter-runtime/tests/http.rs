@@ -318,16 +318,22 @@ static RELAY_ROUTE: Route = Route {
 // Redirects, timeouts, bodies.
 static REDIRECT_ROUTE: Route = Route {
     max_redirects: 3,
+    headers: &[],
+    query: &[],
     ..route(&BEARER, Method::Get, "/start")
 };
 static REDIRECT: ToolDef = tool("bearer_redirect", &NO_FIELDS, &REDIRECT_ROUTE);
 static APIKEY_REDIRECT_ROUTE: Route = Route {
     max_redirects: 1,
+    headers: &[],
+    query: &[],
     ..route(&APIKEY, Method::Get, "/start")
 };
 static APIKEY_REDIRECT: ToolDef = tool("apikey_redirect", &NO_FIELDS, &APIKEY_REDIRECT_ROUTE);
 static BASIC_REDIRECT_ROUTE: Route = Route {
     max_redirects: 1,
+    headers: &[],
+    query: &[],
     ..route(&BASIC, Method::Get, "/start")
 };
 static BASIC_REDIRECT: ToolDef = tool("basic_redirect", &NO_FIELDS, &BASIC_REDIRECT_ROUTE);
@@ -336,6 +342,8 @@ static POST_FIELDS: ObjectShape = ObjectShape {
 };
 static POST_REDIRECT_ROUTE: Route = Route {
     max_redirects: 1,
+    headers: &[],
+    query: &[],
     body: BodyEncoding::Json,
     ..route(&BEARER, Method::Post, "/submit")
 };
@@ -1708,4 +1716,92 @@ fn request_building_needs_no_network() {
         err.to_string(),
         "the arguments must be a JSON object, got an array"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tool constants (an operation told apart by a fixed header or query value) and a base URL
+// left to run time.
+
+static AWS: HttpPack = HttpPack {
+    headers: &[("Accept", "application/x-amz-json-1.0")],
+    query: &[("api", "pack")],
+    ..pack("aws", Auth::None)
+};
+static AWS_FIELDS: ObjectShape = ObjectShape {
+    fields: &[
+        wired("action", "Action", &STRING, Location::Query),
+        wired("target", "X-Amz-Target", &STRING, Location::Header),
+        field("TableName", &STRING, Location::Body),
+    ],
+};
+static AWS_ROUTE: Route = Route {
+    body: BodyEncoding::Json,
+    headers: &[("X-Amz-Target", "DynamoDB_20120810.GetItem")],
+    query: &[
+        ("Action", "GetItem"),
+        ("Version", "2012-08-10"),
+        ("api", "tool"),
+        ("uploads", ""),
+    ],
+    ..route(&AWS, Method::Post, "/")
+};
+static AWS_TOOL: ToolDef = tool("aws_get_item", &AWS_FIELDS, &AWS_ROUTE);
+
+#[tokio::test]
+async fn tool_constants_are_sent_after_the_packs_and_replace_them() {
+    let server = TestServer::start(ok_server()).await;
+    let exec = executor(&server, &["aws"]);
+    call(
+        &exec,
+        &AWS_TOOL,
+        json!({"TableName": "t", "action": "DeleteTable", "target": "DynamoDB_20120810.DeleteTable"}),
+    )
+    .await
+    .unwrap();
+    let r = server.only();
+    assert_eq!(r.method, "POST");
+    assert_eq!(r.path, "/");
+    // The pack's `api=pack` is replaced by the tool's; the model's `Action` is never written.
+    assert_eq!(
+        r.query.as_deref(),
+        Some("Action=GetItem&Version=2012-08-10&api=tool&uploads=")
+    );
+    assert_eq!(r.body_text(), r#"{"TableName":"t"}"#);
+    assert_eq!(
+        r.headers_sorted(),
+        vec![
+            ("accept", "application/x-amz-json-1.0"),
+            ("content-length", "17"),
+            ("content-type", "application/json"),
+            ("user-agent", concat!("charter/", env!("CARGO_PKG_VERSION"))),
+            ("x-amz-target", "DynamoDB_20120810.GetItem"),
+        ]
+    );
+}
+
+static RUNTIME_URL: HttpPack = HttpPack {
+    base_url: "",
+    base_url_env: "CHARTER_RUNTIMEURL_BASE_URL",
+    ..pack("runtimeurl", Auth::None)
+};
+static RUNTIME_URL_ROUTE: Route = route(&RUNTIME_URL, Method::Get, "/things");
+static RUNTIME_URL_TOOL: ToolDef = tool("runtimeurl_list", &NO_FIELDS, &RUNTIME_URL_ROUTE);
+
+#[tokio::test]
+async fn a_base_url_left_to_run_time_is_required_by_name() {
+    let server = TestServer::start(ok_server()).await;
+    // No variable, no override: the error names the variable to set.
+    let exec = executor(&server, &[]);
+    let e = call(&exec, &RUNTIME_URL_TOOL, json!({})).await.unwrap_err();
+    assert!(matches!(e, CharterError::Declaration(_)), "{e:?}");
+    let text = e.to_string();
+    assert!(
+        text.contains("CHARTER_RUNTIMEURL_BASE_URL") && text.contains("runtimeurl"),
+        "{text}"
+    );
+    assert!(server.requests().is_empty());
+    // Given through the API, the call goes there.
+    let exec = executor(&server, &["runtimeurl"]);
+    call(&exec, &RUNTIME_URL_TOOL, json!({})).await.unwrap();
+    assert_eq!(server.only().path, "/things");
 }

@@ -143,6 +143,8 @@ fn tool_def(
                 pagination: None,
                 timeout_ms: None,
                 max_redirects: 0,
+                headers: &[],
+                query: &[],
             });
             (Exec::Http(route), Some(method))
         }

@@ -1436,6 +1436,8 @@ pub mod tracker {
         }),
         timeout_ms: None,
         max_redirects: 0,
+        headers: &[],
+        query: &[],
     };
     /// How `tracker_issues_create` is sent.
     static ROUTE_ISSUES_CREATE: Route = Route {
@@ -1448,6 +1450,8 @@ pub mod tracker {
         pagination: None,
         timeout_ms: None,
         max_redirects: 0,
+        headers: &[],
+        query: &[],
     };
     /// How `tracker_issues_update` is sent.
     static ROUTE_ISSUES_UPDATE: Route = Route {
@@ -1460,6 +1464,8 @@ pub mod tracker {
         pagination: None,
         timeout_ms: None,
         max_redirects: 0,
+        headers: &[],
+        query: &[],
     };
     /// How `tracker_issues_lock` is sent.
     static ROUTE_ISSUES_LOCK: Route = Route {
@@ -1472,6 +1478,8 @@ pub mod tracker {
         pagination: None,
         timeout_ms: None,
         max_redirects: 0,
+        headers: &[],
+        query: &[],
     };
     /// How `tracker_issues_delete` is sent.
     static ROUTE_ISSUES_DELETE: Route = Route {
@@ -1484,6 +1492,8 @@ pub mod tracker {
         pagination: None,
         timeout_ms: None,
         max_redirects: 0,
+        headers: &[],
+        query: &[],
     };
     /// How `tracker_files_get` is sent.
     static ROUTE_FILES_GET: Route = Route {
@@ -1496,6 +1506,8 @@ pub mod tracker {
         pagination: None,
         timeout_ms: Some(5000),
         max_redirects: 3,
+        headers: &[],
+        query: &[],
     };
     /// How `tracker_files_exists` is sent.
     static ROUTE_FILES_EXISTS: Route = Route {
@@ -1508,6 +1520,8 @@ pub mod tracker {
         pagination: None,
         timeout_ms: None,
         max_redirects: 0,
+        headers: &[],
+        query: &[],
     };
     /// How `tracker_events_search` is sent.
     static ROUTE_EVENTS_SEARCH: Route = Route {
@@ -1523,6 +1537,8 @@ pub mod tracker {
         }),
         timeout_ms: None,
         max_redirects: 0,
+        headers: &[],
+        query: &[],
     };
     /// How `tracker_issue_graph` is sent.
     static ROUTE_ISSUE_GRAPH: Route = Route {
@@ -1537,6 +1553,8 @@ pub mod tracker {
         pagination: None,
         timeout_ms: None,
         max_redirects: 0,
+        headers: &[],
+        query: &[],
     };
     /// Shared by the views of `tracker_issues_list` that show the same fields.
     const ISSUES_LIST_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100},"internal_score":{"type":"number","description":"Minimum triage score.","minimum":-1.5}},"required":["project"],"additionalProperties":false}"#;

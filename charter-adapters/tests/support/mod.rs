@@ -726,6 +726,19 @@ pub static DEMO: Table = Table {
     ],
 };
 
+/// A search-and-call session over the demo pack: ToolSearch and CallTool on every turn.
+pub fn search_and_call() -> charter_runtime::session::ToolSession {
+    use charter_runtime::session::{SessionOptions, Source, ToolSession};
+    ToolSession::with_options(
+        vec![Source::Table(&DEMO)],
+        SessionOptions {
+            search_and_call: true,
+            ..SessionOptions::default()
+        },
+    )
+    .unwrap()
+}
+
 /// The schema text of a demo tool, as the table holds it.
 pub fn schema_of(name: &str) -> &'static str {
     DEMO.tools.iter().find(|t| t.name == name).unwrap().views[0].schema

@@ -34,7 +34,8 @@ pub use names::check_dotted;
 use crate::diagnostic::{Diagnostic, Loc, Sink};
 use crate::pack::{Pack, Sp, TypeDecl};
 use auth::auth;
-use names::{valid_header_name, valid_type_name};
+pub(crate) use names::valid_header_name;
+use names::valid_type_name;
 use tool::{Cx, Place};
 use types::type_cycles;
 
@@ -145,7 +146,25 @@ fn pack(s: &mut Sink, pack: &Pack) {
     if let Some(d) = &pack.description {
         non_empty(s, d, "the pack's `description`");
     }
-    if let Some(url) = &pack.base_url {
+    if let Some(url) = &pack.base_url
+        && url.value.starts_with('$')
+    {
+        // `${CHARTER_<PACK>_BASE_URL}`: the URL is given at run time.
+        let wanted = pack
+            .label
+            .as_ref()
+            .map(|l| crate::model::base_url_at_run_time(&l.value));
+        if wanted.as_deref() != Some(url.value.as_str()) {
+            s.err(
+                url.loc,
+                format!(
+                    "`base_url` `{}` must be an absolute `https://` URL, or `{}` to require it at run time",
+                    url.value,
+                    wanted.as_deref().unwrap_or("${CHARTER_<PACK>_BASE_URL}")
+                ),
+            );
+        }
+    } else if let Some(url) = &pack.base_url {
         let v = &url.value;
         let rest = v
             .strip_prefix("https://")
@@ -168,16 +187,7 @@ fn pack(s: &mut Sink, pack: &Pack) {
         }
     }
     auth(s, pack);
-    for (k, _) in &pack.headers {
-        if !valid_header_name(&k.value) {
-            s.err(k.loc, format!("`{}` is not a valid header name", k.value));
-        }
-    }
-    for (k, _) in &pack.query {
-        if k.value.is_empty() {
-            s.err(k.loc, "a query constant needs a name");
-        }
-    }
+    constants(s, &pack.headers, &pack.query);
 
     for t in &pack.types {
         if !valid_type_name(&t.name.value) {
@@ -210,6 +220,24 @@ fn pack(s: &mut Sink, pack: &Pack) {
             pack.tools_loc,
             "the pack declares no tools: add at least one under `tools:`",
         );
+    }
+}
+
+/// Header and query constants (the pack's or a tool's): valid header names, named query keys.
+pub(super) fn constants(
+    s: &mut Sink,
+    headers: &[(Sp<String>, Sp<String>)],
+    query: &[(Sp<String>, Sp<String>)],
+) {
+    for (k, _) in headers {
+        if !valid_header_name(&k.value) {
+            s.err(k.loc, format!("`{}` is not a valid header name", k.value));
+        }
+    }
+    for (k, _) in query {
+        if k.value.is_empty() {
+            s.err(k.loc, "a query constant needs a name");
+        }
     }
 }
 

@@ -16,7 +16,8 @@ pub(super) fn valid_env_name(name: &str) -> bool {
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-pub(super) fn valid_header_name(name: &str) -> bool {
+/// An HTTP header name (an RFC 9110 token).
+pub(crate) fn valid_header_name(name: &str) -> bool {
     !name.is_empty()
         && name
             .bytes()

@@ -37,6 +37,7 @@ pub(super) struct Cx<'a> {
 impl Cx<'_> {
     pub(super) fn tool(&self, s: &mut Sink, tool: &Tool) {
         self.name(s, tool);
+        super::constants(s, &tool.headers, &tool.query);
         let is_graphql = tool.graphql.is_some();
         let method = self.method(s, tool);
         self.tool_keys(s, tool);

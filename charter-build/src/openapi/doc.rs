@@ -95,7 +95,8 @@ pub(crate) fn check_refs(root: &Value) -> Result<(), ImportError> {
     fn walk(root: &Value, v: &Value, at: &mut String) -> Result<(), ImportError> {
         match v {
             Value::Object(map) => {
-                if let Some(r) = map.get("$ref") {
+                // The keys of a schema's `properties` are property names: one may be `$ref`.
+                if let Some(r) = map.get("$ref").filter(|_| !at.ends_with("/properties")) {
                     let len = at.len();
                     at.push_str("/$ref");
                     match r {
@@ -172,7 +173,7 @@ pub(crate) fn lookup<'a>(root: &'a Value, r: &str, at: &str) -> Result<&'a Value
         })
 }
 
-fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     if !s.contains('%') {
         return s.to_owned();
     }

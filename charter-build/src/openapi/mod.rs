@@ -19,21 +19,27 @@
 //!
 //! The stages are private modules: `doc` (parsing, version and `$ref` checks), `names` (tool
 //! names within the length rule), `text` (descriptions), `schema` (schemas → shapes),
-//! `operation` (operations → tools), `pack` (auth, base URL, the post-pass) and `yaml` (the
-//! text). The mapping rules are in `docs/openapi-import.md`.
+//! `operation` (operations → tools), `server` (the base URL), `auth`, `finish` (the post-pass
+//! over tools and types), `pack` (selection, the whole pack, split by tag) and `yaml` (the
+//! text). Their shared types are in `model`. The mapping rules are in
+//! `docs/openapi-import.md`.
 
+mod auth;
 mod doc;
+mod finish;
+mod model;
 mod names;
 mod operation;
 mod pack;
 mod schema;
+mod server;
 mod text;
 mod yaml;
 
 use std::fmt;
 use std::sync::Arc;
 
-pub use schema::Stats;
+pub use model::Stats;
 
 /// How far an import has got, for a progress bar on large documents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,6 +131,8 @@ impl fmt::Debug for ImportOptions {
 /// The result of an import.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Import {
+    /// The pack label (the option's, or `<pack>-<tag>` for a pack of [`import_split`]).
+    pub pack: String,
     /// The pack, in the format of `docs/pack-format.md`.
     pub yaml: String,
     /// How many tools the pack declares.
@@ -302,4 +310,26 @@ pub enum ImportError {
 /// Imports an OpenAPI 3 document (JSON or YAML text) as a YAML pack.
 pub fn import(doc_text: &str, options: &ImportOptions) -> Result<Import, ImportError> {
     pack::import(doc_text, options)
+}
+
+/// The packs of [`import_split`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SplitImport {
+    /// One pack per tag group (or part of one), in document order.
+    pub packs: Vec<Import>,
+    /// Operations of groups where no operation could be a tool (the packs' own reports hold
+    /// the others).
+    pub skipped: Vec<Skipped>,
+}
+
+/// Imports a document too large for one pack as one pack per tag group: an operation goes
+/// with its first tag (untagged ones with `other`), each pack is labelled `<pack>-<tag>`, and
+/// a group whose pack would exceed `max_bytes` (use [`crate::pack::MAX_PACK_BYTES`]) is cut into
+/// parts `<pack>-<tag>-1`, `-2`... The options' selection applies first.
+pub fn import_split(
+    doc_text: &str,
+    options: &ImportOptions,
+    max_bytes: usize,
+) -> Result<SplitImport, ImportError> {
+    pack::import_split(doc_text, options, max_bytes)
 }

@@ -430,6 +430,33 @@ pub(crate) fn env_prefix(label: &str) -> String {
     }
 }
 
+/// The label of a tag group's pack: `<pack>-<tag>` with the tag in `[a-z0-9-]`, short enough
+/// to leave tool names room (at most 24 characters), unique among `used`.
+pub(crate) fn group_label(pack: &str, tag: &str, used: &HashSet<String>) -> String {
+    let mut slug = String::new();
+    for c in tag.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+    }
+    let room = 24usize.saturating_sub(pack.len() + 1).max(4);
+    let mut slug: String = slug.trim_end_matches('-').chars().take(room).collect();
+    slug = slug.trim_end_matches('-').to_owned();
+    if slug.is_empty() {
+        slug = "other".into();
+    }
+    let base = format!("{pack}-{slug}");
+    let mut label = base.clone();
+    let mut n = 2;
+    while used.contains(&label) {
+        label = format!("{base}{n}");
+        n += 1;
+    }
+    label
+}
+
 /// A simple glob: `*` matches within a path segment, `**` across segments, `?` one character.
 pub(crate) fn glob(pattern: &str, text: &str) -> bool {
     fn go(p: &[u8], t: &[u8]) -> bool {

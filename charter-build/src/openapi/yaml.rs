@@ -3,9 +3,7 @@
 
 use serde_json::Value;
 
-use super::operation::{In, Pagination, Param, Tool};
-use super::pack::PackOut;
-use super::schema::{Kind, Shape};
+use super::model::{In, Kind, PackOut, Pagination, Param, Shape, Tool};
 
 /// A YAML node; scalars are already rendered.
 enum Y {
@@ -82,6 +80,12 @@ fn tool(t: &Tool) -> Y {
     ];
     if t.form {
         m.push(("body_encoding".into(), Y::S("form".into())));
+    }
+    for (section, list) in [("headers", &t.headers), ("query", &t.query)] {
+        if !list.is_empty() {
+            let pairs = list.iter().map(|(k, v)| (key(k), Y::S(quoted(v))));
+            m.push((section.into(), Y::M(pairs.collect())));
+        }
     }
     if !t.params.is_empty() {
         m.push((

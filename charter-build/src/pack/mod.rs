@@ -209,6 +209,10 @@ pub struct Tool {
     pub keep: Vec<Sp<String>>,
     /// `response.pagination`.
     pub pagination: Option<PaginationDecl>,
+    /// `headers`: this tool's constants, sent after the pack's (and replacing them).
+    pub headers: Vec<(Sp<String>, Sp<String>)>,
+    /// `query`: this tool's query constants, likewise.
+    pub query: Vec<(Sp<String>, Sp<String>)>,
     /// Every key written here, valid or not, plus the keys misspellings were taken for.
     pub mentioned: Vec<String>,
 }

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use charter_runtime::error::DeclarationError;
-use charter_runtime::session::{TOOL_SEARCH, ToolEntry, ToolSession};
+use charter_runtime::session::{CALL_TOOL, TOOL_SEARCH, ToolEntry, ToolSession};
 use charter_runtime::table::{Annotations, Table, ToolDef};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 
@@ -35,18 +35,21 @@ struct Entry {
 /// The prebuilt rmcp tools, by name.
 pub(crate) struct Catalog {
     entries: Vec<Entry>,
+    /// The session's own tools (`ToolSearch` in each form, `CallTool`), which share names and
+    /// differ by description: found by comparing texts.
+    meta: Vec<usize>,
     by_name: HashMap<Cow<'static, str>, usize>,
     tool_count: usize,
     resident: usize,
 }
 
 impl Catalog {
-    /// The catalog of an eager session (every tool, in its mode view) and, when progressive, a
-    /// progressive one (the `ToolSearch` definition and the resident tools). Parses nothing.
+    /// The catalog of an eager session (every tool, in its mode view) and of the progressive
+    /// ones (their `ToolSearch` and `CallTool` definitions and resident tools). Parses nothing.
     pub(crate) fn build(
         tables: &[&'static Table],
         eager: &ToolSession,
-        progressive: Option<&ToolSession>,
+        progressive: &[ToolSession],
     ) -> Self {
         let defs: HashMap<&str, &'static ToolDef> = tables
             .iter()
@@ -64,23 +67,27 @@ impl Catalog {
             })
             .collect();
         let mut resident = 0;
-        if let Some(session) = progressive {
-            if let Some(search) = session.tool_search() {
-                entries.push(Entry::new(&search, None, None));
+        let mut meta = Vec::new();
+        for session in progressive {
+            for own in session.tool_search().into_iter().chain(session.call_tool()) {
+                meta.push(entries.len());
+                entries.push(Entry::new(&own, None, None));
             }
             resident = session
                 .visible()
                 .iter()
-                .filter(|e| e.name != TOOL_SEARCH)
+                .filter(|e| !is_meta(e.name))
                 .count();
         }
         let by_name = entries
             .iter()
             .enumerate()
+            .filter(|(_, e)| !is_meta(&e.name))
             .map(|(i, e)| (e.name.clone(), i))
             .collect();
         Self {
             entries,
+            meta,
             by_name,
             tool_count,
             resident,
@@ -115,15 +122,11 @@ impl Catalog {
     ) -> Option<Result<Vec<usize>, DeclarationError>> {
         let mut out = Vec::with_capacity(visible.len());
         for shown in visible {
-            match self.by_name.get(shown.name) {
-                Some(&i) if same_text(&self.entries[i].schema, shown.schema) => {
-                    if let Err(e) = self.entries[i].json() {
-                        return Some(Err(e));
-                    }
-                    out.push(i);
-                }
-                _ => return None,
+            let i = self.find(shown)?;
+            if let Err(e) = self.entries[i].json() {
+                return Some(Err(e));
             }
+            out.push(i);
         }
         Some(Ok(out))
     }
@@ -146,19 +149,33 @@ impl Catalog {
         self.resident
     }
 
-    /// Whether any session of this server can offer a tool of this name.
+    /// Whether any session of this server can offer a tool of this name (its own tools aside).
     pub(crate) fn knows(&self, name: &str) -> bool {
         self.by_name.contains_key(name)
+    }
+
+    /// The prebuilt entry showing exactly `shown` (same name, description and schema text).
+    fn find(&self, shown: &ToolEntry<'_>) -> Option<usize> {
+        let same = |i: &usize| {
+            let e = &self.entries[*i];
+            same_text(&e.schema, shown.schema) && same_text(&e.description, shown.description)
+        };
+        if is_meta(shown.name) {
+            return self
+                .meta
+                .iter()
+                .copied()
+                .find(|i| self.entries[*i].name == shown.name && same(i));
+        }
+        self.by_name.get(shown.name).copied().filter(same)
     }
 
     /// The rmcp tools for what a session shows this turn, in its order.
     pub(crate) fn list(&self, visible: &[ToolEntry<'_>]) -> Result<Vec<Tool>, DeclarationError> {
         visible
             .iter()
-            .map(|shown| match self.by_name.get(shown.name) {
-                Some(&i) if same_text(&self.entries[i].schema, shown.schema) => {
-                    self.entries[i].tool()
-                }
+            .map(|shown| match self.find(shown) {
+                Some(i) => self.entries[i].tool(),
                 // A view this server did not prebuild (a session-specific pin): parse it here.
                 _ => Entry::new(shown, None, None).tool(),
             })
@@ -247,6 +264,11 @@ impl Entry {
         tool.annotations = Some(annotations(self.annotations));
         Ok(tool)
     }
+}
+
+/// Whether a name is one of the session's own tools rather than a catalogue tool.
+fn is_meta(name: &str) -> bool {
+    name == TOOL_SEARCH || name == CALL_TOOL
 }
 
 /// Static texts are the same pointer in every session; compare bytes only otherwise.

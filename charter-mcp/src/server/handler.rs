@@ -3,19 +3,19 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 
-use charter_runtime::session::{TOOL_SEARCH, ToolSession};
+use charter_runtime::session::{CALL_TOOL, TOOL_SEARCH, ToolSession};
 use futures::FutureExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    Implementation, ListToolsResult, MetaObject, PaginatedRequestParams, ProtocolVersion,
-    ServerCapabilities, ServerConfig,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    DiscoverResult, Implementation, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::stdio::{Marks, RAW_LIST};
-use super::{Shared, build_session};
+use super::{Disclosure, Form, Shared, build_session};
 
 /// The session of one connection and whether its list may change.
 struct Live {
@@ -32,6 +32,12 @@ pub(crate) struct Connection {
     /// how many marked answers it has yet to write.
     marks: Option<Marks>,
 }
+
+/// How long (ms) a 2026-07-28 client may treat a `tools/list` answer as fresh: the list is
+/// fixed for the server's life (eager or search-and-call); five minutes bounds how long a client
+/// keeps a list after the server restarts with other packs. With upstream servers, whose lists
+/// change, 0.
+const LIST_TTL_MS: u64 = 300_000;
 
 /// Whether a protocol revision forbids the tool list from varying as a side effect of other
 /// requests (2026-07-28 and later). rmcp knows the revision, so its negotiated version is used.
@@ -59,20 +65,13 @@ impl Connection {
             return Ok(live.clone());
         }
         let version = context.protocol_version();
-        let stable = stable_list_required(version.as_ref());
-        let progressive = self.shared.options.progressive && !stable;
-        if self.shared.options.progressive && stable {
-            tracing::info!(
-                "client speaks MCP {}: serving the full, stable tool list instead of progressive \
-                 disclosure",
-                version.as_ref().map(|v| v.as_str()).unwrap_or("?")
-            );
-        }
+        let form = self.form(stable_list_required(version.as_ref()));
+        let progressive = form == Form::ListChanged;
         let session = build_session(
             &self.shared.tables,
             &self.shared.toolkits,
             &self.shared.options,
-            progressive,
+            form,
         )
         .map_err(|e| McpError::internal_error(e.to_string(), None))?;
         let live = Arc::new(Live {
@@ -121,34 +120,68 @@ impl Connection {
         Ok(current)
     }
 
-    fn info(&self, list_changed: bool) -> ServerConfig {
+    /// The list this connection is served with: eager, or the progressive form the server
+    /// chose, search-and-call where the revision forbids a list that changes (`stable`).
+    fn form(&self, stable: bool) -> Form {
+        let options = &self.shared.options;
+        if !options.progressive {
+            Form::Eager
+        } else if stable || options.disclosure == Disclosure::SearchAndCall {
+            Form::SearchAndCall
+        } else {
+            Form::ListChanged
+        }
+    }
+
+    fn info(&self, form: Form) -> ServerConfig {
         let mut capabilities = ServerCapabilities::builder().enable_tools().build();
-        if list_changed && let Some(tools) = capabilities.tools.as_mut() {
+        if form == Form::ListChanged
+            && let Some(tools) = capabilities.tools.as_mut()
+        {
             tools.list_changed = Some(true);
         }
         let mut info = ServerConfig::new(capabilities).with_server_info(
             Implementation::new(self.shared.options.name.clone(), env!("CARGO_PKG_VERSION"))
                 .with_title("charter"),
         );
-        if list_changed {
-            info = info.with_instructions(
-                "Tools are loaded on demand: call ToolSearch (`select:<name>` or keywords) to add \
-                 the ones you need; the tool list then grows.",
-            );
+        match form {
+            Form::Eager => {}
+            Form::ListChanged => {
+                info = info.with_instructions(
+                    "Tools are loaded on demand: call ToolSearch (`select:<name>` or keywords) to \
+                     add the ones you need; the tool list then grows.",
+                );
+            }
+            Form::SearchAndCall => {
+                info = info.with_instructions(
+                    "Find tools with ToolSearch (`select:<name>` or keywords): each comes back \
+                     with its input schema. Call one with CallTool {\"name\", \"arguments\"}.",
+                );
+            }
         }
         info
     }
 
-    /// The names a model could call now, for an unknown-tool error.
-    fn available(session: &ToolSession) -> String {
-        let names: Vec<&str> = session.visible().iter().map(|e| e.name).collect();
-        names.join(", ")
+    /// The error for a name no session of this server offers: the closest names (never the
+    /// whole catalogue, which is hundreds of names), and ToolSearch when it is offered.
+    fn unknown_tool(session: &ToolSession, name: &str) -> String {
+        let shown: String = name.chars().take(100).collect();
+        let mut message = format!("unknown tool `{shown}`");
+        let closest = session.closest_names(name, 5);
+        if !closest.is_empty() {
+            message.push_str(&format!("; closest names: {}", closest.join(", ")));
+        }
+        if session.is_callable(TOOL_SEARCH) {
+            message.push_str(&format!("; find tools with {TOOL_SEARCH}"));
+        }
+        message
     }
 }
 
 impl ServerHandler for Connection {
     fn get_info(&self) -> ServerConfig {
-        let mut info = self.info(self.shared.options.progressive);
+        // Before `initialize` the revision is not known: describe the older revisions' list.
+        let mut info = self.info(self.form(false));
         // Upstream servers may change their lists: say the list can change.
         if !self.shared.toolkits.is_empty()
             && let Some(tools) = info.capabilities.tools.as_mut()
@@ -165,7 +198,7 @@ impl ServerHandler for Connection {
         // `server/discover` is the 2026-07-28 lifecycle: the list is stable, never announced.
         Ok(DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
-            self.info(false),
+            self.info(self.form(true)),
         ))
     }
 
@@ -176,12 +209,24 @@ impl ServerHandler for Connection {
     ) -> Result<ListToolsResult, McpError> {
         let live = self.fresh(&context).await?;
         let visible = live.session.visible();
+        let hints = |result: ListToolsResult| {
+            if !stable_list_required(context.protocol_version().as_ref()) {
+                return result;
+            }
+            // The list holds no per-user data: the same for every client of this server.
+            let ttl = if self.shared.toolkits.is_empty() {
+                LIST_TTL_MS
+            } else {
+                0
+            };
+            result.with_ttl_ms(ttl).with_cache_scope(CacheScope::Public)
+        };
         if let Some(marks) = &self.marks
             && let Some(indices) = self.shared.catalog.serialised(&visible)
         {
             let indices = indices.map_err(|e| McpError::internal_error(e.to_string(), None))?;
             // An empty answer marked with what to list: the stdio pipe writes the tools.
-            let mut result = ListToolsResult::with_all_items(Vec::new());
+            let mut result = hints(ListToolsResult::with_all_items(Vec::new()));
             let mut meta = MetaObject::default();
             meta.insert(RAW_LIST.to_owned(), Value::from(indices));
             result.meta = Some(meta);
@@ -193,7 +238,7 @@ impl ServerHandler for Connection {
             .catalog
             .list(&visible)
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
-        Ok(ListToolsResult::with_all_items(tools))
+        Ok(hints(ListToolsResult::with_all_items(tools)))
     }
 
     async fn call_tool(
@@ -207,18 +252,15 @@ impl ServerHandler for Connection {
             name, arguments, ..
         } = request;
         let name = name.as_ref();
-        let offered = if name == TOOL_SEARCH {
-            session.tool_search().is_some()
+        let offered = if name == TOOL_SEARCH || name == CALL_TOOL {
+            session.is_callable(name)
         } else {
             // A toolkit tool listed after the server started is not in the prebuilt catalog.
             self.shared.catalog.knows(name) || session.annotations(name).is_some()
         };
         if !offered {
             return Err(McpError::invalid_params(
-                format!(
-                    "unknown tool `{name}`; available: {}",
-                    Self::available(session)
-                ),
+                Self::unknown_tool(session, name),
                 None,
             ));
         }

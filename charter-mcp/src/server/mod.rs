@@ -9,10 +9,15 @@
 //! what one conversation has loaded never leaks into another.
 //!
 //! - Eager (the default): every schema is listed; most MCP clients never re-list.
-//! - Progressive: only `ToolSearch` is listed, loaded tools join the list in load order and
-//!   `notifications/tools/list_changed` follows each load. A client on protocol `2026-07-28`
-//!   (whose tool list must not vary as a side effect of other requests) gets the full, stable
-//!   list instead.
+//! - Progressive, in one of two forms ([`Disclosure`]):
+//!   - list-changed: only `ToolSearch` is listed, loaded tools join the list in load order and
+//!     `notifications/tools/list_changed` follows each load;
+//!   - search-and-call: `ToolSearch` and `CallTool` are listed and the list never changes;
+//!     ToolSearch answers with the found tools' schemas and `CallTool` runs any tool by name.
+//!
+//!   A client on protocol `2026-07-28` (whose tool list must not vary as a side effect of other
+//!   requests) always gets search-and-call; the other revisions get the form the server chose
+//!   (list-changed by default).
 
 mod catalog;
 mod handler;
@@ -51,6 +56,56 @@ pub struct ServerOptions {
     pub context: CallContext,
     /// The server name announced in `initialize` (default `charter`).
     pub name: String,
+    /// With `progressive`, which form progressive disclosure takes on revisions that let a list
+    /// change (default [`Disclosure::ListChanged`]; 2026-07-28 always gets search-and-call).
+    pub disclosure: Disclosure,
+}
+
+/// The form of progressive disclosure (`charter mcp --progressive=FORM`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Disclosure {
+    /// The list grows as ToolSearch loads tools, announced with
+    /// `notifications/tools/list_changed`, where the protocol revision allows a list to change;
+    /// search-and-call where it does not (2026-07-28).
+    #[default]
+    ListChanged,
+    /// `ToolSearch` and `CallTool`, a stable list, on every revision.
+    SearchAndCall,
+}
+
+impl Disclosure {
+    /// The flag value (`list-changed`, `search-and-call`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Disclosure::ListChanged => "list-changed",
+            Disclosure::SearchAndCall => "search-and-call",
+        }
+    }
+}
+
+impl std::str::FromStr for Disclosure {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "list-changed" | "listchanged" => Ok(Disclosure::ListChanged),
+            "search-and-call" | "search" => Ok(Disclosure::SearchAndCall),
+            other => Err(format!(
+                "unknown progressive form `{other}`: expected list-changed or search-and-call"
+            )),
+        }
+    }
+}
+
+/// The tool list a connection is served with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// Every schema.
+    Eager,
+    /// ToolSearch, then the tools it loads, announced.
+    ListChanged,
+    /// ToolSearch and CallTool, never changing.
+    SearchAndCall,
 }
 
 impl Default for ServerOptions {
@@ -63,6 +118,7 @@ impl Default for ServerOptions {
             http: None,
             context: CallContext::default(),
             name: "charter".to_owned(),
+            disclosure: Disclosure::default(),
         }
     }
 }
@@ -76,6 +132,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("ranking", &self.ranking)
             .field("http", &self.http.as_ref().map(|_| ".."))
             .field("name", &self.name)
+            .field("disclosure", &self.disclosure)
             .finish_non_exhaustive()
     }
 }
@@ -161,13 +218,16 @@ impl McpServer {
         options: ServerOptions,
     ) -> Result<Self, DeclarationError> {
         let tables = tables.to_vec();
-        let eager = build_session(&tables, &toolkits, &options, false)?;
-        let progressive = if options.progressive {
-            Some(build_session(&tables, &toolkits, &options, true)?)
-        } else {
-            None
-        };
-        let catalog = Catalog::build(&tables, &eager, progressive.as_ref());
+        let eager = build_session(&tables, &toolkits, &options, Form::Eager)?;
+        let mut progressive = Vec::new();
+        if options.progressive {
+            // Both forms: a server with the list-changed default still serves search-and-call
+            // to clients on 2026-07-28.
+            for form in [Form::ListChanged, Form::SearchAndCall] {
+                progressive.push(build_session(&tables, &toolkits, &options, form)?);
+            }
+        }
+        let catalog = Catalog::build(&tables, &eager, &progressive);
         Ok(Self {
             shared: Arc::new(Shared {
                 tables,
@@ -230,15 +290,22 @@ impl McpServer {
         };
         let how = if options.progressive {
             let resident = self.shared.catalog.resident_count();
-            let first = if resident == 0 {
-                "only ToolSearch listed".to_owned()
+            let small = if resident == 0 {
+                String::new()
             } else {
-                format!("{resident} small tools and ToolSearch listed")
+                format!("{resident} small tools, ")
             };
-            format!(
-                "progressive ({first}, tools join the list as they load; clients on protocol \
-                 2026-07-28 get the full stable list)"
-            )
+            match options.disclosure {
+                Disclosure::ListChanged => format!(
+                    "progressive: list-changed ({small}ToolSearch listed, tools join the list as \
+                     they load) on revisions up to 2025-11-25, search-and-call ({small}ToolSearch \
+                     and CallTool, a stable list) on 2026-07-28"
+                ),
+                Disclosure::SearchAndCall => format!(
+                    "progressive: search-and-call ({small}ToolSearch and CallTool, a stable list) \
+                     on every revision"
+                ),
+            }
         } else {
             "eager (every schema listed)".to_owned()
         };
@@ -328,12 +395,12 @@ fn lower_priority() {
     }
 }
 
-/// Builds a session over `tables` with the server's options.
+/// Builds a session over `tables` with the server's options, serving `form`.
 pub(crate) fn build_session(
     tables: &[&'static Table],
     toolkits: &[Arc<dyn Toolkit>],
     options: &ServerOptions,
-    progressive: bool,
+    form: Form,
 ) -> Result<ToolSession, DeclarationError> {
     ToolSession::with_options(
         tables
@@ -342,11 +409,12 @@ pub(crate) fn build_session(
             .chain(toolkits.iter().map(|k| Source::Toolkit(k.clone())))
             .collect(),
         SessionOptions {
-            progressive,
+            progressive: form != Form::Eager,
             threshold: options.threshold,
             mode: options.mode.clone(),
             ranking: options.ranking,
             http: options.http.clone(),
+            search_and_call: form == Form::SearchAndCall,
         },
     )
 }

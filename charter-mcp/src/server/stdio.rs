@@ -32,13 +32,21 @@ const MARKER: &[u8] = b"\"charter/raw-list\":[";
 pub(crate) type Marks = Arc<AtomicUsize>;
 
 /// The pipe rmcp writes lines to, expanding marked `tools/list` answers.
+///
+/// It does not rely on how rmcp splits its output into writes: while a marked answer is
+/// outstanding, each line is gathered whole (whatever the chunks) before it is looked at, and a
+/// write holding several lines is taken one line at a time. Outside that window bytes pass
+/// straight through. Tests pin this (`tests` below) and rmcp's exact version is pinned in the
+/// workspace manifest, since the marker rides in rmcp's `ListToolsResult::meta`.
 pub(crate) struct ListWriter<W> {
     write: W,
     shared: Arc<Shared>,
     marks: Marks,
     /// Whether the next byte rmcp writes starts a line.
     line_start: bool,
-    /// An expanded line still to write, and how much of it is written.
+    /// The line being gathered while a marked answer is outstanding (`None`: passing through).
+    line: Option<Vec<u8>>,
+    /// A line still to write (expanded or gathered), and how much of it is written.
     pending: Vec<u8>,
     written: usize,
 }
@@ -50,12 +58,13 @@ impl<W: AsyncWrite + Unpin> ListWriter<W> {
             shared,
             marks,
             line_start: true,
+            line: None,
             pending: Vec::new(),
             written: 0,
         }
     }
 
-    /// Writes what is left of an expanded line.
+    /// Writes what is left of a pending line.
     fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         while self.written < self.pending.len() {
             let n =
@@ -71,6 +80,39 @@ impl<W: AsyncWrite + Unpin> ListWriter<W> {
         }
         Poll::Ready(Ok(()))
     }
+
+    /// Takes bytes of a line being gathered; a complete line is expanded if it is a marked
+    /// answer and queued. Answers how many bytes of `buf` were taken.
+    fn gather(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> io::Result<usize> {
+        let line = self.line.get_or_insert_with(Vec::new);
+        let Some(end) = buf.iter().position(|b| *b == b'\n') else {
+            line.extend_from_slice(buf);
+            return Ok(buf.len());
+        };
+        line.extend_from_slice(&buf[..end]);
+        let line = self.line.take().unwrap_or_default();
+        let expanded = if contains(&line, MARKER) {
+            expand(&line, &self.shared)
+        } else {
+            None
+        };
+        self.pending = match expanded {
+            Some(real) => {
+                self.marks.fetch_sub(1, Ordering::AcqRel);
+                real
+            }
+            None => {
+                let mut line = line;
+                line.push(b'\n');
+                line
+            }
+        };
+        self.written = 0;
+        self.line_start = true;
+        // The line is taken whole; it goes out before anything else (or on the next poll).
+        let _ = self.poll_pending(cx)?;
+        Ok(end + 1)
+    }
 }
 
 impl<W: AsyncWrite + Unpin> AsyncWrite for ListWriter<W> {
@@ -81,18 +123,8 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for ListWriter<W> {
     ) -> Poll<io::Result<usize>> {
         let this = &mut *self;
         ready!(this.poll_pending(cx))?;
-        if this.line_start
-            && this.marks.load(Ordering::Acquire) > 0
-            && let Some(end) = buf.iter().position(|b| *b == b'\n')
-            && contains(&buf[..end], MARKER)
-            && let Some(line) = expand(&buf[..end], &this.shared)
-        {
-            this.marks.fetch_sub(1, Ordering::AcqRel);
-            this.pending = line;
-            this.written = 0;
-            // rmcp's line is taken whole; the expanded one goes out before anything else.
-            let _ = this.poll_pending(cx)?;
-            return Poll::Ready(Ok(end + 1));
+        if this.line.is_some() || (this.line_start && this.marks.load(Ordering::Acquire) > 0) {
+            return Poll::Ready(this.gather(cx, buf));
         }
         let n = ready!(Pin::new(&mut this.write).poll_write(cx, buf))?;
         if n > 0 {
@@ -108,6 +140,12 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for ListWriter<W> {
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         ready!(self.poll_pending(cx))?;
+        if let Some(line) = self.line.take() {
+            // A last line without its newline: write it as it came.
+            self.pending = line;
+            self.written = 0;
+            ready!(self.poll_pending(cx))?;
+        }
         Pin::new(&mut self.write).poll_shutdown(cx)
     }
 }
@@ -151,4 +189,111 @@ fn expand(line: &[u8], shared: &Shared) -> Option<Vec<u8>> {
     out.extend_from_slice(&text.as_bytes()[cut..]);
     out.push(b'\n');
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{ListToolsResult, MetaObject, RequestId, ServerJsonRpcMessage, ServerResult};
+    use tokio::io::AsyncWriteExt;
+
+    use super::*;
+    use crate::{McpServer, ServerOptions};
+
+    fn server() -> McpServer {
+        let table = charter_testkit::table(serde_json::json!({"pack": "pin", "tools": [
+            {"name": "one", "description": "First.",
+             "params": {"a": {"type": "string", "description": "A."}}},
+            {"name": "two", "description": "Second.",
+             "params": {"b": {"type": "integer", "description": "B."}}}
+        ]}));
+        McpServer::new(&[table], ServerOptions::default()).unwrap()
+    }
+
+    /// A marked `tools/list` answer exactly as rmcp serialises it.
+    fn rmcp_line(indices: &[usize]) -> Vec<u8> {
+        let mut result = ListToolsResult::with_all_items(Vec::new());
+        let mut meta = MetaObject::default();
+        meta.insert(RAW_LIST.to_owned(), Value::from(indices.to_vec()));
+        result.meta = Some(meta);
+        let message = ServerJsonRpcMessage::response(
+            ServerResult::ListToolsResult(result),
+            RequestId::Number(7),
+        );
+        let mut line = serde_json::to_vec(&message).unwrap();
+        line.push(b'\n');
+        line
+    }
+
+    /// Writes `chunks` through a ListWriter with one marked answer outstanding.
+    async fn through(server: &McpServer, chunks: &[&[u8]]) -> String {
+        let marks = Marks::default();
+        marks.fetch_add(1, Ordering::AcqRel);
+        let mut out = Vec::new();
+        {
+            let mut writer = ListWriter::new(&mut out, server.shared.clone(), marks.clone());
+            for chunk in chunks {
+                writer.write_all(chunk).await.unwrap();
+            }
+            writer.flush().await.unwrap();
+        }
+        assert_eq!(marks.load(Ordering::Acquire), 0, "the mark was consumed");
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn rmcp_writes_the_marker_where_the_writer_looks_for_it() {
+        // Pinned to rmcp's serialisation: the key in the result's `_meta`, an empty `tools`.
+        let line = String::from_utf8(rmcp_line(&[0, 1])).unwrap();
+        assert!(line.contains(r#""charter/raw-list":[0,1]"#), "{line}");
+        assert!(line.contains(r#""tools":[]"#), "{line}");
+        assert_eq!(line.matches('\n').count(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_marked_answer_is_expanded_however_rmcp_chunks_its_writes() {
+        let server = server();
+        server.shared.catalog.warm_json().unwrap();
+        let marked = rmcp_line(&[1, 0]);
+        let other = b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n".to_vec();
+        let whole = through(&server, &[&marked]).await;
+        let parsed: Value = serde_json::from_str(whole.trim_end()).unwrap();
+        let names: Vec<&str> = parsed["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["pin_two", "pin_one"]);
+        assert!(parsed["result"].get("_meta").is_none(), "{whole}");
+        assert_eq!(parsed["id"], 7);
+
+        let bytes: Vec<&[u8]> = marked.chunks(1).collect();
+        assert_eq!(through(&server, &bytes).await, whole, "byte by byte");
+        let (a, b) = marked.split_at(marked.len() / 2);
+        assert_eq!(through(&server, &[a, b]).await, whole, "in two writes");
+        let before = [other.clone(), marked.clone()].concat();
+        let expected = format!("{}{whole}", String::from_utf8_lossy(&other));
+        assert_eq!(through(&server, &[&before]).await, expected, "second line");
+        let after = [marked.clone(), other.clone()].concat();
+        let expected = format!("{whole}{}", String::from_utf8_lossy(&other));
+        assert_eq!(through(&server, &[&after]).await, expected, "first line");
+    }
+
+    #[tokio::test]
+    async fn lines_without_the_marker_pass_untouched() {
+        let server = server();
+        // A tool result that holds the marker as a key of its own is not a list answer.
+        let line = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"charter/raw-list":[0]}}}
+"#;
+        let marks = Marks::default();
+        marks.fetch_add(1, Ordering::AcqRel);
+        let mut out = Vec::new();
+        {
+            let mut writer = ListWriter::new(&mut out, server.shared.clone(), marks.clone());
+            writer.write_all(line).await.unwrap();
+            writer.flush().await.unwrap();
+        }
+        assert_eq!(out, line);
+        assert_eq!(marks.load(Ordering::Acquire), 1, "still outstanding");
+    }
 }

@@ -316,6 +316,9 @@ impl HttpExecutor {
         log: &mut CallLog,
     ) -> Result<ToolOutput, CharterError> {
         let base = self.base_url(route.pack);
+        if base.is_empty() {
+            return Err(no_base_url(route.pack));
+        }
         let request = build_request(tool, route, &base, arguments, ctx)?;
         let credential = self.credential(route.pack, ctx, None).await?;
         let renewable = credential.renewable.clone();
@@ -643,4 +646,20 @@ fn error_chain(error: &reqwest::Error) -> String {
         parts.push(text);
     }
     parts.join(": ")
+}
+
+/// A pack imported without a usable server URL leaves it to the deployment.
+fn no_base_url(pack: &HttpPack) -> CharterError {
+    let how = if pack.base_url_env.is_empty() {
+        "give it through `HttpExecutor::with_base_url`".to_owned()
+    } else {
+        format!(
+            "set the environment variable {} (e.g. `https://api.example.com/v1`) or give it through `HttpExecutor::with_base_url`",
+            pack.base_url_env
+        )
+    };
+    CharterError::Declaration(crate::error::DeclarationError::new(format!(
+        "pack `{}` has no base URL: {how}",
+        pack.label
+    )))
 }

@@ -83,8 +83,16 @@ pub fn build_request(
 
     let path = expand_path(route.path, fields, args, &mut problems)?;
 
-    // A model value under a static key is never written: the constant replaces it.
-    let statics = route.pack.query;
+    // A model value under a static key is never written: the constant replaces it. The
+    // tool's constants come after the pack's and replace them under the same key.
+    let statics: Vec<(&str, &str)> = route
+        .pack
+        .query
+        .iter()
+        .filter(|(k, _)| !route.query.iter().any(|(t, _)| t == k))
+        .chain(route.query)
+        .copied()
+        .collect();
     let mut query = String::new();
     let mut headers = HeaderMap::new();
     for field in fields {
@@ -120,7 +128,7 @@ pub fn build_request(
 
     let body = build_body(route, fields, args, &mut headers)?;
 
-    for (name, value) in route.pack.headers {
+    for (name, value) in route.pack.headers.iter().chain(route.headers) {
         let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
             declaration(format!(
                 "pack `{}`: `{name}` is not a valid HTTP header name",

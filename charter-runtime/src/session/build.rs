@@ -3,11 +3,12 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::call::CALL_TOOL;
 use super::entry::{Dynamic, Entry, Kind};
 use super::{LoadState, SessionOptions, Source, ToolSession};
 use crate::error::DeclarationError;
 use crate::mode;
-use crate::search::{TOOL_SEARCH, TOOL_SEARCH_USAGE};
+use crate::search::TOOL_SEARCH;
 use crate::table::{Table, ToolDef};
 use crate::validate::PatternCache;
 
@@ -34,6 +35,7 @@ impl ToolSession {
             mode,
             ranking,
             http,
+            search_and_call,
         } = options;
         mode::check_label(mode.as_deref())?;
         // At threshold 0 every tool is deferred, however small (docs/design.md §4).
@@ -50,8 +52,9 @@ impl ToolSession {
         } else {
             Vec::new()
         };
-        let search_description =
-            (!catalogue.is_empty()).then(|| search_description(&entries, &catalogue));
+        let search_description = (!catalogue.is_empty()).then(|| {
+            super::catalogue::search_description(&entries, &catalogue, &sources, search_and_call)
+        });
         let state = LoadState {
             order: Vec::new(),
             loaded: vec![false; entries.len()],
@@ -62,6 +65,7 @@ impl ToolSession {
             kit_generations,
             progressive,
             threshold,
+            search_and_call,
             entries,
             by_name,
             catalogue,
@@ -108,6 +112,7 @@ impl ToolSession {
                 mode: self.mode.clone(),
                 ranking: self.ranking,
                 http: self.http.clone(),
+                search_and_call: self.search_and_call,
             },
         )?;
         for entry in &self.entries {
@@ -255,7 +260,7 @@ fn resolve_entries(
     Ok((entries, kit_generations))
 }
 
-/// Refuses two tools with one qualified name, and a tool named like the search tool.
+/// Refuses two tools with one qualified name, and a tool named like the session's own tools.
 fn check_names(entries: &[Entry], by_name: &[u32]) -> Result<(), DeclarationError> {
     for pair in by_name.windows(2) {
         let (a, b) = (&entries[pair[0] as usize], &entries[pair[1] as usize]);
@@ -268,27 +273,14 @@ fn check_names(entries: &[Entry], by_name: &[u32]) -> Result<(), DeclarationErro
             )));
         }
     }
-    if let Some(e) = entries.iter().find(|e| e.name() == TOOL_SEARCH) {
+    if let Some(e) = entries
+        .iter()
+        .find(|e| e.name() == TOOL_SEARCH || e.name() == CALL_TOOL)
+    {
         return Err(DeclarationError::new(format!(
-            "a tool is named `{}`, which is the session's search tool",
+            "a tool is named `{}`, which is a tool of the session itself",
             e.name()
         )));
     }
     Ok(())
-}
-
-/// The ToolSearch description: the usage text, then every deferred name in sorted order.
-fn search_description(entries: &[Entry], catalogue: &[u32]) -> String {
-    let names: usize = catalogue
-        .iter()
-        .map(|i| entries[*i as usize].name().len() + 1)
-        .sum();
-    let mut text = String::with_capacity(TOOL_SEARCH_USAGE.len() + 10 + names);
-    text.push_str(TOOL_SEARCH_USAGE);
-    text.push_str("\n\nTools:");
-    for i in catalogue {
-        text.push('\n');
-        text.push_str(entries[*i as usize].name());
-    }
-    text
 }

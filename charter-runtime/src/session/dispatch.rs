@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::call::CALL_TOOL;
 use super::entry::Kind;
 use super::{HttpCaller, MAX_BATCH_CALLS, ToolSession};
 use crate::context::CallContext;
@@ -38,8 +39,10 @@ impl ToolSession {
     ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
         Box::pin(async move {
             let is_search = name == TOOL_SEARCH && self.search_description.is_some();
+            let is_call = name == CALL_TOOL && self.is_search_and_call();
             // Static tools are measured by validation; the rest before anything reads them.
             let measured = is_search
+                || is_call
                 || self
                     .lookup(name)
                     .is_some_and(|i| matches!(self.entries[i].kind, Kind::Dynamic { .. }));
@@ -48,21 +51,42 @@ impl ToolSession {
                     name, &problem,
                 )));
             }
+            if is_search && self.is_search_and_call() {
+                return self
+                    .tool_search_call(&arguments)
+                    .map(|answer| ToolOutput::text(self.found_json(&answer)));
+            }
             if is_search {
                 return self
                     .tool_search_call(&arguments)
                     .map(|answer| ToolOutput::json(answer.to_json()));
             }
+            if is_call {
+                return self.call_tool_call(arguments, ctx).await;
+            }
             let Some(i) = self.lookup(name) else {
                 return Err(CharterError::Validation(self.unknown_tool(name)));
             };
-            let entry = &self.entries[i];
-            if !entry.resident && !self.state().loaded[i] {
+            if !self.is_callable(name) {
                 return Err(CharterError::Validation(format!(
                     "Tool `{name}` is not loaded yet. Load it by calling {TOOL_SEARCH} with \
                      {{\"query\": \"select:{name}\"}}, then call it again."
                 )));
             }
+            self.execute(i, name, arguments, ctx).await
+        })
+    }
+
+    /// Validates and runs entry `i` (named `name`), whatever made it callable.
+    pub(super) fn execute<'a>(
+        &'a self,
+        i: usize,
+        name: &'a str,
+        arguments: Value,
+        ctx: &'a CallContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
+        Box::pin(async move {
+            let entry = &self.entries[i];
             match &entry.kind {
                 Kind::Static { def, view } => {
                     let narrowed: Vec<(&str, Narrowed<'_>)> = match &entry.narrowing {
@@ -139,6 +163,9 @@ impl ToolSession {
         });
 
         let concurrent = |call: &ToolCall| {
+            if call.name == CALL_TOOL && self.is_search_and_call() {
+                return self.call_tool_concurrent(&call.arguments);
+            }
             call.name != TOOL_SEARCH
                 && self.is_callable(&call.name)
                 && self
@@ -161,22 +188,31 @@ fn answer<'a>(
     ctx: &'a CallContext,
 ) -> BoxFuture<'a, crate::scheduler::CallResult> {
     Box::pin(async move {
-        match session
+        let outcome = session
             .dispatch(&call.name, call.arguments.clone(), ctx)
-            .await
-        {
-            Ok(output) => crate::scheduler::CallResult {
-                id: call.id.clone(),
-                content: output.text,
-                structured: output.structured,
-                is_error: false,
-            },
-            Err(error) => crate::scheduler::CallResult {
-                id: call.id.clone(),
-                content: error.to_string(),
-                structured: None,
-                is_error: true,
-            },
-        }
+            .await;
+        call_result(&call.id, outcome)
     })
+}
+
+/// A call's outcome as the scheduler's result under `id`: the output, or a charter error's
+/// message with `is_error` (its reader is the model).
+pub(super) fn call_result(
+    id: &str,
+    outcome: Result<ToolOutput, CharterError>,
+) -> crate::scheduler::CallResult {
+    match outcome {
+        Ok(output) => crate::scheduler::CallResult {
+            id: id.to_owned(),
+            content: output.text,
+            structured: output.structured,
+            is_error: false,
+        },
+        Err(error) => crate::scheduler::CallResult {
+            id: id.to_owned(),
+            content: error.to_string(),
+            structured: None,
+            is_error: true,
+        },
+    }
 }

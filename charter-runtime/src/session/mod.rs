@@ -11,9 +11,13 @@
 //! - [`narrow`]: pins and from-context fields the deployment takes out of the model's hands.
 //! - [`search`]: ToolSearch: queries, loading, and the answer the model reads.
 //! - [`dispatch`]: routing one call, and the local bridge's batches.
+//! - [`call`]: search-and-call, `CallTool` and ToolSearch answers with schemas.
+//! - `catalogue`: the ToolSearch description (names, or one line per pack).
 //! - `entry`: one tool of the session resolved to its view.
 
 mod build;
+pub mod call;
+mod catalogue;
 mod dispatch;
 mod entry;
 mod narrow;
@@ -35,6 +39,8 @@ pub use search::SearchAnswer;
 
 pub use crate::search::{Ranking, TOOL_SEARCH};
 pub use crate::table::HttpCaller;
+pub use call::{CALL_TOOL, CALL_TOOL_CONCURRENCY, CALL_TOOL_DESCRIPTION, CALL_TOOL_SCHEMA};
+pub use catalogue::NAMES_BUDGET_TOKENS;
 
 /// How many calls of one batch [`ToolSession::execute_tool_calls`] runs (128); the rest are
 /// answered with an error result each, in place.
@@ -110,6 +116,10 @@ pub struct SessionOptions {
     pub ranking: Ranking,
     /// Who executes HTTP tools (default: a shared `HttpExecutor` when the `http` feature is on).
     pub http: Option<Arc<dyn HttpCaller>>,
+    /// With `progressive`, list `ToolSearch` and [`CALL_TOOL`] instead of loading tools: the
+    /// list never changes, ToolSearch answers with the found tools' schemas and `CallTool` runs
+    /// any tool by name (default false; see [`call`]).
+    pub search_and_call: bool,
 }
 
 impl Default for SessionOptions {
@@ -120,6 +130,7 @@ impl Default for SessionOptions {
             mode: None,
             ranking: Ranking::Relevance,
             http: None,
+            search_and_call: false,
         }
     }
 }
@@ -152,6 +163,8 @@ pub struct ToolSession {
     kit_generations: Vec<u64>,
     progressive: bool,
     threshold: u32,
+    /// Search-and-call: ToolSearch loads nothing and `CallTool` runs any tool.
+    search_and_call: bool,
     /// Every tool, in declaration order (sources in the order given).
     entries: Vec<Entry>,
     /// Entry indices sorted by name: lookup by binary search, and the `available` list.
@@ -185,8 +198,14 @@ impl ToolSession {
     /// deferred is not loaded), then loaded tools in load order.
     pub fn visible(&self) -> Vec<ToolEntry<'_>> {
         let state = self.state();
-        let mut out = Vec::with_capacity(self.entries.len().min(64) + state.order.len() + 1);
+        let mut out = Vec::with_capacity(self.entries.len().min(64) + state.order.len() + 2);
         out.extend(self.entries.iter().filter(|e| e.resident).map(Entry::entry));
+        if self.is_search_and_call() {
+            // The same list every turn: nothing is loaded.
+            out.extend(self.tool_search());
+            out.extend(self.call_tool());
+            return out;
+        }
         if state.order.len() < self.catalogue.len()
             && let Some(search) = self.tool_search()
         {
@@ -204,11 +223,20 @@ impl ToolSession {
     /// The ToolSearch definition, if this session offers it.
     pub fn tool_search(&self) -> Option<ToolEntry<'_>> {
         let description = self.search_description.as_deref()?;
+        let (schema, tokens) = if self.search_and_call {
+            let schema = call::SEARCH_AND_CALL_SCHEMA;
+            (schema, const { text_tokens(call::SEARCH_AND_CALL_SCHEMA) })
+        } else {
+            (
+                TOOL_SEARCH_SCHEMA,
+                const { text_tokens(TOOL_SEARCH_SCHEMA) },
+            )
+        };
         Some(ToolEntry {
             name: TOOL_SEARCH,
             description,
-            schema: TOOL_SEARCH_SCHEMA,
-            tokens: const { text_tokens(TOOL_SEARCH_SCHEMA) },
+            schema,
+            tokens,
             annotations: Annotations::default(),
         })
     }
@@ -225,7 +253,9 @@ impl ToolSession {
 
     /// The annotations of a tool by name (ToolSearch: none are set).
     pub fn annotations(&self, name: &str) -> Option<Annotations> {
-        if name == TOOL_SEARCH && self.search_description.is_some() {
+        if (name == TOOL_SEARCH && self.search_description.is_some())
+            || (name == CALL_TOOL && self.is_search_and_call())
+        {
             return Some(Annotations::default());
         }
         self.lookup(name).map(|i| self.entries[i].annotations())
@@ -259,8 +289,13 @@ impl ToolSession {
         if name == TOOL_SEARCH {
             return self.search_description.is_some();
         }
+        if name == CALL_TOOL {
+            return self.is_search_and_call();
+        }
         match self.lookup(name) {
-            Some(i) => self.entries[i].resident || self.state().loaded[i],
+            Some(i) => {
+                self.entries[i].resident || self.state().loaded[i] || self.is_search_and_call()
+            }
             None => false,
         }
     }

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use super::call::CALL_TOOL;
 use super::entry::Entry;
 use super::{LoadState, ToolSession};
 use crate::error::CharterError;
@@ -82,7 +83,9 @@ impl ToolSession {
             }
             Query::Empty => {}
         }
-        self.load(&to_load);
+        if !self.is_search_and_call() {
+            self.load(&to_load);
+        }
         let show_available = !unknown.is_empty() || loaded.is_empty();
         let note = match (&parsed, loaded.len(), unknown.len()) {
             (Query::Empty, ..) => "The query has no terms, so it matches nothing. Send `select:` with exact names, \
@@ -93,6 +96,18 @@ impl ToolSession {
                 validate::clip(query.trim(), 200)
             ),
             (_, 0, _) => "None of these names exist, so nothing was loaded. Use exact names from `available`.".to_owned(),
+            (_, n, u) if self.is_search_and_call() => {
+                let mut note = format!(
+                    "{n} tool{} found, each with its inputSchema: call {} with {CALL_TOOL} \
+                     {{\"name\", \"arguments\"}}.",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "it" } else { "them" },
+                );
+                if u > 0 {
+                    note.push_str(" The names under `unknown` do not exist; `available` lists those that do.");
+                }
+                note
+            }
             (_, n, u) => {
                 let mut note = format!(
                     "{n} tool{} now callable with {} full schema{}: call {} directly.",
@@ -146,15 +161,13 @@ impl ToolSession {
                 &issues,
             )));
         };
-        for (key, value) in map {
-            if key != "query" && key != "max_results" {
-                issues.push(Issue {
-                    path: format!("/{key}"),
-                    expected: format!("no `{key}`: ToolSearch takes only query and max_results"),
-                    got: validate::got(value),
-                });
-            }
-        }
+        validate::unexpected_keys(
+            map,
+            &["query", "max_results"],
+            "",
+            "ToolSearch takes only query and max_results",
+            &mut issues,
+        );
         let query = match map.get("query") {
             Some(Value::String(q)) => Some(q.as_str()),
             Some(other) => {

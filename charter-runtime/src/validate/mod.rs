@@ -144,6 +144,26 @@ pub struct Issue {
     pub got: String,
 }
 
+/// Adds an issue for every key of `map` outside `allowed`, at `path` (`why` says what the
+/// object takes).
+pub fn unexpected_keys(
+    map: &serde_json::Map<String, Value>,
+    allowed: &[&str],
+    path: &str,
+    why: &str,
+    issues: &mut Vec<Issue>,
+) {
+    for (key, value) in map {
+        if !allowed.contains(&key.as_str()) {
+            issues.push(Issue {
+                path: format!("{path}/{key}"),
+                expected: format!("no `{key}`: {why}"),
+                got: got(value),
+            });
+        }
+    }
+}
+
 /// Renders issues as one message for the model.
 pub fn message(tool: &str, issues: &[Issue]) -> String {
     let n = issues.len();

@@ -299,6 +299,8 @@ pub const fn route(pack: &'static HttpPack, method: Method, path: &'static str) 
         pagination: None,
         timeout_ms: None,
         max_redirects: 0,
+        headers: &[],
+        query: &[],
     }
 }
 

