@@ -594,6 +594,11 @@ impl Gen<'_> {
                 let (name, prefix, env) = (s(name), s(prefix), s(env));
                 quote!(Auth::Header { name: #name, prefix: #prefix, env: #env })
             }
+            AuthModel::OAuth2(_) => quote!(Auth::OAuth2(&OAUTH2)),
+        };
+        let oauth2 = match &p.auth {
+            AuthModel::OAuth2(m) => crate::oauth::generate(m),
+            _ => TokenStream::new(),
         };
         let headers = pairs(&p.headers);
         let query = pairs(&p.query);
@@ -607,6 +612,7 @@ impl Gen<'_> {
             }
         };
         quote! {
+            #oauth2
             /// What every tool of this pack shares: base URL, auth, constants, envelope.
             static HTTP: HttpPack = HttpPack {
                 label: #label,

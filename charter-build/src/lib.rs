@@ -27,6 +27,7 @@ pub mod generate;
 pub mod graphql;
 pub mod mode;
 pub mod model;
+pub mod oauth;
 pub mod openapi;
 pub mod pack;
 pub mod schema;

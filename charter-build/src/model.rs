@@ -37,6 +37,8 @@ pub enum AuthModel {
         /// The variable.
         env: String,
     },
+    /// An OAuth 2 access token, renewed at run time.
+    OAuth2(Box<crate::oauth::OAuth2Model>),
 }
 
 /// How the body is encoded.
@@ -462,7 +464,7 @@ pub fn resolve(checked: &Checked<'_>) -> PackModel {
         .map(|t| tool(&r, &type_map, pack, &label, t))
         .collect();
     mark_used(&mut types, &tools);
-    let auth = auth_model(pack);
+    let auth = auth_model(&label, &pack.auth);
     PackModel {
         file: pack.file.clone(),
         base_url_env: base_url_env(&label),
@@ -529,27 +531,6 @@ fn mark_used(types: &mut [TypeModel], tools: &[ToolModel]) {
 }
 
 /// How the pack authenticates, resolved.
-fn auth_model(pack: &Pack) -> AuthModel {
-    let a = &pack.auth;
-    let env = a.env.as_ref().map_or_else(String::new, |e| e.value.clone());
-    match a.scheme.as_ref().map_or(AuthScheme::None, |s| s.value) {
-        AuthScheme::None => AuthModel::None,
-        AuthScheme::Bearer => AuthModel::Bearer { env },
-        AuthScheme::Basic => AuthModel::Basic { env },
-        AuthScheme::Header => AuthModel::Header {
-            name: a
-                .header
-                .as_ref()
-                .map_or_else(String::new, |h| h.value.clone()),
-            prefix: a
-                .prefix
-                .as_ref()
-                .map_or_else(String::new, |p| p.value.clone()),
-            env,
-        },
-    }
-}
-
 fn tool(
     r: &Resolver<'_>,
     types: &HashMap<&str, &TypeDecl>,
@@ -625,6 +606,39 @@ fn tool(
         redirects: t.redirects.as_ref().map_or(0, |v| v.value),
         headers: pairs(&t.headers),
         query: pairs(&t.query),
+    }
+}
+
+/// How the pack authenticates, resolved (an `oauth2` block makes the token renewable).
+fn auth_model(label: &str, a: &crate::pack::AuthDecl) -> AuthModel {
+    let env = a.env.as_ref().map_or_else(String::new, |e| e.value.clone());
+    let text = |v: &Option<crate::pack::Sp<String>>| {
+        v.as_ref().map_or_else(String::new, |v| v.value.clone())
+    };
+    let scheme = a.scheme.as_ref().map_or(AuthScheme::None, |s| s.value);
+    match (scheme, &a.oauth2) {
+        (AuthScheme::None, _) => AuthModel::None,
+        (AuthScheme::Bearer, Some(o)) => AuthModel::OAuth2(Box::new(crate::oauth::model(
+            label,
+            o,
+            "Authorization".to_owned(),
+            "Bearer ".to_owned(),
+            env,
+        ))),
+        (AuthScheme::Header, Some(o)) => AuthModel::OAuth2(Box::new(crate::oauth::model(
+            label,
+            o,
+            text(&a.header),
+            text(&a.prefix),
+            env,
+        ))),
+        (AuthScheme::Bearer, None) => AuthModel::Bearer { env },
+        (AuthScheme::Basic, _) => AuthModel::Basic { env },
+        (AuthScheme::Header, None) => AuthModel::Header {
+            name: text(&a.header),
+            prefix: text(&a.prefix),
+            env,
+        },
     }
 }
 

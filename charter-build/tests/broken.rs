@@ -456,3 +456,55 @@ fn graphql_documents_follow_the_request_rules() {
         "a `subscription` streams events, but a tool reads one response",
     );
 }
+
+#[test]
+fn oauth2_mistakes_are_each_reported_where_they_are() {
+    let file = "oauth2_mistakes.yaml";
+    let d = diagnostics(file);
+    let at = |line: u32, col: u32, fragment: &str| {
+        assert!(
+            d.iter()
+                .any(|d| d.loc == Loc::new(line, col) && d.message.contains(fragment)),
+            "{file}:{line}:{col}: no `{fragment}` in {d:#?}"
+        );
+    };
+    at(7, 5, "`oauth2` needs `scheme: bearer` (or `header`)");
+    at(7, 5, "`oauth2` needs `client_secret_env`");
+    at(8, 16, "must be an absolute https URL");
+    at(
+        8,
+        16,
+        "`{tenant}` in `http://login.example.com/{tenant}/token` is not declared",
+    );
+    at(
+        9,
+        24,
+        "`authorization_url` has no use with `grant: client_credentials`",
+    );
+    at(10, 20, "`bad-name` is not an environment variable name");
+    at(
+        11,
+        24,
+        "`refresh_token_env` has no use with `grant: client_credentials`",
+    );
+    at(12, 14, "a scope is one non-empty word without spaces");
+    at(13, 29, "`state` is set by the login flow itself");
+    at(
+        15,
+        7,
+        "`region` is declared in `url_vars` but no URL uses `{region}`",
+    );
+    has(
+        &d,
+        file,
+        5,
+        3,
+        "`auth` with `scheme: basic` needs `env: <VARIABLE>`",
+    );
+}
+
+#[test]
+fn oauth2_covers_tenant_urls_and_client_credentials_in_a_header() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/oauth2_general.yaml");
+    check_file(&fixture).unwrap_or_else(|d| panic!("{d:#?}"));
+}

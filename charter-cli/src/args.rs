@@ -32,6 +32,40 @@ pub enum Command {
     /// Import an API description into a YAML pack.
     #[command(subcommand)]
     Import(ImportCommand),
+    /// Log in to OAuth 2 packs (a refresh token stored for `charter mcp`), show or remove logins.
+    #[command(subcommand)]
+    Auth(AuthCommand),
+}
+
+/// `charter auth`
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Log in to a pack in the browser (authorization code with PKCE, loopback redirect) and
+    /// store its refresh token in a file only you can read.
+    Login(AuthLoginArgs),
+    /// Show which credential each pack would use (never a secret).
+    Status(PackArgs),
+    /// Delete a pack's stored login.
+    Logout(AuthPackArg),
+}
+
+/// `charter auth login`
+#[derive(Debug, Args)]
+pub struct AuthLoginArgs {
+    /// The pack (`gmail`).
+    #[arg(value_name = "PACK")]
+    pub pack: String,
+    /// Seconds to wait for the browser's redirect.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub timeout: u64,
+}
+
+/// `charter auth logout`
+#[derive(Debug, Args)]
+pub struct AuthPackArg {
+    /// The pack (`gmail`).
+    #[arg(value_name = "PACK")]
+    pub pack: String,
 }
 
 /// What `charter import` reads.

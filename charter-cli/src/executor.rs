@@ -1,5 +1,40 @@
-//! The HTTP executor the commands hand their sessions: the runtime's process-wide
+//! The HTTP executor the commands hand their sessions: the runtime's
 //! [`LazyHttp`](charter_runtime::http::LazyHttp), built on first use (setting up TLS costs
-//! milliseconds a server should not spend before answering `initialize`).
+//! milliseconds a server should not spend before answering `initialize`), with credentials from
+//! the environment and then from the logins `charter auth login` stored.
 
-pub(crate) use charter_runtime::http::LazyHttp;
+use std::sync::{Arc, OnceLock};
+
+use charter_runtime::CharterError;
+use charter_runtime::http::oauth::store::TokenStore;
+use charter_runtime::http::{
+    CredentialProvider, EnvCredentials, FirstOf, HttpExecutor, LazyHttp as RuntimeLazy, first_of,
+};
+use charter_runtime::table::HttpCaller;
+
+/// The process's one executor for the commands.
+pub(crate) struct LazyHttp;
+
+impl LazyHttp {
+    pub(crate) fn shared() -> Arc<dyn HttpCaller> {
+        static SHARED: OnceLock<Arc<RuntimeLazy>> = OnceLock::new();
+        SHARED
+            .get_or_init(|| Arc::new(RuntimeLazy::with(executor)))
+            .clone()
+    }
+}
+
+/// The executor every command uses: credentials from the environment, then the refresh tokens
+/// `charter auth login` stored (docs/pack-format.md, "OAuth 2").
+pub(crate) fn executor() -> Result<HttpExecutor, CharterError> {
+    HttpExecutor::builder().credentials(credentials()).build()
+}
+
+/// The environment first (an explicit variable wins), then the stored logins.
+fn credentials() -> FirstOf {
+    let mut providers: Vec<Arc<dyn CredentialProvider>> = vec![Arc::new(EnvCredentials)];
+    if let Ok(store) = TokenStore::open_default() {
+        providers.push(Arc::new(store));
+    }
+    first_of(providers)
+}

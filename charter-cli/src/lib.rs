@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod args;
+mod auth;
 mod call;
 mod check;
 mod egress;
@@ -89,6 +90,7 @@ where
         Command::Check(a) => check::run(a, out, err),
         Command::Call(a) => call::run(a, tables, out),
         Command::Import(args::ImportCommand::Openapi(a)) => import::run(a, out, err),
+        Command::Auth(a) => auth::run(a, tables, out),
     };
     match result {
         Ok(code) => code,
@@ -149,6 +151,9 @@ pub(crate) enum Failure {
     /// An upstream MCP server could not be reached.
     #[error(transparent)]
     Upstream(#[from] charter_mcp::BridgeError),
+    /// A credential could not be obtained or stored (`charter auth`).
+    #[error("{0}")]
+    Credential(String),
     /// Writing the output failed.
     #[error(transparent)]
     Io(#[from] io::Error),
@@ -176,6 +181,7 @@ fn subcommand_name(command: &Command) -> &'static str {
         Command::Check(_) => "check",
         Command::Call(_) => "call",
         Command::Import(_) => "import",
+        Command::Auth(_) => "auth",
     }
 }
 

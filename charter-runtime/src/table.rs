@@ -444,16 +444,104 @@ pub enum Auth {
         /// The environment variable holding the secret.
         env: &'static str,
     },
+    /// An OAuth 2 access token the executor obtains and renews from a token endpoint (or a
+    /// static access token, when one is configured).
+    OAuth2(&'static OAuth2),
 }
 
 impl Auth {
-    /// The environment variable a deployment sets, if any.
+    /// The environment variable holding a ready-to-send secret, if any (for OAuth 2: the
+    /// optional static access token).
     pub const fn env(&self) -> Option<&'static str> {
         match self {
             Auth::None => None,
             Auth::Bearer { env } | Auth::Header { env, .. } | Auth::Basic { env } => Some(env),
+            Auth::OAuth2(o) if o.access_token_env.is_empty() => None,
+            Auth::OAuth2(o) => Some(o.access_token_env),
         }
     }
+
+    /// Whether calls carry a credential at all.
+    pub const fn is_none(&self) -> bool {
+        matches!(self, Auth::None)
+    }
+}
+
+/// An OAuth 2 credential a pack declares: where access tokens come from and how they are sent.
+///
+/// Empty strings mean "not declared". URLs may hold `{name}` placeholders filled from
+/// [`UrlVar`]s at run time (a tenant, a shop).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OAuth2 {
+    /// The header the access token goes in (`Authorization`).
+    pub header: &'static str,
+    /// Text before the token (`Bearer `).
+    pub prefix: &'static str,
+    /// A variable holding a ready access token; when set it is used as is, never renewed.
+    pub access_token_env: &'static str,
+    /// How access tokens are obtained.
+    pub grant: Grant,
+    /// The token endpoint.
+    pub token_url: &'static str,
+    /// The variable overriding the token endpoint (`CHARTER_GMAIL_TOKEN_URL`).
+    pub token_url_env: &'static str,
+    /// Where a user consents (`charter auth login`), if the provider has one.
+    pub authorization_url: &'static str,
+    /// The variable overriding the authorization endpoint (`CHARTER_GMAIL_AUTHORIZATION_URL`).
+    pub authorization_url_env: &'static str,
+    /// Placeholders of the URLs, each read from a variable.
+    pub url_vars: &'static [UrlVar],
+    /// The variable holding the client id.
+    pub client_id_env: &'static str,
+    /// The variable holding the client secret (empty: a public client).
+    pub client_secret_env: &'static str,
+    /// The variable holding a refresh token (the `refresh_token` grant).
+    pub refresh_token_env: &'static str,
+    /// Scopes requested at login and with `client_credentials`.
+    pub scopes: &'static [&'static str],
+    /// How the client authenticates to the token endpoint.
+    pub client_auth: ClientAuth,
+    /// Extra query parameters of the authorization URL (Google: `access_type=offline`).
+    pub authorization_params: &'static [(&'static str, &'static str)],
+}
+
+/// The OAuth 2 grant that renews access tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Grant {
+    /// A refresh token (from `charter auth login`, a variable or the credential provider).
+    RefreshToken,
+    /// The client's own id and secret (a service account, an app installation).
+    ClientCredentials,
+}
+
+impl Grant {
+    /// The `grant_type` value.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Grant::RefreshToken => "refresh_token",
+            Grant::ClientCredentials => "client_credentials",
+        }
+    }
+}
+
+/// How the client id and secret reach the token endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClientAuth {
+    /// `client_id` and `client_secret` form fields (`client_secret_post`).
+    Body,
+    /// HTTP basic with the id and secret (`client_secret_basic`).
+    Basic,
+}
+
+/// A `{name}` placeholder of an OAuth 2 URL, filled from a variable (a tenant, a shop name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UrlVar {
+    /// The placeholder name.
+    pub name: &'static str,
+    /// The variable holding the value.
+    pub env: &'static str,
+    /// The value when the variable is unset (empty: required).
+    pub default: &'static str,
 }
 
 /// A failure inside a 200 response.

@@ -329,9 +329,13 @@ pub fn assert_curated(table: &'static Table, min_tools: usize) {
     assert!(
         matches!(
             table.tools[0].exec,
-            Exec::Http(r) if matches!(r.pack.auth, charter::table::Auth::Bearer { env: "GOOGLE_ACCESS_TOKEN" })
+            Exec::Http(r) if matches!(r.pack.auth, charter::table::Auth::OAuth2(o)
+                if o.access_token_env == "GOOGLE_ACCESS_TOKEN"
+                    && o.header == "Authorization" && o.prefix == "Bearer "
+                    && o.token_url == "https://oauth2.googleapis.com/token"
+                    && o.refresh_token_env == "GOOGLE_REFRESH_TOKEN")
         ),
-        "{}: bearer auth from GOOGLE_ACCESS_TOKEN",
+        "{}: bearer token from GOOGLE_ACCESS_TOKEN, else renewed at Google's token endpoint",
         table.pack
     );
 }

@@ -15,7 +15,13 @@ pub(super) fn auth(s: &mut Sink, pack: &Pack) {
         AuthScheme::Header => "header",
         AuthScheme::Basic => "basic",
     };
+    if let Some(oauth2) = &a.oauth2 {
+        let sends_token = matches!(scheme, AuthScheme::Bearer | AuthScheme::Header);
+        crate::pack::check_oauth2(s, oauth2, sends_token, valid_env_name);
+    }
     match (&a.env, scheme) {
+        // With `oauth2`, `env` (a ready access token) is optional.
+        (None, AuthScheme::Bearer | AuthScheme::Header) if a.oauth2.is_some() => {}
         (Some(env), AuthScheme::None) => s.err(
             env.loc,
             "`env` has no effect with `scheme: none`; add `scheme: bearer`, `header` or `basic`",

@@ -5,6 +5,8 @@
 //! semantic checks in [`crate::check`] still run over everything that could be read.
 
 mod lower;
+pub(crate) use lower::oauth::check as check_oauth2;
+pub use lower::oauth::{ClientAuthDecl, GrantDecl, OAuth2Decl, UrlVarDecl};
 mod queries;
 pub(crate) use lower::suggest;
 pub mod tree;
@@ -71,6 +73,8 @@ pub struct AuthDecl {
     pub header: Option<Sp<String>>,
     /// `prefix`: text before the secret (scheme `header`).
     pub prefix: Option<Sp<String>>,
+    /// `oauth2`: where access tokens come from, when they are renewed.
+    pub oauth2: Option<OAuth2Decl>,
     /// Where the `auth` mapping is.
     pub loc: Option<Loc>,
 }

@@ -419,16 +419,26 @@ pub(crate) fn build_session(
     )
 }
 
-/// The credential variable a pack needs and the environment lacks, if any.
+/// The credential variable a pack needs and the environment lacks, if any. An OAuth 2 pack
+/// without a ready access token needs at least its client id (its refresh token may come from a
+/// stored `charter auth login`).
 fn missing_credential(table: &Table) -> Option<&'static str> {
+    let unset = |env: &'static str| match std::env::var_os(env) {
+        Some(v) if !v.is_empty() => None,
+        _ => Some(env),
+    };
     table.tools.iter().find_map(|tool| match tool.exec {
-        charter_runtime::table::Exec::Http(route) => {
-            let env = route.pack.auth.env()?;
-            match std::env::var_os(env) {
-                Some(v) if !v.is_empty() => None,
-                _ => Some(env),
+        charter_runtime::table::Exec::Http(route) => match route.pack.auth {
+            charter_runtime::table::Auth::OAuth2(o) => {
+                let has_token = route.pack.auth.env().is_some_and(|e| unset(e).is_none());
+                if has_token {
+                    None
+                } else {
+                    unset(o.client_id_env)
+                }
             }
-        }
+            auth => auth.env().and_then(unset),
+        },
         charter_runtime::table::Exec::Rust(_) => None,
     })
 }

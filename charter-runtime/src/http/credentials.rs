@@ -17,7 +17,7 @@ use crate::table::BoxFuture;
 
 /// A secret value. `Debug` and `Display` print `***`, so a secret that ends up in a log
 /// statement or an error by accident still prints nothing.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Secret(Arc<str>);
 
 impl Secret {
@@ -65,6 +65,38 @@ pub struct CredentialQuery {
     pub env: &'static str,
     /// The end user the call acts for, from `CallContext::user`.
     pub user: Option<String>,
+    /// Which part of the pack's credential this is.
+    pub kind: CredentialKind,
+}
+
+/// The parts of a credential a pack may ask for. A static secret is one [`Token`]; an OAuth 2
+/// pack asks for its static access token first, then for what renews one.
+///
+/// [`Token`]: CredentialKind::Token
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CredentialKind {
+    /// The secret sent as is (an API key, a personal or OAuth 2 access token).
+    Token,
+    /// An OAuth 2 client id.
+    ClientId,
+    /// An OAuth 2 client secret.
+    ClientSecret,
+    /// An OAuth 2 refresh token.
+    RefreshToken,
+    /// A value filling a placeholder of an OAuth 2 URL (a tenant, a shop): not secret.
+    UrlVar,
+}
+
+impl CredentialQuery {
+    /// A query for the secret sent as is, under `env`.
+    pub fn token(pack: &'static str, env: &'static str, user: Option<String>) -> Self {
+        CredentialQuery {
+            pack,
+            env,
+            user,
+            kind: CredentialKind::Token,
+        }
+    }
 }
 
 /// Resolves the secret for one call. `Ok(None)` means "not configured": the executor turns it
@@ -131,16 +163,22 @@ impl StaticCredentials {
 
     fn lookup(&self, query: &CredentialQuery) -> Option<Secret> {
         if let Some(user) = &query.user {
-            for key in [query.env, query.pack] {
+            let keys: &[&str] = match query.kind {
+                CredentialKind::Token => &[query.env, query.pack],
+                _ => &[query.env],
+            };
+            for &key in keys {
                 if let Some(secret) = self.per_user.get(&(user.clone(), key.to_owned())) {
                     return Some(secret.clone());
                 }
             }
         }
-        self.shared
-            .get(query.env)
-            .or_else(|| self.shared.get(query.pack))
-            .cloned()
+        let by_pack = || match query.kind {
+            // A pack key is the pack's one secret: never an OAuth 2 client id or refresh token.
+            CredentialKind::Token => self.shared.get(query.pack),
+            _ => None,
+        };
+        self.shared.get(query.env).or_else(by_pack).cloned()
     }
 }
 
@@ -232,6 +270,37 @@ impl<P: CredentialProvider + ?Sized> CredentialProvider for Arc<P> {
         query: &'a CredentialQuery,
     ) -> BoxFuture<'a, Result<Option<Secret>, CharterError>> {
         (**self).resolve(query)
+    }
+}
+
+/// The first answer of several providers, in order: the CLI asks the environment, then the
+/// refresh tokens `charter auth login` stored.
+pub struct FirstOf(Vec<Arc<dyn CredentialProvider>>);
+
+/// A provider asking `providers` in order; the first `Some` wins and an error stops the search.
+pub fn first_of(providers: Vec<Arc<dyn CredentialProvider>>) -> FirstOf {
+    FirstOf(providers)
+}
+
+impl fmt::Debug for FirstOf {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "FirstOf({} providers)", self.0.len())
+    }
+}
+
+impl CredentialProvider for FirstOf {
+    fn resolve<'a>(
+        &'a self,
+        query: &'a CredentialQuery,
+    ) -> BoxFuture<'a, Result<Option<Secret>, CharterError>> {
+        Box::pin(async move {
+            for provider in &self.0 {
+                if let Some(secret) = provider.resolve(query).await? {
+                    return Ok(Some(secret));
+                }
+            }
+            Ok(None)
+        })
     }
 }
 

@@ -21,7 +21,10 @@ use crate::context::CallContext;
 use crate::error::{ApiError, CharterError};
 use crate::table::{Auth, BoxFuture, HttpCaller, HttpPack, Route, ToolDef, ToolOutput};
 
-use super::credentials::{CredentialProvider, CredentialQuery, EnvCredentials, Masker, missing};
+use super::credentials::{
+    CredentialProvider, CredentialQuery, EnvCredentials, Masker, Secret, missing,
+};
+use super::oauth::{DEFAULT_TOKEN_TIMEOUT, TokenSource};
 use super::request::{PreparedRequest, auth_header, basic_pair, build_request};
 use super::response::{DEFAULT_MAX_RESPONSE_BYTES, api_error, shape_response};
 
@@ -34,6 +37,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct HttpExecutor {
     client: reqwest::Client,
     credentials: Arc<dyn CredentialProvider>,
+    tokens: Arc<TokenSource>,
     default_timeout: Duration,
     max_response_bytes: usize,
     base_urls: HashMap<String, String>,
@@ -45,6 +49,7 @@ impl fmt::Debug for HttpExecutor {
             .field("default_timeout", &self.default_timeout)
             .field("max_response_bytes", &self.max_response_bytes)
             .field("base_urls", &self.base_urls)
+            .field("tokens", &self.tokens)
             .finish_non_exhaustive()
     }
 }
@@ -52,6 +57,8 @@ impl fmt::Debug for HttpExecutor {
 /// Configures an [`HttpExecutor`].
 pub struct HttpExecutorBuilder {
     credentials: Arc<dyn CredentialProvider>,
+    token_urls: HashMap<String, String>,
+    token_timeout: Duration,
     default_timeout: Duration,
     connect_timeout: Duration,
     max_response_bytes: usize,
@@ -73,6 +80,8 @@ impl Default for HttpExecutorBuilder {
     fn default() -> Self {
         Self {
             credentials: Arc::new(EnvCredentials),
+            token_urls: HashMap::new(),
+            token_timeout: DEFAULT_TOKEN_TIMEOUT,
             default_timeout: DEFAULT_TIMEOUT,
             connect_timeout: Duration::from_secs(10),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
@@ -122,6 +131,20 @@ impl HttpExecutorBuilder {
         self
     }
 
+    /// Sends the OAuth 2 token requests of the pack labelled `pack` to `url` (a test server, a
+    /// tenant-specific endpoint). Wins over `CHARTER_<PACK>_TOKEN_URL`.
+    pub fn token_url(mut self, pack: impl Into<String>, url: impl Into<String>) -> Self {
+        self.token_urls.insert(pack.into(), url.into());
+        self
+    }
+
+    /// How long a token endpoint may take to answer (default 15 s); past it the call fails
+    /// with a credential error.
+    pub fn token_timeout(mut self, timeout: Duration) -> Self {
+        self.token_timeout = timeout;
+        self
+    }
+
     /// Ignores the `HTTP(S)_PROXY` environment variables (on by default).
     pub fn no_proxy(mut self) -> Self {
         self.system_proxy = false;
@@ -153,6 +176,7 @@ impl HttpExecutorBuilder {
         Ok(HttpExecutor {
             client,
             credentials: self.credentials,
+            tokens: Arc::new(TokenSource::new(self.token_urls, self.token_timeout)),
             default_timeout: self.default_timeout,
             max_response_bytes: self.max_response_bytes,
             base_urls: self.base_urls,
@@ -190,6 +214,17 @@ struct CallLog {
     bytes_received: usize,
     bytes_returned: usize,
     redirects: u8,
+    /// Whether a 401 renewed the OAuth 2 token and the call was sent again.
+    renewed: bool,
+}
+
+/// The credential of one attempt: the header, what masks it, and the OAuth 2 access token it
+/// carries (a token that can be renewed when the API refuses it).
+#[derive(Default)]
+struct Credential {
+    header: Option<(HeaderName, HeaderValue)>,
+    masker: Masker,
+    renewable: Option<Secret>,
 }
 
 impl HttpExecutor {
@@ -207,6 +242,16 @@ impl HttpExecutor {
     pub fn with_base_url(mut self, pack: impl Into<String>, url: impl Into<String>) -> Self {
         self.base_urls.insert(pack.into(), url.into());
         self
+    }
+
+    /// The authorization-code login (`charter auth login`) through this executor's client,
+    /// credentials and token-endpoint overrides.
+    pub fn login(&self) -> super::oauth::login::Login<'_> {
+        super::oauth::login::Login {
+            http: &self.client,
+            credentials: &*self.credentials,
+            tokens: &self.tokens,
+        }
     }
 
     /// The base URL in force for a pack: the API override, else the non-empty environment
@@ -255,6 +300,7 @@ impl HttpExecutor {
             bytes_received = log.bytes_received,
             bytes_returned = log.bytes_returned,
             redirects = log.redirects,
+            renewed = log.renewed,
             outcome,
             "http call"
         );
@@ -274,45 +320,96 @@ impl HttpExecutor {
             return Err(no_base_url(route.pack));
         }
         let request = build_request(tool, route, &base, arguments, ctx)?;
-
-        let (credential, masker) = match route.pack.auth.env() {
-            None => (None, Masker::default()),
-            Some(env) => {
-                let query = CredentialQuery {
-                    pack: route.pack.label,
-                    env,
-                    user: ctx.user.clone(),
-                };
-                let secret = self
-                    .credentials
-                    .resolve(&query)
-                    .await?
-                    .ok_or_else(|| missing(&query))?;
-                let pair = matches!(route.pack.auth, Auth::Basic { .. })
-                    .then(|| basic_pair(&secret).into_owned());
-                let masker = Masker::for_secret(&secret, pair.as_deref());
-                (auth_header(&route.pack.auth, &secret)?, masker)
+        let credential = self.credential(route.pack, ctx, None).await?;
+        let renewable = credential.renewable.clone();
+        let retry = renewable.as_ref().map(|_| request.clone());
+        let result = self.attempt(route, request, credential, log).await;
+        // An OAuth 2 token the API refused is renewed once and the call sent once more; a second
+        // refusal is the answer (never a loop).
+        let output = match (result, retry, renewable) {
+            (Err(CharterError::Api(e)), Some(request), Some(stale)) if e.status == 401 => {
+                log.renewed = true;
+                let credential = self.credential(route.pack, ctx, Some(&stale)).await?;
+                self.attempt(route, request, credential, log).await?
             }
+            (result, _, _) => result?,
         };
+        log.bytes_returned = output.text.len();
+        Ok(output)
+    }
 
+    /// The credential for one call of `pack`: none, a static secret, or an OAuth 2 access token
+    /// (renewed first when it is `stale`). A static access token configured for an OAuth 2 pack
+    /// wins over renewal and is never renewed.
+    async fn credential(
+        &self,
+        pack: &'static HttpPack,
+        ctx: &CallContext,
+        stale: Option<&Secret>,
+    ) -> Result<Credential, CharterError> {
+        let static_secret = match pack.auth.env() {
+            Some(env) => {
+                let query = CredentialQuery::token(pack.label, env, ctx.user.clone());
+                let secret = self.credentials.resolve(&query).await?;
+                match (secret, pack.auth) {
+                    (Some(secret), _) => Some(secret),
+                    (None, Auth::OAuth2(_)) => None,
+                    (None, _) => return Err(missing(&query)),
+                }
+            }
+            None => None,
+        };
+        let (secret, renewable) = match (static_secret, pack.auth) {
+            (_, Auth::None) => return Ok(Credential::default()),
+            (Some(secret), _) => (secret, false),
+            (None, Auth::OAuth2(oauth)) => {
+                let token = self
+                    .tokens
+                    .access_token(
+                        &self.client,
+                        &*self.credentials,
+                        pack,
+                        oauth,
+                        ctx.user.clone(),
+                        stale,
+                    )
+                    .await?;
+                (token, true)
+            }
+            (None, _) => unreachable!("a static scheme without a secret returned above"),
+        };
+        let pair =
+            matches!(pack.auth, Auth::Basic { .. }).then(|| basic_pair(&secret).into_owned());
+        Ok(Credential {
+            header: auth_header(&pack.auth, &secret)?,
+            masker: Masker::for_secret(&secret, pair.as_deref()),
+            renewable: renewable.then_some(secret),
+        })
+    }
+
+    /// One exchange under the tool's timeout.
+    async fn attempt(
+        &self,
+        route: &'static Route,
+        request: PreparedRequest,
+        credential: Credential,
+        log: &mut CallLog,
+    ) -> Result<ToolOutput, CharterError> {
         let timeout = route
             .timeout_ms
             .map(|ms| Duration::from_millis(u64::from(ms)))
             .unwrap_or(self.default_timeout);
-        let exchange = self.exchange(route, request, credential, &masker, log);
-        let output = match tokio::time::timeout(timeout, exchange).await {
-            Ok(result) => result?,
-            Err(_) => {
-                return Err(CharterError::Transport(format!(
-                    "{} {} timed out after {} ms",
-                    route.method.as_str(),
-                    route.path,
-                    timeout.as_millis()
-                )));
-            }
-        };
-        log.bytes_returned = output.text.len();
-        Ok(output)
+        let Credential { header, masker, .. } = credential;
+        let exchange = self.exchange(route, request, header, &masker, log);
+        match tokio::time::timeout(timeout, exchange).await {
+            Ok(result) => result,
+            Err(_) => Err(CharterError::Transport(format!(
+                "{} {} timed out after {} ms",
+                route.method.as_str(),
+                route.path,
+                timeout.as_millis()
+            ))),
+        }
     }
 
     async fn exchange(

@@ -16,9 +16,15 @@ use crate::table::{BoxFuture, HttpCaller, Route, ToolDef, ToolOutput};
 
 /// An [`HttpExecutor`] built on the first call; a setup failure answers every call with the
 /// error that caused it.
-#[derive(Default)]
 pub struct LazyHttp {
     executor: OnceLock<Result<HttpExecutor, CharterError>>,
+    build: fn() -> Result<HttpExecutor, CharterError>,
+}
+
+impl Default for LazyHttp {
+    fn default() -> Self {
+        Self::with(HttpExecutor::new)
+    }
 }
 
 impl std::fmt::Debug for LazyHttp {
@@ -30,6 +36,14 @@ impl std::fmt::Debug for LazyHttp {
 }
 
 impl LazyHttp {
+    /// An executor `build` makes on the first call (other credentials, timeouts, base URLs).
+    pub fn with(build: fn() -> Result<HttpExecutor, CharterError>) -> Self {
+        LazyHttp {
+            executor: OnceLock::new(),
+            build,
+        }
+    }
+
     /// The process-wide executor: what a session without [`SessionOptions::http`] uses.
     ///
     /// [`SessionOptions::http`]: crate::session::SessionOptions::http
@@ -47,7 +61,7 @@ impl HttpCaller for LazyHttp {
         arguments: Value,
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
-        match self.executor.get_or_init(HttpExecutor::new) {
+        match self.executor.get_or_init(self.build) {
             Ok(executor) => executor.call(tool, route, arguments, ctx),
             Err(error) => {
                 let error = error.clone();

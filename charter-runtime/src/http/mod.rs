@@ -5,19 +5,21 @@
 //! - [`lazy`]: [`LazyHttp`], the executor built on first use that sessions share by default.
 //! - [`request`]: the exact request a route declares, built without the network.
 //! - [`credentials`]: per-call secrets from a [`CredentialProvider`], never printed.
+//! - [`oauth`]: OAuth 2 access tokens, cached and renewed single-flight; `charter auth login`.
 //! - [`response`]: API errors, envelopes, projection, non-text bodies.
 //! - [`pagination`]: [`next_page`], so a host or agent can walk a list (never looped silently).
 
 pub mod credentials;
 pub mod executor;
 pub mod lazy;
+pub mod oauth;
 pub mod pagination;
 pub mod request;
 pub mod response;
 
 pub use credentials::{
-    AsyncFnCredentials, CredentialProvider, CredentialQuery, EnvCredentials, FnCredentials, Secret,
-    StaticCredentials, from_async_fn, from_fn,
+    AsyncFnCredentials, CredentialKind, CredentialProvider, CredentialQuery, EnvCredentials,
+    FirstOf, FnCredentials, Secret, StaticCredentials, first_of, from_async_fn, from_fn,
 };
 pub use executor::{DEFAULT_TIMEOUT, HttpExecutor, HttpExecutorBuilder};
 pub use lazy::LazyHttp;

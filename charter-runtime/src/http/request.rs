@@ -177,7 +177,12 @@ pub fn auth_header(
             reqwest::header::AUTHORIZATION,
             format!("Bearer {}", secret.expose()),
         ),
-        Auth::Header { name, prefix, .. } => {
+        Auth::Header { name, prefix, .. }
+        | Auth::OAuth2(crate::table::OAuth2 {
+            header: name,
+            prefix,
+            ..
+        }) => {
             let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
                 declaration(format!(
                     "the auth header name `{name}` is not a valid HTTP header name"

@@ -7,6 +7,8 @@ use super::*;
 pub(crate) use values::suggest;
 use values::*;
 
+pub(super) mod oauth;
+
 /// Where a [`Spec`] sits, which decides the keys it may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
@@ -184,7 +186,7 @@ fn auth(s: &mut Sink, node: &Node) -> AuthDecl {
         s,
         node,
         "`auth`",
-        &["scheme", "env", "header", "prefix"],
+        &["scheme", "env", "header", "prefix", "oauth2"],
         &no_misplaced,
     ) else {
         return a;
@@ -207,6 +209,7 @@ fn auth(s: &mut Sink, node: &Node) -> AuthDecl {
             "env" => a.env = string(s, value, "auth.env"),
             "header" => a.header = string(s, value, "auth.header"),
             "prefix" => a.prefix = string(s, value, "auth.prefix"),
+            "oauth2" => a.oauth2 = oauth::lower(s, value),
             _ => {}
         }
     }

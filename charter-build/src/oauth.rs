@@ -1,0 +1,144 @@
+//! The resolved `auth.oauth2` of a checked pack and the `OAuth2` static it becomes.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::pack::{ClientAuthDecl, GrantDecl, OAuth2Decl};
+
+/// `auth.oauth2`, resolved: empty strings for what is not declared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuth2Model {
+    /// The header the token goes in.
+    pub header: String,
+    /// Text before the token.
+    pub prefix: String,
+    /// The variable holding a ready access token (may be empty).
+    pub access_token_env: String,
+    /// `refresh_token` or `client_credentials`.
+    pub grant: GrantDecl,
+    /// The token endpoint.
+    pub token_url: String,
+    /// `CHARTER_<PACK>_TOKEN_URL`.
+    pub token_url_env: String,
+    /// The authorization endpoint.
+    pub authorization_url: String,
+    /// `CHARTER_<PACK>_AUTHORIZATION_URL`.
+    pub authorization_url_env: String,
+    /// (placeholder, variable, default).
+    pub url_vars: Vec<(String, String, String)>,
+    /// The client id variable.
+    pub client_id_env: String,
+    /// The client secret variable.
+    pub client_secret_env: String,
+    /// The refresh token variable.
+    pub refresh_token_env: String,
+    /// Scopes.
+    pub scopes: Vec<String>,
+    /// `body` or `basic`.
+    pub client_auth: ClientAuthDecl,
+    /// Extra authorization URL parameters.
+    pub authorization_params: Vec<(String, String)>,
+}
+
+/// The variable overriding one of a pack's OAuth 2 endpoints: `CHARTER_<PACK>_<WHAT>_URL`.
+pub fn endpoint_env(label: &str, what: &str) -> String {
+    format!(
+        "CHARTER_{}_{what}_URL",
+        label.to_ascii_uppercase().replace('-', "_")
+    )
+}
+
+/// Resolves a checked declaration; `header`/`prefix` say how the scheme sends the token.
+pub fn model(
+    label: &str,
+    d: &OAuth2Decl,
+    header: String,
+    prefix: String,
+    access_token_env: String,
+) -> OAuth2Model {
+    let text = |v: &Option<crate::pack::Sp<String>>| {
+        v.as_ref().map_or_else(String::new, |v| v.value.clone())
+    };
+    OAuth2Model {
+        header,
+        prefix,
+        access_token_env,
+        grant: d
+            .grant
+            .as_ref()
+            .map_or(GrantDecl::RefreshToken, |g| g.value),
+        token_url: text(&d.token_url),
+        token_url_env: endpoint_env(label, "TOKEN"),
+        authorization_url: text(&d.authorization_url),
+        authorization_url_env: endpoint_env(label, "AUTHORIZATION"),
+        url_vars: d
+            .url_vars
+            .iter()
+            .map(|v| (v.name.value.clone(), text(&v.env), text(&v.default)))
+            .collect(),
+        client_id_env: text(&d.client_id_env),
+        client_secret_env: text(&d.client_secret_env),
+        refresh_token_env: text(&d.refresh_token_env),
+        scopes: d.scopes.iter().map(|s| s.value.clone()).collect(),
+        client_auth: d
+            .client_auth
+            .as_ref()
+            .map_or(ClientAuthDecl::Body, |c| c.value),
+        authorization_params: d
+            .authorization_params
+            .iter()
+            .map(|(k, v)| (k.value.clone(), v.value.clone()))
+            .collect(),
+    }
+}
+
+/// `static OAUTH2: OAuth2 = OAuth2 { ... };` (the runtime's table types are in scope).
+pub fn generate(m: &OAuth2Model) -> TokenStream {
+    let OAuth2Model {
+        header,
+        prefix,
+        access_token_env,
+        token_url,
+        token_url_env,
+        authorization_url,
+        authorization_url_env,
+        client_id_env,
+        client_secret_env,
+        refresh_token_env,
+        scopes,
+        ..
+    } = m;
+    let grant = match m.grant {
+        GrantDecl::RefreshToken => quote!(Grant::RefreshToken),
+        GrantDecl::ClientCredentials => quote!(Grant::ClientCredentials),
+    };
+    let client_auth = match m.client_auth {
+        ClientAuthDecl::Body => quote!(ClientAuth::Body),
+        ClientAuthDecl::Basic => quote!(ClientAuth::Basic),
+    };
+    let url_vars = m
+        .url_vars
+        .iter()
+        .map(|(name, env, default)| quote!(UrlVar { name: #name, env: #env, default: #default }));
+    let params = m.authorization_params.iter().map(|(k, v)| quote!((#k, #v)));
+    quote! {
+        /// Where this pack's OAuth 2 access tokens come from.
+        static OAUTH2: OAuth2 = OAuth2 {
+            header: #header,
+            prefix: #prefix,
+            access_token_env: #access_token_env,
+            grant: #grant,
+            token_url: #token_url,
+            token_url_env: #token_url_env,
+            authorization_url: #authorization_url,
+            authorization_url_env: #authorization_url_env,
+            url_vars: &[#(#url_vars),*],
+            client_id_env: #client_id_env,
+            client_secret_env: #client_secret_env,
+            refresh_token_env: #refresh_token_env,
+            scopes: &[#(#scopes),*],
+            client_auth: #client_auth,
+            authorization_params: &[#(#params),*],
+        };
+    }
+}

@@ -1,0 +1,208 @@
+//! The access-token cache: one slot per credential and end user, renewed by one request at a
+//! time (single flight).
+//!
+//! A caller locks its slot: a fresh token is returned at once; otherwise the caller fetches a
+//! new one while holding the lock, so every concurrent caller waits for that one request and
+//! then reads its result. A failure is shared the same way: callers that queued behind a failed
+//! request get its error instead of each sending another request to an endpoint that just
+//! failed.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::http::credentials::Secret;
+use crate::table::Grant;
+
+use super::token::{Fresh, TokenFailure};
+
+/// How long before its announced expiry a token is renewed: a tenth of its lifetime, at most a
+/// minute (an hour-long Google token is renewed 59 minutes in).
+const MAX_MARGIN: Duration = Duration::from_secs(60);
+
+/// Past this many slots, idle slots without a usable token are dropped on insertion.
+const TIDY_ABOVE: usize = 4096;
+
+/// What identifies one access token: who it is for and everything that obtained it. The user is
+/// part of the key, and so is the refresh token (or client secret) itself, so one user's token
+/// never serves another, even through a provider that answers the same variable per user.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct CacheKey {
+    pub(crate) user: Option<String>,
+    pub(crate) token_url: String,
+    pub(crate) client_id: String,
+    pub(crate) grant: Grant,
+    pub(crate) scopes: &'static [&'static str],
+    pub(crate) credential: Option<Secret>,
+}
+
+impl fmt::Debug for CacheKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CacheKey")
+            .field("user", &self.user)
+            .field("token_url", &self.token_url)
+            .field("grant", &self.grant)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Every slot of one executor.
+#[derive(Default)]
+pub(crate) struct TokenCache {
+    slots: Mutex<HashMap<CacheKey, Arc<Slot>>>,
+}
+
+impl fmt::Debug for TokenCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.slots.lock().map(|s| s.len()).unwrap_or(0);
+        write!(f, "TokenCache({n} slots)")
+    }
+}
+
+impl TokenCache {
+    /// The slot for `key`, created empty on first use.
+    pub(crate) fn slot(&self, key: CacheKey) -> Arc<Slot> {
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(slot) = slots.get(&key) {
+            return slot.clone();
+        }
+        if slots.len() >= TIDY_ABOVE {
+            let now = Instant::now();
+            slots.retain(|_, slot| Arc::strong_count(slot) > 1 || slot.usable(now));
+        }
+        slots.entry(key).or_default().clone()
+    }
+}
+
+/// One credential's token and the lock that makes its renewal single-flight.
+#[derive(Default)]
+pub(crate) struct Slot {
+    /// How many requests this slot has sent; a waiter compares it to see whether one completed
+    /// while it waited.
+    fetches: AtomicU64,
+    state: tokio::sync::Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    token: Option<Cached>,
+    /// A refresh token the endpoint rotated in: used instead of the configured one.
+    rotated: Option<Secret>,
+    /// The last request's failure, shared with the callers that waited for it.
+    failure: Option<TokenFailure>,
+}
+
+struct Cached {
+    access: Secret,
+    renew_at: Option<Instant>,
+}
+
+impl Cached {
+    fn fresh(&self, now: Instant) -> bool {
+        self.renew_at.is_none_or(|at| now < at)
+    }
+}
+
+impl Slot {
+    /// A usable access token: the cached one unless it is due for renewal or is `stale` (the one
+    /// the API just refused), else one obtained by `fetch`, called with the rotated refresh
+    /// token if the endpoint issued one.
+    pub(crate) async fn get<F, Fut>(
+        &self,
+        stale: Option<&Secret>,
+        fetch: F,
+    ) -> Result<Secret, TokenFailure>
+    where
+        F: FnOnce(Option<Secret>) -> Fut,
+        Fut: Future<Output = Result<Fresh, TokenFailure>>,
+    {
+        let seen = self.fetches.load(Ordering::Acquire);
+        let mut state = self.state.lock().await;
+        let renewed_meanwhile = self.fetches.load(Ordering::Acquire) != seen;
+        if let Some(cached) = &state.token
+            && cached.fresh(Instant::now())
+            && (renewed_meanwhile || stale != Some(&cached.access))
+        {
+            return Ok(cached.access.clone());
+        }
+        if renewed_meanwhile && let Some(failure) = &state.failure {
+            return Err(failure.clone());
+        }
+        let started = Instant::now();
+        let result = fetch(state.rotated.clone()).await;
+        self.fetches.fetch_add(1, Ordering::AcqRel);
+        match result {
+            Ok(fresh) => {
+                if let Some(rotated) = fresh.refresh_token {
+                    state.rotated = Some(rotated);
+                }
+                let renew_at = fresh.expires_in.map(|life| started + life - margin(life));
+                state.token = Some(Cached {
+                    access: fresh.access_token.clone(),
+                    renew_at,
+                });
+                state.failure = None;
+                Ok(fresh.access_token)
+            }
+            Err(failure) => {
+                state.token = None;
+                state.failure = Some(failure.clone());
+                Err(failure)
+            }
+        }
+    }
+
+    fn usable(&self, now: Instant) -> bool {
+        match self.state.try_lock() {
+            Ok(state) => state.token.as_ref().is_some_and(|t| t.fresh(now)),
+            Err(_) => true,
+        }
+    }
+}
+
+fn margin(lifetime: Duration) -> Duration {
+    (lifetime / 10).min(MAX_MARGIN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_hour_long_token_is_renewed_a_minute_early_a_short_one_a_tenth_early() {
+        assert_eq!(margin(Duration::from_secs(3600)), Duration::from_secs(60));
+        assert_eq!(margin(Duration::from_secs(2)), Duration::from_millis(200));
+    }
+
+    #[tokio::test]
+    async fn a_refused_token_is_renewed_once_and_waiters_share_a_failure() {
+        let slot = Slot::default();
+        let fresh = |t: &str| Fresh {
+            access_token: Secret::new(t),
+            expires_in: Some(Duration::from_secs(3600)),
+            refresh_token: None,
+        };
+        let a = slot
+            .get(None, |_| async { Ok(fresh("tok-a")) })
+            .await
+            .unwrap();
+        // Cached: the fetch is not called.
+        let again = slot.get(None, |_| async { unreachable!() }).await.unwrap();
+        assert_eq!(again, a);
+        // The API refused tok-a: renewed.
+        let b = slot
+            .get(Some(&a), |_| async { Ok(fresh("tok-b")) })
+            .await
+            .unwrap();
+        assert_eq!(b.expose(), "tok-b");
+        let failed = slot
+            .get(Some(&b), |_| async {
+                Err(TokenFailure::TimedOut(Duration::from_secs(1)))
+            })
+            .await;
+        assert!(failed.is_err());
+    }
+}

