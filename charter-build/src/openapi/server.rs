@@ -48,7 +48,7 @@ pub(crate) fn base_url(
     let at_run_time = |why: String| {
         let env = crate::model::base_url_env(label);
         BaseUrl {
-            url: crate::model::base_url_at_run_time(label),
+            url: charter_terms::names::base_url_at_run_time(label),
             note: Some(format!(
                 "{why}: the base URL is required at run time in {env} (or import with `--base-url`)"
             )),

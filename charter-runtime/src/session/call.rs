@@ -263,7 +263,7 @@ fn run_found<'a>(
         let outcome = session
             .call_found(&call.name, call.arguments.clone(), ctx)
             .await;
-        super::dispatch::call_result(&call.id, outcome)
+        super::call_result(&call.id, outcome)
     })
 }
 

@@ -191,28 +191,6 @@ fn answer<'a>(
         let outcome = session
             .dispatch(&call.name, call.arguments.clone(), ctx)
             .await;
-        call_result(&call.id, outcome)
+        super::call_result(&call.id, outcome)
     })
-}
-
-/// A call's outcome as the scheduler's result under `id`: the output, or a charter error's
-/// message with `is_error` (its reader is the model).
-pub(super) fn call_result(
-    id: &str,
-    outcome: Result<ToolOutput, CharterError>,
-) -> crate::scheduler::CallResult {
-    match outcome {
-        Ok(output) => crate::scheduler::CallResult {
-            id: id.to_owned(),
-            content: output.text,
-            structured: output.structured,
-            is_error: false,
-        },
-        Err(error) => crate::scheduler::CallResult {
-            id: id.to_owned(),
-            content: error.to_string(),
-            structured: None,
-            is_error: true,
-        },
-    }
 }

@@ -354,3 +354,25 @@ fn _assert_send_sync() {
     fn check<T: Send + Sync>() {}
     check::<ToolSession>();
 }
+
+/// A call's outcome as the scheduler's result under `id`: the output, or a charter error's
+/// message with `is_error` (its reader is the model).
+fn call_result(
+    id: &str,
+    outcome: Result<ToolOutput, CharterError>,
+) -> crate::scheduler::CallResult {
+    match outcome {
+        Ok(output) => crate::scheduler::CallResult {
+            id: id.to_owned(),
+            content: output.text,
+            structured: output.structured,
+            is_error: false,
+        },
+        Err(error) => crate::scheduler::CallResult {
+            id: id.to_owned(),
+            content: error.to_string(),
+            structured: None,
+            is_error: true,
+        },
+    }
+}

