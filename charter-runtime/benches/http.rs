@@ -69,7 +69,7 @@ const fn tool(name: &'static str, input: &'static ObjectShape, route: &'static R
         pack: route.pack.label,
         tool: name,
         description: "A tool.",
-        annotations: route.method.default_annotations(),
+        annotations: charter_runtime::Annotations::for_method(route.method),
         mode: None,
         input,
         views: &[],

@@ -558,52 +558,9 @@ pub enum Envelope {
     },
 }
 
-/// The HTTP methods a tool may use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Method {
-    /// GET
-    Get,
-    /// HEAD
-    Head,
-    /// POST
-    Post,
-    /// PUT
-    Put,
-    /// PATCH
-    Patch,
-    /// DELETE
-    Delete,
-}
-
-impl Method {
-    /// The method as it goes on the wire.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Method::Get => "GET",
-            Method::Head => "HEAD",
-            Method::Post => "POST",
-            Method::Put => "PUT",
-            Method::Patch => "PATCH",
-            Method::Delete => "DELETE",
-        }
-    }
-
-    /// The annotations docs/design.md §2 derives from the method (every HTTP tool is open-world).
-    pub const fn default_annotations(self) -> Annotations {
-        let (read_only, idempotent, destructive) = match self {
-            Method::Get | Method::Head => (true, true, false),
-            Method::Put => (false, true, false),
-            Method::Delete => (false, true, true),
-            Method::Post | Method::Patch => (false, false, false),
-        };
-        Annotations {
-            read_only,
-            idempotent,
-            destructive,
-            open_world: true,
-        }
-    }
-}
+/// The HTTP methods a tool may use (the rule lives in `charter-terms`, beside the annotation
+/// defaults each implies: [`Annotations::for_method`]).
+pub use charter_terms::http::Method;
 
 /// How the body is encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

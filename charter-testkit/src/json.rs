@@ -160,7 +160,7 @@ fn tool_def(
             (Exec::Rust(handler), None)
         }
     };
-    let mut annotations = method.map(Method::default_annotations).unwrap_or_default();
+    let mut annotations = method.map(Annotations::for_method).unwrap_or_default();
     if let Some(a) = spec.get("annotations") {
         let flag = |k: &str, d: bool| a.get(k).and_then(Value::as_bool).unwrap_or(d);
         annotations = Annotations {

@@ -314,7 +314,7 @@ pub const fn tool(
         pack: route.pack.label,
         tool: name,
         description: "A tool.",
-        annotations: route.method.default_annotations(),
+        annotations: charter_runtime::Annotations::for_method(route.method),
         mode: None,
         input: fields,
         views: &[],
