@@ -387,14 +387,13 @@ fn push_pair(out: &mut String, key: &str, value: impl FnOnce(&mut String)) {
 
 /// A scalar as percent-encoded text (null as empty).
 fn write_scalar(out: &mut String, value: &Value) {
-    use std::fmt::Write as _;
     match value {
         Value::String(s) => out.extend(utf8_percent_encode(s, VALUE)),
         Value::Null => {}
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => {
-            let _ = write!(out, "{n}");
-        }
+        // Percent-encoded too: a float's exponent may carry a `+`, which a form decoder reads
+        // as a space.
+        Value::Number(n) => out.extend(utf8_percent_encode(&n.to_string(), VALUE)),
         other => out.extend(utf8_percent_encode(&other.to_string(), VALUE)),
     }
 }
