@@ -156,7 +156,7 @@ pub fn summary(model: &PackModel) -> PackSummary {
                 method: t.method.as_str(),
                 path: t.path.clone(),
                 tokens: t.views.first().map_or(0, |v| {
-                    schema::view_schema(&model.types, &t.params, v).tokens
+                    schema::tool_view_schema(&model.types, t, v).tokens
                 }),
                 views: t.views.len(),
             })

@@ -127,6 +127,8 @@ pub struct ToolModel {
     pub pagination: Option<PaginationModel>,
     /// Timeout.
     pub timeout_ms: Option<u32>,
+    /// "At least one of" groups of parameter names (model names).
+    pub require_one_of: Vec<Vec<String>>,
     /// Redirects to follow.
     pub redirects: u8,
     /// This tool's header constants (sent after the pack's, replacing them).
@@ -616,6 +618,11 @@ fn tool(
             },
         }),
         timeout_ms: t.timeout_ms.as_ref().map(|v| v.value),
+        require_one_of: t
+            .require_one_of
+            .iter()
+            .map(|g| g.value.iter().map(|n| n.value.clone()).collect())
+            .collect(),
         redirects: t.redirects.as_ref().map_or(0, |v| v.value),
         headers: pairs(&t.headers),
         query: pairs(&t.query),

@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use crate::mode::ViewSpec;
-use crate::model::{FieldModel, Node, NodeKind, NumModel, StrModel, Ty, TypeModel};
+use crate::model::{FieldModel, Node, NodeKind, NumModel, StrModel, ToolModel, Ty, TypeModel};
 
 /// `json_tokens` of JSON text: its character count divided by 4 (docs/design.md §3; the rule is
 /// `charter_terms::tokens`).
@@ -477,6 +477,35 @@ pub fn view_schema(types: &[TypeModel], params: &[FieldModel], view: &ViewSpec) 
         paths,
         spans,
     }
+}
+
+/// A tool's view schema: [`view_schema`] plus its "at least one of" groups as an `anyOf` of
+/// `required` lists (counted in its size; property spans are unchanged, as the groups go after
+/// them).
+pub fn tool_view_schema(types: &[TypeModel], tool: &ToolModel, view: &ViewSpec) -> ViewSchema {
+    let mut schema = view_schema(types, &tool.params, view);
+    if tool.require_one_of.is_empty() {
+        return schema;
+    }
+    let groups: Vec<Value> = tool
+        .require_one_of
+        .iter()
+        .map(|g| serde_json::json!({ "required": g }))
+        .collect();
+    let member = format!(r#","anyOf":{}"#, json(&Value::Array(groups)));
+    let after = schema
+        .spans
+        .iter()
+        .flat_map(|s| [s.property.1, s.required.map_or(0, |r| r.1)])
+        .max()
+        .unwrap_or(0) as usize;
+    let at = after
+        + schema.text[after..]
+            .find(r#","additionalProperties":false"#)
+            .expect("the root schema closes its properties");
+    schema.text.insert_str(at, &member);
+    schema.tokens = tokens(&schema.text);
+    schema
 }
 
 /// The schema text of a view without the property at `path` (what [`PathCost::saves`] measures).

@@ -208,6 +208,7 @@ fn tool_def(
         annotations,
         mode,
         input,
+        require_one_of: &[],
         views,
         exec,
     })
@@ -312,6 +313,7 @@ fn shape(spec: &Value) -> Result<&'static Shape, String> {
                     Some("email") => Some(Format::Email),
                     Some("uri") => Some(Format::Uri),
                     Some("uuid") => Some(Format::Uuid),
+                    Some("base64url") => Some(Format::Base64Url),
                     Some(other) => return Err(format!("unknown format {other}")),
                 },
             }),

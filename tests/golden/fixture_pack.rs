@@ -122,6 +122,7 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -318,6 +319,7 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -796,6 +798,7 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -974,6 +977,7 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -1036,6 +1040,7 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -1107,6 +1112,7 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -1170,6 +1176,7 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -1314,6 +1321,7 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -1376,6 +1384,7 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,

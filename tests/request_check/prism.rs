@@ -108,8 +108,10 @@ impl Recorder {
         let log: Log = Arc::default();
         // The forwarding client speaks plain HTTP, but reqwest wants a TLS provider installed.
         let _ = rustls::crypto::ring::default_provider().install_default();
+        // Prism answers some operations with their documented redirect: pass it back as is.
         let client = reqwest::Client::builder()
             .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("a client");
         let state = (log.clone(), client, prism.to_owned());

@@ -203,6 +203,8 @@ pub struct Tool {
     pub hints: Vec<Sp<String>>,
     /// `timeout_ms`.
     pub timeout_ms: Option<Sp<u32>>,
+    /// `require_one_of`: "at least one of" groups of top-level parameter names.
+    pub require_one_of: Vec<Sp<Vec<Sp<String>>>>,
     /// `redirects`.
     pub redirects: Option<Sp<u8>>,
     /// `response.keep`.
@@ -312,6 +314,8 @@ pub enum FormatName {
     Uri,
     /// `uuid`
     Uuid,
+    /// `base64url`
+    Base64Url,
 }
 
 impl FormatName {
@@ -323,6 +327,7 @@ impl FormatName {
             FormatName::Email => "email",
             FormatName::Uri => "uri",
             FormatName::Uuid => "uuid",
+            FormatName::Base64Url => "base64url",
         }
     }
 }

@@ -224,6 +224,14 @@ pub fn prepare_arguments(
         Value::Object(map) => walk.object(tool.input, map, 0, narrowed),
         other => walk.issue("an object of named arguments".into(), got(other)),
     }
+    if let Value::Object(map) = &arguments {
+        let given = |name: &str| {
+            map.contains_key(name) || narrowed.iter().any(|(n, _)| *n == name)
+        };
+        if let Some(issue) = unmet_groups(tool.require_one_of, given) {
+            walk.issues.push(issue);
+        }
+    }
     walk.finish(tool.name)?;
     let Value::Object(map) = &mut arguments else {
         unreachable!("checked above")
@@ -246,6 +254,26 @@ pub fn prepare_arguments(
         return Err(missing_context(tool.name, &missing));
     }
     Ok(arguments)
+}
+
+/// The problem when no "at least one of" group is complete (every member given; `null` counts,
+/// as in the schema's `anyOf` of `required` lists), naming the groups; `None` when a group is complete or there are none.
+pub fn unmet_groups(groups: &[&[&str]], given: impl Fn(&str) -> bool) -> Option<Issue> {
+    if groups.is_empty() || groups.iter().any(|g| g.iter().all(|name| given(name))) {
+        return None;
+    }
+    let list: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            let names: Vec<String> = g.iter().map(|n| format!("`{n}`")).collect();
+            names.join(" and ")
+        })
+        .collect();
+    Some(Issue {
+        path: String::new(),
+        expected: format!("at least one of: {}", list.join(", or ")),
+        got: "none of them".into(),
+    })
 }
 
 /// Validates one value against one field as `view` shows it (used to check a pin). Returns the
