@@ -273,6 +273,7 @@ impl Gen<'_> {
                             match f {
                                 crate::pack::FormatName::DateTime => "DateTime",
                                 crate::pack::FormatName::Date => "Date",
+                                crate::pack::FormatName::DateTimeLocal => "DateTimeLocal",
                                 crate::pack::FormatName::Email => "Email",
                                 crate::pack::FormatName::Uri => "Uri",
                                 crate::pack::FormatName::Uuid => "Uuid",

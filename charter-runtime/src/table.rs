@@ -296,6 +296,9 @@ pub enum Format {
     DateTime,
     /// RFC 3339 full-date (`2026-11-30`).
     Date,
+    /// An RFC 3339 date-time whose offset may be left out (a local time, read in a time zone
+    /// given beside it: Google Calendar's `dateTime` with `timeZone`).
+    DateTimeLocal,
     /// An e-mail address.
     Email,
     /// An absolute URI.
@@ -312,6 +315,7 @@ impl Format {
         match self {
             Format::DateTime => "date-time",
             Format::Date => "date",
+            Format::DateTimeLocal => "date-time-local",
             Format::Email => "email",
             Format::Uri => "uri",
             Format::Uuid => "uuid",

@@ -310,6 +310,7 @@ fn shape(spec: &Value) -> Result<&'static Shape, String> {
                     None => None,
                     Some("date-time") => Some(Format::DateTime),
                     Some("date") => Some(Format::Date),
+                    Some("date-time-local") => Some(Format::DateTimeLocal),
                     Some("email") => Some(Format::Email),
                     Some("uri") => Some(Format::Uri),
                     Some("uuid") => Some(Format::Uuid),

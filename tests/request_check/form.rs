@@ -99,7 +99,12 @@ pub fn check(doc: &Value, op: &Value, body: &[u8]) -> Vec<Violation> {
 }
 
 fn v(location: &str, code: &str, message: String) -> Violation {
-    Violation { location: location.into(), code: code.into(), message }
+    Violation {
+        location: location.into(),
+        code: code.into(),
+        message,
+        severity: String::new(),
+    }
 }
 
 struct Walk<'a> {

@@ -14,6 +14,7 @@
 
 #![cfg(feature = "http")]
 
+mod document;
 mod form;
 mod generate;
 mod prism;
@@ -163,16 +164,22 @@ async fn run_pack(
     let dir = root().join("target/request-check");
     std::fs::create_dir_all(&dir).unwrap();
     let doc_path = dir.join(format!("{document}.json"));
-    std::fs::write(&doc_path, &doc_text).unwrap();
     let doc: Value = serde_json::from_str(&doc_text).expect("a JSON document");
-    let prism = Prism::start(prefix, &doc_path).await;
-    let recorder = Recorder::start(&prism.base).await;
-    let session = session(table, &format!("{}{}", recorder.base, local_prefix(table, &doc)));
+    std::fs::write(&doc_path, document::for_requests(&doc).to_string()).unwrap();
     let mut run = PackRun {
         label: table.pack,
         document,
         ..PackRun::default()
     };
+    let prism = match Prism::start(prefix, &doc_path).await {
+        Ok(prism) => prism,
+        Err(e) => {
+            run.rejected.push((table.pack, String::new(), e));
+            return run;
+        }
+    };
+    let recorder = Recorder::start(&prism.base).await;
+    let session = session(table, &format!("{}{}", recorder.base, local_prefix(table, &doc)));
     let ctx = CallContext::new();
     for tool in table.tools.iter().filter(|t| matches!(t.exec, Exec::Http(_))) {
         let schema: Value = serde_json::from_str(tool.views[0].schema).unwrap();
@@ -325,7 +332,11 @@ fn summary(runs: &[PackRun], quirks: &[Quirk]) -> String {
     let _ = writeln!(out, "calls: {total}");
     for (q, n) in &used {
         let quirk = &quirks[*q];
-        let kind = if quirk.kind == Kind::Document { "document" } else { "validator" };
+        let kind = match quirk.kind {
+            Kind::Document => "document",
+            Kind::Validator => "validator",
+            Kind::Open => "OPEN, this project's",
+        };
         let _ = writeln!(
             out,
             "quirk ({kind}) {} {}: {n} violation(s): {}",
@@ -342,13 +353,13 @@ fn summary(runs: &[PackRun], quirks: &[Quirk]) -> String {
     let mut shown = 0;
     for r in runs {
         for (tool, args, why) in &r.rejected {
-            if shown < 400 {
+            if shown < 2000 {
                 let _ = writeln!(out, "REFUSED {tool} {args}\n  {}", clip(why, 300));
             }
             shown += 1;
         }
         for f in &r.unexplained {
-            if shown < 400 {
+            if shown < 2000 {
                 let v = &f.violation;
                 let _ = writeln!(
                     out,

@@ -31,7 +31,7 @@ pub struct Prism {
 
 impl Prism {
     /// Starts Prism on `document` (a JSON file), waiting until it listens.
-    pub async fn start(prefix: &Path, document: &Path) -> Prism {
+    pub async fn start(prefix: &Path, document: &Path) -> Result<Prism, String> {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
@@ -62,18 +62,18 @@ impl Prism {
         if ready != Ok(true) {
             let _ = child.start_kill();
             let out = child.wait_with_output().await.expect("Prism's output");
-            panic!(
+            return Err(format!(
                 "Prism did not start on {}:\n{}",
                 document.display(),
                 String::from_utf8_lossy(&out.stderr)
-            );
+            ));
         }
         // Keep draining its log so a full pipe never blocks it.
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        Prism {
+        Ok(Prism {
             child,
             base: format!("http://127.0.0.1:{port}"),
-        }
+        })
     }
 
     pub async fn stop(mut self) {
@@ -148,7 +148,13 @@ async fn forward(
             out = out.header(name.as_str(), value.as_bytes());
         }
     }
-    let answer = out.body(body.clone()).send().await.expect("Prism answers");
+    let answer = match out.body(body.clone()).send().await {
+        Ok(answer) => answer,
+        Err(e) => {
+            let text = format!("Prism did not answer: {e}");
+            return (axum::http::StatusCode::BAD_GATEWAY, text).into_response();
+        }
+    };
     let status = answer.status().as_u16();
     let violations_header = answer
         .headers()
@@ -184,6 +190,8 @@ pub struct Violation {
     /// Prism's code (`required`, `type`, `enum`, ...) or its error type (`NO_PATH_MATCHED_ERROR`).
     pub code: String,
     pub message: String,
+    /// Prism's severity (`Error`, `Warning`); empty for the form check and Prism's errors.
+    pub severity: String,
 }
 
 /// What Prism found wrong with one exchange (none when it accepted it).
@@ -194,8 +202,9 @@ pub fn violations(x: &Exchange) -> Vec<Violation> {
     {
         out.extend(items.iter().map(violation));
     }
-    // Prism also checks the example answers it makes up; only the request is judged here.
-    out.retain(|v| !v.location.starts_with("response"));
+    // Prism also checks the example answers it makes up; only the request is judged here, and
+    // only what the description forbids (a deprecated parameter is a warning, still accepted).
+    out.retain(|v| !v.location.starts_with("response") && v.severity != "Warning");
     let kind = x.answer.get("type").and_then(Value::as_str).unwrap_or("");
     if let Some(code) = kind.strip_prefix("https://stoplight.io/prism/errors#") {
         match x.answer.get("validation") {
@@ -204,6 +213,7 @@ pub fn violations(x: &Exchange) -> Vec<Violation> {
                 location: String::new(),
                 code: code.to_owned(),
                 message: x.answer["detail"].as_str().unwrap_or("").chars().take(200).collect(),
+                severity: String::new(),
             }),
         }
     }
@@ -224,5 +234,6 @@ fn violation(item: &Value) -> Violation {
         location,
         code: item["code"].as_str().map_or(item["code"].to_string(), str::to_owned),
         message: item["message"].as_str().unwrap_or("").to_owned(),
+        severity: item["severity"].as_str().unwrap_or("").to_owned(),
     }
 }

@@ -308,6 +308,8 @@ pub enum FormatName {
     DateTime,
     /// `date`
     Date,
+    /// `date-time-local`
+    DateTimeLocal,
     /// `email`
     Email,
     /// `uri`
@@ -324,6 +326,7 @@ impl FormatName {
         match self {
             FormatName::DateTime => "date-time",
             FormatName::Date => "date",
+            FormatName::DateTimeLocal => "date-time-local",
             FormatName::Email => "email",
             FormatName::Uri => "uri",
             FormatName::Uuid => "uuid",

@@ -399,8 +399,9 @@ fn write_scalar(out: &mut String, value: &Value) {
 }
 
 /// Bracket notation with wire names at every depth: `key[sub]`, `key[0]`; values
-/// percent-encoded. An empty object or array, or null, is sent as `key=` (the form-encoding way
-/// to say "set to empty").
+/// percent-encoded. An empty object or array, or null, is sent as `key=`: Stripe documents the
+/// empty value as "unset this field", so `[]` clears a list. Packs refuse `[]` with
+/// `min_items: 1` where the API takes no empty value (docs/pack-format.md, `body_encoding`).
 fn flatten(out: &mut String, key: &mut String, value: &Value, shape: &Shape) {
     use std::fmt::Write as _;
     let shape = resolve(shape, value);

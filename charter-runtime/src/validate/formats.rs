@@ -7,6 +7,9 @@ pub(super) fn format_expected(format: Format) -> &'static str {
     match format {
         Format::DateTime => "an RFC 3339 date-time such as 2026-11-30T09:30:00Z",
         Format::Date => "a date such as 2026-11-30",
+        Format::DateTimeLocal => {
+            "an RFC 3339 date-time such as 2026-11-30T09:30:00+01:00, or 2026-11-30T09:30:00 in the given time zone"
+        }
         Format::Email => "an e-mail address such as ada@example.com",
         Format::Uri => "an absolute URI such as https://example.com/x",
         Format::Uuid => "a UUID such as 123e4567-e89b-12d3-a456-426614174000",
@@ -19,6 +22,7 @@ pub fn format_ok(format: Format, s: &str) -> bool {
     match format {
         Format::DateTime => is_date_time(s),
         Format::Date => is_date(s),
+        Format::DateTimeLocal => is_date_time(s) || is_date_time(&format!("{s}Z")),
         Format::Email => is_email(s),
         Format::Uri => is_uri(s),
         Format::Uuid => is_uuid(s),
@@ -157,6 +161,10 @@ mod tests {
         assert!(!is_uri("1http://x"));
         assert!(is_uuid("123e4567-e89b-12d3-a456-426614174000"));
         assert!(!is_uuid("123e4567e89b12d3a456426614174000"));
+        let local = |s: &str| format_ok(Format::DateTimeLocal, s);
+        assert!(local("2025-03-21T15:00:00") && local("2025-03-21T15:00:00.5+01:00"));
+        assert!(!local("0747-81-15T67:97:00") && !local("2025-02-30T15:00:00"));
+        assert!(!local("2025-03-21T15:00:00ZZ") && !local("2025-03-21T15:00"));
         assert!(is_base64url("SGVsbG8_-w"));
         assert!(is_base64url("SGVsbG8="));
         assert!(!is_base64url("SGVsbG8"[..5].as_ref()));

@@ -591,6 +591,7 @@ fn shape_key(s: &mut Sink, sp: &mut Spec, k: &str, value: &Node) -> bool {
                 &[
                     ("date-time", FormatName::DateTime),
                     ("date", FormatName::Date),
+                    ("date-time-local", FormatName::DateTimeLocal),
                     ("email", FormatName::Email),
                     ("uri", FormatName::Uri),
                     ("uuid", FormatName::Uuid),
