@@ -481,7 +481,10 @@ impl Gen<'_> {
         let (ro, id, de, ow) = (a.read_only, a.idempotent, a.destructive, a.open_world);
         let mode = opt_str(t.mode.as_deref());
         let fields = t.params.iter().map(|f| self.field(f));
-        let groups = t.require_one_of.iter().map(|g| strs(g.iter().map(String::as_str)));
+        let groups = t
+            .require_one_of
+            .iter()
+            .map(|g| strs(g.iter().map(String::as_str)));
         let schemas: Vec<ViewSchema> = t
             .views
             .iter()

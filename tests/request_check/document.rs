@@ -8,7 +8,9 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-const METHODS: [&str; 8] = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+const METHODS: [&str; 8] = [
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
 
 pub fn for_requests(doc: &Value) -> Value {
     let mut out = doc.clone();
@@ -32,7 +34,11 @@ pub fn for_requests(doc: &Value) -> Value {
     let mut todo: Vec<String> = Vec::new();
     refs(&out["paths"], &mut todo);
     if let Some(Value::Object(schemes)) = doc.pointer("/components/securitySchemes") {
-        todo.extend(schemes.keys().map(|k| format!("#/components/securitySchemes/{k}")));
+        todo.extend(
+            schemes
+                .keys()
+                .map(|k| format!("#/components/securitySchemes/{k}")),
+        );
     }
     while let Some(r) = todo.pop() {
         if keep.insert(r.clone())

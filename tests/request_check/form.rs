@@ -14,12 +14,20 @@ pub fn decode(body: &str) -> Result<Value, String> {
     let mut root = Value::Object(Map::new());
     for pair in body.split('&').filter(|p| !p.is_empty()) {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let un = |s: &str| percent_decode_str(&s.replace('+', " ")).decode_utf8_lossy().into_owned();
+        let un = |s: &str| {
+            percent_decode_str(&s.replace('+', " "))
+                .decode_utf8_lossy()
+                .into_owned()
+        };
         let (key, value) = (un(key), un(value));
-        let (head, rest) = key.split_once('[').map_or((key.as_str(), ""), |(h, r)| (h, r));
+        let (head, rest) = key
+            .split_once('[')
+            .map_or((key.as_str(), ""), |(h, r)| (h, r));
         let mut path = vec![head.to_owned()];
         for seg in rest.split('[').filter(|s| !s.is_empty()) {
-            let seg = seg.strip_suffix(']').ok_or(format!("key {key}: unbalanced brackets"))?;
+            let seg = seg
+                .strip_suffix(']')
+                .ok_or(format!("key {key}: unbalanced brackets"))?;
             path.push(seg.to_owned());
         }
         insert(&mut root, &path, Value::String(value)).map_err(|e| format!("key {key}: {e}"))?;
@@ -42,9 +50,17 @@ fn insert(node: &mut Value, path: &[String], value: Value) -> Result<(), String>
             return Err(format!("index {i} skips {}", items.len()));
         }
         if i == items.len() {
-            items.push(if rest.is_empty() { value.clone() } else { Value::Object(Map::new()) });
+            items.push(if rest.is_empty() {
+                value.clone()
+            } else {
+                Value::Object(Map::new())
+            });
         }
-        return if rest.is_empty() { Ok(()) } else { insert(&mut items[i], rest, value) };
+        return if rest.is_empty() {
+            Ok(())
+        } else {
+            insert(&mut items[i], rest, value)
+        };
     }
     if seg.is_empty() {
         return Err("`[]` is not Stripe's array spelling".into());
@@ -58,7 +74,9 @@ fn insert(node: &mut Value, path: &[String], value: Value) -> Result<(), String>
         }
         return Ok(());
     }
-    let child = map.entry(seg.clone()).or_insert_with(|| Value::Object(Map::new()));
+    let child = map
+        .entry(seg.clone())
+        .or_insert_with(|| Value::Object(Map::new()));
     insert(child, rest, value)
 }
 
@@ -70,7 +88,9 @@ pub fn operation<'d>(doc: &'d Value, method: &str, path: &str) -> Option<&'d Val
     for (template, item) in paths {
         let t: Vec<&str> = template.trim_matches('/').split('/').collect();
         let fits = t.len() == segs.len()
-            && t.iter().zip(&segs).all(|(t, s)| t.starts_with('{') || t == s);
+            && t.iter()
+                .zip(&segs)
+                .all(|(t, s)| t.starts_with('{') || t == s);
         if fits && let Some(op) = item.get(method.to_ascii_lowercase()) {
             let literal = t.iter().filter(|t| !t.starts_with('{')).count();
             // The most literal template wins (`/v1/customers/search` over `/v1/customers/{id}`).
@@ -116,7 +136,11 @@ impl Walk<'_> {
     /// Whether `value` fits `schema`, collecting violations into a scratch list.
     fn fits(&mut self, schema: &Value, value: &Value, at: &str) -> Vec<Violation> {
         let mut scratch = Vec::new();
-        Walk { doc: self.doc, out: &mut scratch }.check(schema, value, at);
+        Walk {
+            doc: self.doc,
+            out: &mut scratch,
+        }
+        .check(schema, value, at);
         scratch
     }
 
@@ -140,7 +164,8 @@ impl Walk<'_> {
                 }
             }
             let shown = clip(value);
-            self.out.push(v(at, "anyOf", format!("{shown} fits no alternative")));
+            self.out
+                .push(v(at, "anyOf", format!("{shown} fits no alternative")));
             self.out.extend(best.unwrap_or_default());
             return;
         }
@@ -151,7 +176,15 @@ impl Walk<'_> {
                 _ => e == value,
             });
             if !ok {
-                self.out.push(v(at, "enum", format!("{} is not one of {}", clip(value), clip(&Value::Array(values.clone())))));
+                self.out.push(v(
+                    at,
+                    "enum",
+                    format!(
+                        "{} is not one of {}",
+                        clip(value),
+                        clip(&Value::Array(values.clone()))
+                    ),
+                ));
             }
             return;
         }
@@ -165,21 +198,29 @@ impl Walk<'_> {
                         self.check(&items_schema, item, &format!("{at}.{i}"));
                     }
                 }
-                other => self.out.push(v(at, "type", format!("{} is not an array", clip(other)))),
+                other => self
+                    .out
+                    .push(v(at, "type", format!("{} is not an array", clip(other)))),
             },
             Some("integer") => {
                 if !text.is_some_and(|t| t.parse::<i64>().is_ok()) {
-                    self.out.push(v(at, "type", format!("{} is not a 64-bit integer", clip(value))));
+                    self.out.push(v(
+                        at,
+                        "type",
+                        format!("{} is not a 64-bit integer", clip(value)),
+                    ));
                 }
             }
             Some("number") => {
                 if !text.is_some_and(|t| t.parse::<f64>().is_ok_and(f64::is_finite)) {
-                    self.out.push(v(at, "type", format!("{} is not a number", clip(value))));
+                    self.out
+                        .push(v(at, "type", format!("{} is not a number", clip(value))));
                 }
             }
             Some("boolean") => {
                 if !matches!(text, Some("true" | "false")) {
-                    self.out.push(v(at, "type", format!("{} is not a boolean", clip(value))));
+                    self.out
+                        .push(v(at, "type", format!("{} is not a boolean", clip(value))));
                 }
             }
             Some("string") => match text {
@@ -187,10 +228,13 @@ impl Walk<'_> {
                     if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
                         && t.chars().count() as u64 > max
                     {
-                        self.out.push(v(at, "maxLength", format!("longer than {max}")));
+                        self.out
+                            .push(v(at, "maxLength", format!("longer than {max}")));
                     }
                 }
-                None => self.out.push(v(at, "type", format!("{} is not a string", clip(value)))),
+                None => self
+                    .out
+                    .push(v(at, "type", format!("{} is not a string", clip(value)))),
             },
             _ => {}
         }
@@ -198,12 +242,20 @@ impl Walk<'_> {
 
     fn object(&mut self, schema: &Value, value: &Value, at: &str) {
         let Value::Object(map) = value else {
-            return self.out.push(v(at, "type", format!("{} is not an object", clip(value))));
+            return self
+                .out
+                .push(v(at, "type", format!("{} is not an object", clip(value))));
         };
         let props = schema.get("properties").and_then(Value::as_object);
-        for name in schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+        for name in schema["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
             if !map.contains_key(name) {
-                self.out.push(v(at, "required", format!("missing `{name}`")));
+                self.out
+                    .push(v(at, "required", format!("missing `{name}`")));
             }
         }
         for (key, item) in map {
@@ -211,9 +263,11 @@ impl Walk<'_> {
             match props.and_then(|p| p.get(key)) {
                 Some(prop) => self.check(prop, item, &here),
                 None => match schema.get("additionalProperties") {
-                    Some(Value::Bool(false)) => {
-                        self.out.push(v(&here, "additionalProperties", format!("`{key}` is not a field here")))
-                    }
+                    Some(Value::Bool(false)) => self.out.push(v(
+                        &here,
+                        "additionalProperties",
+                        format!("`{key}` is not a field here"),
+                    )),
                     Some(extra @ Value::Object(_)) => self.check(extra, item, &here),
                     _ => {}
                 },

@@ -7,9 +7,9 @@
 //! Deterministic: one seeded ChaCha generator per call, so a run is reproducible from its seed.
 
 use base64::Engine as _;
+use proptest::prelude::Rng as _;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use proptest::prelude::Rng as _;
 use serde_json::{Map, Value, json};
 
 /// Which kind of call to make.
@@ -154,7 +154,9 @@ impl<'s> Gen<'s> {
         }
         // "At least one of" groups (`anyOf` of `required` lists): fill one group.
         if let Some(Value::Array(groups)) = schema.get("anyOf") {
-            let satisfied = groups.iter().any(|g| group(g).iter().all(|k| out.contains_key(*k)));
+            let satisfied = groups
+                .iter()
+                .any(|g| group(g).iter().all(|k| out.contains_key(*k)));
             if !satisfied && !groups.is_empty() {
                 let i = self.roll(groups.len() as u64) as usize;
                 for key in group(&groups[i]) {
@@ -182,7 +184,10 @@ impl<'s> Gen<'s> {
 
     fn array(&mut self, schema: &Value, depth: usize) -> Value {
         let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
-        let max = schema.get("maxItems").and_then(Value::as_u64).unwrap_or(u64::MAX);
+        let max = schema
+            .get("maxItems")
+            .and_then(Value::as_u64)
+            .unwrap_or(u64::MAX);
         let want = match self.variant {
             Variant::Minimal => 1,
             Variant::Full => 2,
@@ -211,7 +216,10 @@ impl<'s> Gen<'s> {
 
     fn string(&mut self, schema: &Value) -> String {
         let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
-        let max = schema.get("maxLength").and_then(Value::as_u64).map(|m| m as usize);
+        let max = schema
+            .get("maxLength")
+            .and_then(Value::as_u64)
+            .map(|m| m as usize);
         if let Some(format) = schema.get("format").and_then(Value::as_str) {
             return self.formatted(format);
         }

@@ -109,7 +109,12 @@ fn every_request_is_one_the_api_accepts() {
     let quirks = Arc::new(quirks::load(&root().join("openapi/validator-quirks.yaml")));
     let mut packs: Vec<(&'static Table, String)> = charter::packs::ALL
         .iter()
-        .filter(|t| settings.packs.as_ref().is_none_or(|p| p.iter().any(|l| l == t.pack)))
+        .filter(|t| {
+            settings
+                .packs
+                .as_ref()
+                .is_none_or(|p| p.iter().any(|l| l == t.pack))
+        })
         .filter_map(|t| vendored_document(t.pack).map(|d| (*t, d)))
         .collect();
     assert!(!packs.is_empty(), "no pack with a vendored description");
@@ -127,8 +132,12 @@ fn every_request_is_one_the_api_accepts() {
         let gate = Arc::new(tokio::sync::Semaphore::new(2));
         let mut tasks = Vec::new();
         for (table, document) in packs {
-            let (gate, prefix, quirks, settings) =
-                (gate.clone(), prefix.clone(), quirks.clone(), settings.clone());
+            let (gate, prefix, quirks, settings) = (
+                gate.clone(),
+                prefix.clone(),
+                quirks.clone(),
+                settings.clone(),
+            );
             tasks.push(tokio::spawn(async move {
                 let _permit = gate.acquire().await.unwrap();
                 run_pack(&prefix, table, document, &quirks, &settings).await
@@ -145,7 +154,10 @@ fn every_request_is_one_the_api_accepts() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("summary.txt"), &report).unwrap();
     println!("{report}");
-    let failures: usize = runs.iter().map(|r| r.unexplained.len() + r.rejected.len()).sum();
+    let failures: usize = runs
+        .iter()
+        .map(|r| r.unexplained.len() + r.rejected.len())
+        .sum();
     assert_eq!(
         failures, 0,
         "{failures} request(s) the API would refuse or the session refused (see above; a \
@@ -179,9 +191,16 @@ async fn run_pack(
         }
     };
     let recorder = Recorder::start(&prism.base).await;
-    let session = session(table, &format!("{}{}", recorder.base, local_prefix(table, &doc)));
+    let session = session(
+        table,
+        &format!("{}{}", recorder.base, local_prefix(table, &doc)),
+    );
     let ctx = CallContext::new();
-    for tool in table.tools.iter().filter(|t| matches!(t.exec, Exec::Http(_))) {
+    for tool in table
+        .tools
+        .iter()
+        .filter(|t| matches!(t.exec, Exec::Http(_)))
+    {
         let schema: Value = serde_json::from_str(tool.views[0].schema).unwrap();
         for &seed in &settings.seeds {
             for (i, &variant) in settings.variants.iter().enumerate() {
@@ -192,13 +211,18 @@ async fn run_pack(
                 let outcome = session.dispatch(tool.name, arguments, &ctx).await;
                 let exchanges = recorder.take();
                 if exchanges.is_empty() {
-                    let why = outcome.err().map_or("no request sent".into(), |e| e.to_string());
+                    let why = outcome
+                        .err()
+                        .map_or("no request sent".into(), |e| e.to_string());
                     run.rejected.push((tool.name, shown, why));
                     continue;
                 }
                 for x in &exchanges {
                     for v in judge(&doc, x) {
-                        match quirks.iter().position(|q| q.matches(table.pack, tool.name, &v)) {
+                        match quirks
+                            .iter()
+                            .position(|q| q.matches(table.pack, tool.name, &v))
+                        {
                             Some(q) => *run.explained.entry(q).or_default() += 1,
                             None => run.unexplained.push(Found {
                                 tool: tool.name,
@@ -219,7 +243,8 @@ async fn run_pack(
 /// Prism's violations, plus the form check's for a form body.
 fn judge(doc: &Value, x: &Exchange) -> Vec<Violation> {
     let mut found = prism::violations(x);
-    if x.content_type.starts_with("application/x-www-form-urlencoded")
+    if x.content_type
+        .starts_with("application/x-www-form-urlencoded")
         && let Some(op) = form::operation(doc, &x.method, &x.path)
     {
         for mut v in form::check(doc, op, &x.body) {
@@ -273,7 +298,10 @@ fn local_prefix(table: &Table, doc: &Value) -> String {
             .map(|u| u.path().trim_end_matches('/').to_owned())
             .unwrap_or_default()
     };
-    let server = doc["servers"][0]["url"].as_str().map(path_of).unwrap_or_default();
+    let server = doc["servers"][0]["url"]
+        .as_str()
+        .map(path_of)
+        .unwrap_or_default();
     let pack = path_of(base);
     pack.strip_prefix(&server).unwrap_or(&pack).to_owned()
 }

@@ -212,7 +212,12 @@ pub fn violations(x: &Exchange) -> Vec<Violation> {
             _ => out.push(Violation {
                 location: String::new(),
                 code: code.to_owned(),
-                message: x.answer["detail"].as_str().unwrap_or("").chars().take(200).collect(),
+                message: x.answer["detail"]
+                    .as_str()
+                    .unwrap_or("")
+                    .chars()
+                    .take(200)
+                    .collect(),
                 severity: String::new(),
             }),
         }
@@ -232,7 +237,9 @@ fn violation(item: &Value) -> Violation {
         .unwrap_or_default();
     Violation {
         location,
-        code: item["code"].as_str().map_or(item["code"].to_string(), str::to_owned),
+        code: item["code"]
+            .as_str()
+            .map_or(item["code"].to_string(), str::to_owned),
         message: item["message"].as_str().unwrap_or("").to_owned(),
         severity: item["severity"].as_str().unwrap_or("").to_owned(),
     }

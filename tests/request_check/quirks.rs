@@ -56,20 +56,29 @@ impl Quirk {
         };
         self.pack == pack
             && tool_ok
-            && self.location.as_deref().is_none_or(|l| v.location.starts_with(l))
+            && self
+                .location
+                .as_deref()
+                .is_none_or(|l| v.location.starts_with(l))
             && self.code.as_deref().is_none_or(|c| v.code == c)
-            && self.message.as_deref().is_none_or(|m| v.message.contains(m))
+            && self
+                .message
+                .as_deref()
+                .is_none_or(|m| v.message.contains(m))
     }
 }
 
 /// Reads the quirks file; a malformed file fails the check, naming the file.
 pub fn load(path: &std::path::Path) -> Vec<Quirk> {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let file: File = serde_saphyr::from_str(&text)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let file: File =
+        serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     for q in &file.quirks {
-        assert!(q.reason.len() >= 20, "{}: quirk {q:?} needs a reason", path.display());
+        assert!(
+            q.reason.len() >= 20,
+            "{}: quirk {q:?} needs a reason",
+            path.display()
+        );
     }
     file.quirks
 }

@@ -28,7 +28,10 @@ async fn refused(table: &'static Table, env: &str, name: &str, args: Value) -> S
     let stub = stub().await;
     let s = session(table, &stub.base, &[(env, "test-secret")]);
     let err = call(&s, name, args).await.unwrap_err();
-    assert!(stub.take().is_empty(), "{name}: a refused call sent a request");
+    assert!(
+        stub.take().is_empty(),
+        "{name}: a refused call sent a request"
+    );
     match err {
         CharterError::Validation(m) => m,
         other => panic!("{name}: expected a validation error, got {other:?}"),
@@ -36,7 +39,12 @@ async fn refused(table: &'static Table, env: &str, name: &str, args: Value) -> S
 }
 
 /// The one request an accepted call sent.
-async fn sent(table: &'static Table, env: &str, name: &str, args: Value) -> crate::wire_stub::Recorded {
+async fn sent(
+    table: &'static Table,
+    env: &str,
+    name: &str,
+    args: Value,
+) -> crate::wire_stub::Recorded {
     let stub = stub().await;
     let s = session(table, &stub.base, &[(env, "test-secret")]);
     call(&s, name, args).await.unwrap();
@@ -50,14 +58,26 @@ fn schema(table: &'static Table, name: &str) -> Value {
 #[tokio::test]
 async fn at_least_one_of_groups_are_checked_before_the_call_and_shown_in_the_schema() {
     let base = json!({"owner": "o", "repo": "r", "pull_number": 7});
-    let m = refused(GITHUB, "GITHUB_TOKEN", "github_pulls_request_reviewers", base.clone()).await;
+    let m = refused(
+        GITHUB,
+        "GITHUB_TOKEN",
+        "github_pulls_request_reviewers",
+        base.clone(),
+    )
+    .await;
     assert!(
         m.contains("at least one of: `reviewers`, or `team_reviewers`"),
         "{m}"
     );
     let mut with = base.clone();
     with["team_reviewers"] = json!(["core"]);
-    let r = sent(GITHUB, "GITHUB_TOKEN", "github_pulls_request_reviewers", with).await;
+    let r = sent(
+        GITHUB,
+        "GITHUB_TOKEN",
+        "github_pulls_request_reviewers",
+        with,
+    )
+    .await;
     assert_eq!(r.json(), json!({"team_reviewers": ["core"]}));
     assert_eq!(
         schema(GITHUB, "github_pulls_request_reviewers")["anyOf"],
@@ -138,7 +158,11 @@ async fn stripe_quotes_and_invoices_take_their_own_line_item_and_discount_shapes
     .await;
     assert_eq!(r.text(), "discounts[0][discount]=di_1");
     // Checkout still takes promotion codes and product_data.
-    assert!(tool(STRIPE, "stripe_checkout_sessions_create").views[0].schema.contains("promotion_code"));
+    assert!(
+        tool(STRIPE, "stripe_checkout_sessions_create").views[0]
+            .schema
+            .contains("promotion_code")
+    );
 }
 
 #[tokio::test]
@@ -146,13 +170,23 @@ async fn integers_beyond_64_bits_are_refused_at_their_path() {
     let args: Value =
         serde_json::from_str(r#"{"owner": "o", "repo": "r", "page": 9.98e37}"#).unwrap();
     let m = refused(GITHUB, "GITHUB_TOKEN", "github_issues_list", args).await;
-    assert!(m.contains("/page: expected an integer from -9223372036854775808"), "{m}");
+    assert!(
+        m.contains("/page: expected an integer from -9223372036854775808"),
+        "{m}"
+    );
     // A whole float inside the range goes out as an integer.
-    let args: Value =
-        serde_json::from_str(r#"{"owner": "o", "repo": "r", "page": 3.0}"#).unwrap();
+    let args: Value = serde_json::from_str(r#"{"owner": "o", "repo": "r", "page": 3.0}"#).unwrap();
     let r = sent(GITHUB, "GITHUB_TOKEN", "github_issues_list", args).await;
-    assert!(r.query.as_deref().unwrap().contains("page=3"), "{:?}", r.query);
-    assert!(!r.query.as_deref().unwrap().contains("page=3.0"), "{:?}", r.query);
+    assert!(
+        r.query.as_deref().unwrap().contains("page=3"),
+        "{:?}",
+        r.query
+    );
+    assert!(
+        !r.query.as_deref().unwrap().contains("page=3.0"),
+        "{:?}",
+        r.query
+    );
 }
 
 #[tokio::test]
@@ -164,13 +198,27 @@ async fn a_plus_in_a_form_value_is_percent_encoded() {
         json!({"email": "ada+test@example.com", "description": "1e+3 & more"}),
     )
     .await;
-    assert!(r.text().contains("email=ada%2Btest%40example.com"), "{}", r.text());
-    assert!(r.text().contains("description=1e%2B3%20%26%20more"), "{}", r.text());
+    assert!(
+        r.text().contains("email=ada%2Btest%40example.com"),
+        "{}",
+        r.text()
+    );
+    assert!(
+        r.text().contains("description=1e%2B3%20%26%20more"),
+        "{}",
+        r.text()
+    );
 }
 
 #[tokio::test]
 async fn required_query_strings_and_path_segments_are_not_empty() {
-    let m = refused(STRIPE, "STRIPE_API_KEY", "stripe_customers_search", json!({"query": ""})).await;
+    let m = refused(
+        STRIPE,
+        "STRIPE_API_KEY",
+        "stripe_customers_search",
+        json!({"query": ""}),
+    )
+    .await;
     assert!(m.contains("/query: expected at least 1 character"), "{m}");
     let m = refused(
         &charter::packs::gdrive::TOOLS,
@@ -179,7 +227,10 @@ async fn required_query_strings_and_path_segments_are_not_empty() {
         json!({"file_id": "f1", "mime_type": ""}),
     )
     .await;
-    assert!(m.contains("/mime_type: expected at least 1 character"), "{m}");
+    assert!(
+        m.contains("/mime_type: expected at least 1 character"),
+        "{m}"
+    );
     let s = schema(STRIPE, "stripe_customers_search");
     assert_eq!(s["properties"]["query"]["minLength"], 1);
 }

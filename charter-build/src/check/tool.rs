@@ -454,7 +454,10 @@ fn require_one_of(s: &mut Sink, tool: &Tool) {
     let mut seen: Vec<Vec<&str>> = Vec::new();
     for g in groups {
         if g.value.is_empty() {
-            s.err(g.loc, "empty group in `require_one_of`: name at least one parameter");
+            s.err(
+                g.loc,
+                "empty group in `require_one_of`: name at least one parameter",
+            );
             continue;
         }
         for name in &g.value {

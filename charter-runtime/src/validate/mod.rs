@@ -12,6 +12,8 @@
 //! session) and deployment pins, after refusing them from the model.
 
 mod formats;
+mod groups;
+mod numbers;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -21,6 +23,8 @@ use serde_json::{Map, Value};
 
 use formats::format_expected;
 pub use formats::format_ok;
+pub use groups::unmet_groups;
+use numbers::{INTEGER_RANGE, exact_integer, is_whole};
 
 use crate::context::CallContext;
 use crate::error::{CharterError, DeclarationError};
@@ -225,9 +229,7 @@ pub fn prepare_arguments(
         other => walk.issue("an object of named arguments".into(), got(other)),
     }
     if let Value::Object(map) = &arguments {
-        let given = |name: &str| {
-            map.contains_key(name) || narrowed.iter().any(|(n, _)| *n == name)
-        };
+        let given = |name: &str| map.contains_key(name) || narrowed.iter().any(|(n, _)| *n == name);
         if let Some(issue) = unmet_groups(tool.require_one_of, given) {
             walk.issues.push(issue);
         }
@@ -254,26 +256,6 @@ pub fn prepare_arguments(
         return Err(missing_context(tool.name, &missing));
     }
     Ok(arguments)
-}
-
-/// The problem when no "at least one of" group is complete (every member given; `null` counts,
-/// as in the schema's `anyOf` of `required` lists), naming the groups; `None` when a group is complete or there are none.
-pub fn unmet_groups(groups: &[&[&str]], given: impl Fn(&str) -> bool) -> Option<Issue> {
-    if groups.is_empty() || groups.iter().any(|g| g.iter().all(|name| given(name))) {
-        return None;
-    }
-    let list: Vec<String> = groups
-        .iter()
-        .map(|g| {
-            let names: Vec<String> = g.iter().map(|n| format!("`{n}`")).collect();
-            names.join(" and ")
-        })
-        .collect();
-    Some(Issue {
-        path: String::new(),
-        expected: format!("at least one of: {}", list.join(", or ")),
-        got: "none of them".into(),
-    })
 }
 
 /// Validates one value against one field as `view` shows it (used to check a pin). Returns the
@@ -709,39 +691,6 @@ fn coerce_json_string(value: &mut Value, open: char) {
         && (parsed.is_object() || parsed.is_array())
     {
         *value = parsed;
-    }
-}
-
-fn is_whole(value: &Value) -> bool {
-    match value {
-        Value::Number(n) => {
-            n.is_i64()
-                || n.is_u64()
-                || n.as_f64()
-                    .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
-        }
-        _ => false,
-    }
-}
-
-/// What an integer outside 64 bits is told: the APIs read integers as 64-bit, and a larger
-/// one would go on the wire as a float (`9.98e37`).
-const INTEGER_RANGE: &str = "an integer from -9223372036854775808 to 18446744073709551615";
-
-/// A whole number as a JSON integer (`5.0` becomes `5`), or `None` outside `i64`/`u64`.
-fn exact_integer(value: &Value) -> Option<Value> {
-    let Value::Number(n) = value else { return None };
-    if n.is_i64() || n.is_u64() {
-        return Some(value.clone());
-    }
-    let f = n.as_f64()?;
-    // 2^63 and 2^64 are exact as f64; the ranges are half-open at the top.
-    if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) {
-        Some(Value::from(f as i64))
-    } else if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
-        Some(Value::from(f as u64))
-    } else {
-        None
     }
 }
 
