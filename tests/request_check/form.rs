@@ -172,7 +172,7 @@ impl Walk<'_> {
         if let Some(Value::Array(values)) = schema.get("enum") {
             let ok = values.iter().any(|e| match (e, value) {
                 (Value::String(a), Value::String(b)) => a == b,
-                (e, Value::String(b)) => e.to_string() == *b,
+                (e, Value::String(b)) => serde_json::from_str::<Value>(b).ok().as_ref() == Some(e),
                 _ => e == value,
             });
             if !ok {
@@ -202,25 +202,20 @@ impl Walk<'_> {
                     .out
                     .push(v(at, "type", format!("{} is not an array", clip(other)))),
             },
-            Some("integer") => {
-                if !text.is_some_and(|t| t.parse::<i64>().is_ok()) {
+            Some(kind @ ("integer" | "number" | "boolean")) => {
+                let fits = text.is_some_and(|t| match kind {
+                    "integer" => t.parse::<i64>().is_ok(),
+                    "number" => t.parse::<f64>().is_ok_and(f64::is_finite),
+                    _ => matches!(t, "true" | "false"),
+                });
+                if !fits {
+                    let what = format!("{} is not a 64-bit {kind}", clip(value));
                     self.out.push(v(
                         at,
                         "type",
-                        format!("{} is not a 64-bit integer", clip(value)),
+                        what.replace("64-bit number", "number")
+                            .replace("64-bit boolean", "boolean"),
                     ));
-                }
-            }
-            Some("number") => {
-                if !text.is_some_and(|t| t.parse::<f64>().is_ok_and(f64::is_finite)) {
-                    self.out
-                        .push(v(at, "type", format!("{} is not a number", clip(value))));
-                }
-            }
-            Some("boolean") => {
-                if !matches!(text, Some("true" | "false")) {
-                    self.out
-                        .push(v(at, "type", format!("{} is not a boolean", clip(value))));
                 }
             }
             Some("string") => match text {

@@ -258,3 +258,27 @@ async fn calendar_times_and_gmail_raw_are_checked_for_real_values() {
         assert!(m.contains("/raw: expected base64url text"), "{raw}: {m}");
     }
 }
+
+#[tokio::test]
+async fn stripe_empty_lists_unset_only_where_stripe_takes_the_empty_value() {
+    // products.create takes no empty value: `[]` is refused before the call.
+    let m = refused(
+        STRIPE,
+        "STRIPE_API_KEY",
+        "stripe_products_create",
+        json!({"name": "Mug", "images": []}),
+    )
+    .await;
+    assert!(m.contains("/images: expected at least 1 item"), "{m}");
+    // products.update documents `""` as "unset": `[]` goes out as `images=`, and says so.
+    let r = sent(
+        STRIPE,
+        "STRIPE_API_KEY",
+        "stripe_products_update",
+        json!({"id": "prod_1", "images": []}),
+    )
+    .await;
+    assert_eq!(r.text(), "images=");
+    let d = tool(STRIPE, "stripe_products_update").views[0].schema;
+    assert!(d.contains("[] removes every image"), "{d}");
+}

@@ -133,7 +133,7 @@ pub(super) fn is_base64url(s: &str) -> bool {
             .bytes()
             .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
         && data.len() % 4 != 1
-        && (pad == 0 || (pad <= 2 && s.len() % 4 == 0))
+        && (pad == 0 || (pad <= 2 && s.len().is_multiple_of(4)))
 }
 
 #[cfg(test)]
