@@ -480,8 +480,8 @@ pub fn view_schema(types: &[TypeModel], params: &[FieldModel], view: &ViewSpec) 
 }
 
 /// A tool's view schema: [`view_schema`] plus its "at least one of" groups as an `anyOf` of
-/// `required` lists (counted in its size; property spans are unchanged, as the groups go after
-/// them).
+/// `required` lists, counted in its size and in what dropping each path saves (the groups stay
+/// when a path goes). Property spans are unchanged: the groups go after them.
 pub fn tool_view_schema(types: &[TypeModel], tool: &ToolModel, view: &ViewSpec) -> ViewSchema {
     let mut schema = view_schema(types, &tool.params, view);
     if tool.require_one_of.is_empty() {
@@ -493,19 +493,28 @@ pub fn tool_view_schema(types: &[TypeModel], tool: &ToolModel, view: &ViewSpec) 
         .map(|g| serde_json::json!({ "required": g }))
         .collect();
     let member = format!(r#","anyOf":{}"#, json(&Value::Array(groups)));
-    let after = schema
-        .spans
-        .iter()
-        .flat_map(|s| [s.property.1, s.required.map_or(0, |r| r.1)])
-        .max()
-        .unwrap_or(0) as usize;
-    let at = after
-        + schema.text[after..]
-            .find(r#","additionalProperties":false"#)
-            .expect("the root schema closes its properties");
-    schema.text.insert_str(at, &member);
+    with_groups(&mut schema.text, &member);
     schema.tokens = tokens(&schema.text);
+    for cost in &mut schema.paths {
+        let path: Vec<String> = cost.path.split('.').map(str::to_owned).collect();
+        let mut without = schema_without(types, &tool.params, view, &path);
+        with_groups(&mut without, &member);
+        cost.saves = schema.tokens.saturating_sub(tokens(&without));
+    }
+    schema.paths.sort_by_key(|p| std::cmp::Reverse(p.saves));
     schema
+}
+
+/// Inserts `member` before the root's closing `,"additionalProperties":false` (the last
+/// top-level member before any `$defs`).
+fn with_groups(text: &mut String, member: &str) {
+    const CLOSE: &str = r#","additionalProperties":false"#;
+    let at = match text.find(r#","$defs":"#) {
+        Some(defs) => text[..defs].rfind(CLOSE),
+        None => text.rfind(CLOSE),
+    }
+    .expect("the root schema closes its properties");
+    text.insert_str(at, member);
 }
 
 /// The schema text of a view without the property at `path` (what [`PathCost::saves`] measures).
