@@ -12,6 +12,7 @@ mod github;
 mod gmail;
 mod google_docs_forms;
 mod notion;
+mod notion_data_sources;
 mod requests;
 mod slack;
 mod stripe;
