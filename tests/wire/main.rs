@@ -6,6 +6,7 @@ mod google_stub;
 mod recording;
 mod wire_stub;
 
+mod firecrawl;
 mod gcalendar;
 mod gdrive_gsheets;
 mod github;
@@ -16,3 +17,4 @@ mod notion_data_sources;
 mod requests;
 mod slack;
 mod stripe;
+mod tavily;

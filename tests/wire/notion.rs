@@ -277,7 +277,10 @@ async fn data_sources_query_posts_the_filter_and_projects_rows() {
     let r = stub.only();
     assert_eq!(
         (r.method.as_str(), r.path.as_str()),
-        ("POST", format!("/v1/data_sources/{DATA_SOURCE}/query").as_str())
+        (
+            "POST",
+            format!("/v1/data_sources/{DATA_SOURCE}/query").as_str()
+        )
     );
     assert_eq!(
         r.query.as_deref(),
@@ -427,7 +430,11 @@ fn the_pack_is_curated() {
         );
     }
     assert!(tool(TABLE, "notion_blocks_delete").annotations.destructive);
-    assert!(tool(TABLE, "notion_comments_delete").annotations.destructive);
+    assert!(
+        tool(TABLE, "notion_comments_delete")
+            .annotations
+            .destructive
+    );
     assert!(
         tool(TABLE, "notion_pages_markdown_update")
             .annotations

@@ -24,7 +24,14 @@ fn notion(stub: &Stub) -> charter::ToolSession {
 }
 
 fn get(tool: &'static str, args: Value, path: String, query: Option<&'static str>) -> Expect {
-    Expect { tool, args, method: "GET", path, query, body: None }
+    Expect {
+        tool,
+        args,
+        method: "GET",
+        path,
+        query,
+        body: None,
+    }
 }
 
 /// A write: its arguments are the body plus the path arguments.
@@ -38,7 +45,14 @@ fn write(
     let mut args = body.clone();
     let map = args.as_object_mut().unwrap();
     map.extend(path_args.as_object().unwrap().clone());
-    Expect { tool, args, method, path, query: None, body: Some(body) }
+    Expect {
+        tool,
+        args,
+        method,
+        path,
+        query: None,
+        body: Some(body),
+    }
 }
 
 #[tokio::test]
@@ -164,12 +178,20 @@ async fn pages_data_sources_and_databases_send_the_2026_requests() {
             "/v1/views".into(),
             Some("database_id=248104cd477e80fdb757e945d38000bd&page_size=5"),
         ),
-        get("notion_views_get", json!({"view_id": "v1"}), "/v1/views/v1".into(), None),
+        get(
+            "notion_views_get",
+            json!({"view_id": "v1"}),
+            "/v1/views/v1".into(),
+            None,
+        ),
     ];
     expect_requests(
         &stub,
         &s,
-        &[("authorization", &format!("Bearer {TOKEN}")), ("notion-version", VERSION)],
+        &[
+            ("authorization", &format!("Bearer {TOKEN}")),
+            ("notion-version", VERSION),
+        ],
         cases,
     )
     .await;
@@ -192,7 +214,12 @@ async fn comments_uploads_emojis_and_tasks_send_exact_requests() {
                 "display_name": {"type": "custom", "custom": {"name": "Release bot"}}
             }),
         ),
-        get("notion_comments_get", json!({"comment_id": "c1"}), "/v1/comments/c1".into(), None),
+        get(
+            "notion_comments_get",
+            json!({"comment_id": "c1"}),
+            "/v1/comments/c1".into(),
+            None,
+        ),
         write(
             "notion_comments_update",
             "PATCH",
@@ -223,7 +250,12 @@ async fn comments_uploads_emojis_and_tasks_send_exact_requests() {
             query: None,
             body: None,
         },
-        get("notion_file_uploads_get", json!({"file_upload_id": "f1"}), "/v1/file_uploads/f1".into(), None),
+        get(
+            "notion_file_uploads_get",
+            json!({"file_upload_id": "f1"}),
+            "/v1/file_uploads/f1".into(),
+            None,
+        ),
         get(
             "notion_file_uploads_list",
             json!({"status": "uploaded", "page_size": 20}),
@@ -236,12 +268,20 @@ async fn comments_uploads_emojis_and_tasks_send_exact_requests() {
             "/v1/custom_emojis".into(),
             Some("name=shipit"),
         ),
-        get("notion_async_tasks_get", json!({"task_id": "t1"}), "/v1/async_tasks/t1".into(), None),
+        get(
+            "notion_async_tasks_get",
+            json!({"task_id": "t1"}),
+            "/v1/async_tasks/t1".into(),
+            None,
+        ),
     ];
     expect_requests(
         &stub,
         &s,
-        &[("authorization", &format!("Bearer {TOKEN}")), ("notion-version", VERSION)],
+        &[
+            ("authorization", &format!("Bearer {TOKEN}")),
+            ("notion-version", VERSION),
+        ],
         cases,
     )
     .await;
@@ -269,7 +309,10 @@ async fn templates_views_and_uploads_page_by_cursor_and_are_projected() {
     .await;
     let s = notion(&stub);
     for (tool, args) in [
-        ("notion_data_sources_templates_list", json!({"data_source_id": DATA_SOURCE})),
+        (
+            "notion_data_sources_templates_list",
+            json!({"data_source_id": DATA_SOURCE}),
+        ),
         ("notion_views_list", json!({"data_source_id": DATA_SOURCE})),
         ("notion_file_uploads_list", json!({})),
     ] {
@@ -280,7 +323,10 @@ async fn templates_views_and_uploads_page_by_cursor_and_are_projected() {
         assert_eq!(next_page(route(TABLE, tool), &next, &last), None, "{tool}");
         let log = stub.take();
         assert_eq!(log.len(), 2);
-        assert!(log[1].query.as_deref().unwrap().contains("start_cursor=c2"), "{tool}");
+        assert!(
+            log[1].query.as_deref().unwrap().contains("start_cursor=c2"),
+            "{tool}"
+        );
         match tool {
             "notion_data_sources_templates_list" => assert_eq!(
                 first,
@@ -303,16 +349,34 @@ async fn malformed_edits_are_refused_before_sending() {
     let s = notion(&stub);
     for (tool, args) in [
         // The edit kind is required and named.
-        ("notion_pages_markdown_update", json!({"page_id": PAGE, "replace_content": {"new_str": "x"}})),
-        ("notion_pages_markdown_update", json!({"page_id": PAGE, "type": "rewrite"})),
+        (
+            "notion_pages_markdown_update",
+            json!({"page_id": PAGE, "replace_content": {"new_str": "x"}}),
+        ),
+        (
+            "notion_pages_markdown_update",
+            json!({"page_id": PAGE, "type": "rewrite"}),
+        ),
         // Block position has three kinds.
-        ("notion_blocks_children_append", json!({"block_id": PAGE, "children": [], "position": {"type": "middle"}})),
+        (
+            "notion_blocks_children_append",
+            json!({"block_id": PAGE, "children": [], "position": {"type": "middle"}}),
+        ),
         // The 2022 spelling is gone.
-        ("notion_pages_update", json!({"page_id": PAGE, "archived": true})),
+        (
+            "notion_pages_update",
+            json!({"page_id": PAGE, "archived": true}),
+        ),
         // A data source belongs to a database.
-        ("notion_data_sources_create", json!({"parent": {"page_id": PAGE}, "properties": {}})),
+        (
+            "notion_data_sources_create",
+            json!({"parent": {"page_id": PAGE}, "properties": {}}),
+        ),
         ("notion_file_uploads_list", json!({"status": "done"})),
-        ("notion_pages_move", json!({"page_id": PAGE, "parent": {"database_id": DATABASE}})),
+        (
+            "notion_pages_move",
+            json!({"page_id": PAGE, "parent": {"database_id": DATABASE}}),
+        ),
     ] {
         let err = call(&s, tool, args.clone()).await.unwrap_err();
         assert!(err.is_validation(), "{tool} {args}: {err:?}");

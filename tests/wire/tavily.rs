@@ -1,0 +1,173 @@
+//! The `tavily` pack's research, logs and organization tools on the wire: exact requests (bearer
+//! key, snake_case JSON) against a recording axum server on 127.0.0.1, the research report's
+//! projection, Tavily's error answers, and arguments refused before sending. Search, extract,
+//! crawl, map and usage are covered in `requests.rs`.
+
+#![cfg(feature = "pack-tavily")]
+
+use crate::wire_stub as stub;
+
+use charter::CharterError;
+use serde_json::json;
+use stub::{Expect, Stub, call, check_curated, expect_requests, session, tool};
+
+const KEY: &str = "tvly-0123456789abcdef";
+const TABLE: &charter::table::Table = &charter::packs::tavily::TOOLS;
+const REQUEST: &str = "123e4567-e89b-12d3-a456-426614174111";
+
+fn tavily(stub: &Stub) -> charter::ToolSession {
+    session(TABLE, &stub.base, &[("TAVILY_API_KEY", KEY)])
+}
+
+fn post(tool: &'static str, path: &str, body: serde_json::Value) -> Expect {
+    Expect {
+        tool,
+        args: body.clone(),
+        method: "POST",
+        path: path.into(),
+        query: None,
+        body: Some(body),
+    }
+}
+
+#[tokio::test]
+async fn research_logs_and_org_usage_send_exact_requests() {
+    let stub = Stub::start(|_| (200, json!({"request_id": REQUEST, "status": "pending"}))).await;
+    let s = tavily(&stub);
+    let cases = vec![
+        post(
+            "tavily_research_create",
+            "/research",
+            json!({
+                "input": "How did EU battery regulation change in 2026?",
+                "model": "pro",
+                "output_schema": {"properties": {"changes": {"type": "array", "items": {"type": "string"}}}},
+                "citation_format": "apa",
+                "output_length": "short",
+                "include_domains": ["ec.europa.eu"],
+                "exclude_domains": ["reddit.com"]
+            }),
+        ),
+        Expect {
+            tool: "tavily_research_get",
+            args: json!({"request_id": REQUEST}),
+            method: "GET",
+            path: format!("/research/{REQUEST}"),
+            query: None,
+            body: None,
+        },
+        post(
+            "tavily_logs",
+            "/logs",
+            json!({"limit": 50, "start_date": "2026-08-01", "end_date": "2026-08-07",
+                   "endpoints": ["search", "research"], "project_id": "p1", "filter_by_api_key": true}),
+        ),
+        // Every field is optional, and Tavily wants a JSON body even then.
+        post("tavily_logs", "/logs", json!({})),
+        post(
+            "tavily_org_usage",
+            "/org-usage",
+            json!({"organization_name": "Acme Inc", "start_date": "2026-05-01", "depth": "advanced"}),
+        ),
+        post(
+            "tavily_search",
+            "/search",
+            json!({"query": "rust release", "search_depth": "ultra-fast"}),
+        ),
+    ];
+    expect_requests(
+        &stub,
+        &s,
+        &[("authorization", &format!("Bearer {KEY}"))],
+        cases,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_finished_report_keeps_its_content_and_sources() {
+    let stub = Stub::start(|_| {
+        (200, json!({
+            "request_id": REQUEST, "created_at": "2026-08-01T10:00:00Z", "completed_at": "2026-08-01T10:01:30Z",
+            "status": "completed", "content": "# Findings\n\nThe regulation [1] ...",
+            "sources": [{"title": "Battery Regulation", "url": "https://ec.europa.eu/x", "favicon": "https://ec.europa.eu/f.ico"}],
+            "response_time": 90.1
+        }))
+    })
+    .await;
+    let s = tavily(&stub);
+    let out = call(&s, "tavily_research_get", json!({"request_id": REQUEST}))
+        .await
+        .unwrap();
+    assert_eq!(
+        out,
+        json!({
+            "request_id": REQUEST, "status": "completed", "created_at": "2026-08-01T10:00:00Z",
+            "completed_at": "2026-08-01T10:01:30Z", "content": "# Findings\n\nThe regulation [1] ...",
+            "sources": [{"title": "Battery Regulation", "url": "https://ec.europa.eu/x"}]
+        })
+    );
+}
+
+#[tokio::test]
+async fn tavily_errors_are_api_errors_and_bad_arguments_are_refused() {
+    let stub = Stub::start(|_| {
+        (
+            403,
+            json!({"detail": {"error": "This endpoint requires a paid plan or pay-as-you-go."}}),
+        )
+    })
+    .await;
+    let s = tavily(&stub);
+    let err = call(&s, "tavily_logs", json!({"limit": 5}))
+        .await
+        .unwrap_err();
+    let CharterError::Api(api) = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        (api.status, api.method, api.url_template),
+        (403, "POST", "/logs")
+    );
+    assert!(api.body.contains("paid plan"), "{}", api.body);
+    assert!(!err.to_string().contains(KEY));
+    stub.take();
+    for (name, args) in [
+        (
+            "tavily_research_create",
+            json!({"input": "x", "model": "ultra"}),
+        ),
+        ("tavily_research_create", json!({"model": "mini"})),
+        ("tavily_logs", json!({"endpoints": ["usage"]})),
+        ("tavily_logs", json!({"start_date": "last week"})),
+        ("tavily_org_usage", json!({"start_date": "2026-05-01"})),
+    ] {
+        let err = call(&s, name, args.clone()).await.unwrap_err();
+        assert!(err.is_validation(), "{name} {args}: {err:?}");
+    }
+    assert!(stub.take().is_empty(), "nothing was sent");
+}
+
+#[test]
+fn the_pack_is_curated() {
+    check_curated(TABLE, 9, 1200, &["api_key", "stream"]);
+    for name in [
+        "tavily_search",
+        "tavily_extract",
+        "tavily_crawl",
+        "tavily_map",
+        "tavily_logs",
+        "tavily_org_usage",
+    ] {
+        let a = tool(TABLE, name).annotations;
+        assert!(
+            a.read_only && a.idempotent,
+            "{name}: a POST that only reads"
+        );
+    }
+    let a = tool(TABLE, "tavily_research_create").annotations;
+    assert!(
+        !a.read_only && !a.idempotent,
+        "each call starts a paid task"
+    );
+}
