@@ -9,10 +9,12 @@
 
 use crate::wire_stub as stub;
 
-use charter::CharterError;
 use charter::http::next_page;
 use serde_json::{Value, json};
-use stub::{Expect, Stub, call, check_curated, expect_requests, route, session, tool};
+use stub::{
+    Expect, Stub, call, check_curated, expect_api_error, expect_refused, expect_requests, route,
+    session, tool,
+};
 
 const KEY: &str = "fc-0123456789abcdef";
 const TABLE: &charter::table::Table = &charter::packs::firecrawl::TOOLS;
@@ -48,6 +50,12 @@ fn delete(tool: &'static str, args: Value, path: String) -> Expect {
         query: None,
         body: None,
     }
+}
+
+/// Every case's exact request, each with the bearer key.
+async fn expect_firecrawl_requests(stub: &Stub, s: &charter::ToolSession, cases: Vec<Expect>) {
+    let bearer = format!("Bearer {KEY}");
+    expect_requests(stub, s, &[("authorization", bearer.as_str())], cases).await;
 }
 
 /// A write whose arguments (snake_case) produce `body` (the wire's camelCase).
@@ -146,13 +154,7 @@ async fn job_results_feedback_agent_and_research_send_exact_requests() {
             ),
         ),
     ];
-    expect_requests(
-        &stub,
-        &s,
-        &[("authorization", &format!("Bearer {KEY}"))],
-        cases,
-    )
-    .await;
+    expect_firecrawl_requests(&stub, &s, cases).await;
 }
 
 #[tokio::test]
@@ -320,13 +322,7 @@ async fn browser_sessions_monitors_and_team_send_exact_requests() {
             Some(json!({"question": "How do I crawl only the blog?"})),
         ),
     ];
-    expect_requests(
-        &stub,
-        &s,
-        &[("authorization", &format!("Bearer {KEY}"))],
-        cases,
-    )
-    .await;
+    expect_firecrawl_requests(&stub, &s, cases).await;
 }
 
 #[tokio::test]
@@ -377,51 +373,49 @@ async fn firecrawl_errors_are_api_errors_and_bad_arguments_are_refused() {
     })
     .await;
     let s = firecrawl(&stub);
-    let err = call(&s, "firecrawl_monitor_run", json!({"monitor_id": MONITOR}))
-        .await
-        .unwrap_err();
-    let CharterError::Api(api) = &err else {
-        panic!("{err:?}")
-    };
-    assert_eq!(
-        (api.status, api.method, api.url_template),
-        (402, "POST", "/monitor/{monitor_id}/run")
-    );
-    assert!(api.body.contains("Insufficient credits"), "{}", api.body);
-    assert!(!err.to_string().contains(KEY));
+    expect_api_error(
+        &s,
+        "firecrawl_monitor_run",
+        json!({"monitor_id": MONITOR}),
+        (402, "POST", "/monitor/{monitor_id}/run"),
+        "Insufficient credits",
+        KEY,
+    )
+    .await;
     stub.take();
 
-    for (name, args) in [
-        (
-            "firecrawl_agent_status",
-            json!({"job_id": "../team/credit-usage"}),
-        ),
-        (
-            "firecrawl_monitor_create",
-            json!({"name": "x", "schedule": {"text": "hourly"}, "targets": [{"type": "rss"}]}),
-        ),
-        (
-            "firecrawl_monitor_create",
-            json!({"name": "x", "schedule": {"text": "hourly"}, "targets": []}),
-        ),
-        (
-            "firecrawl_search_feedback",
-            json!({"job_id": JOB, "rating": "great"}),
-        ),
-        (
-            "firecrawl_threat_protection_update",
-            json!({"risk_score_threshold": 50}),
-        ),
-        (
-            "firecrawl_research_papers_search",
-            json!({"query": "x", "k": 501}),
-        ),
-        ("firecrawl_interact_create", json!({"ttl": 5})),
-    ] {
-        let err = call(&s, name, args.clone()).await.unwrap_err();
-        assert!(err.is_validation(), "{name} {args}: {err:?}");
-    }
-    assert!(stub.take().is_empty(), "nothing was sent");
+    expect_refused(
+        &stub,
+        &s,
+        vec![
+            (
+                "firecrawl_agent_status",
+                json!({"job_id": "../team/credit-usage"}),
+            ),
+            (
+                "firecrawl_monitor_create",
+                json!({"name": "x", "schedule": {"text": "hourly"}, "targets": [{"type": "rss"}]}),
+            ),
+            (
+                "firecrawl_monitor_create",
+                json!({"name": "x", "schedule": {"text": "hourly"}, "targets": []}),
+            ),
+            (
+                "firecrawl_search_feedback",
+                json!({"job_id": JOB, "rating": "great"}),
+            ),
+            (
+                "firecrawl_threat_protection_update",
+                json!({"risk_score_threshold": 50}),
+            ),
+            (
+                "firecrawl_research_papers_search",
+                json!({"query": "x", "k": 501}),
+            ),
+            ("firecrawl_interact_create", json!({"ttl": 5})),
+        ],
+    )
+    .await;
 }
 
 #[test]

@@ -10,7 +10,7 @@ use crate::wire_stub as stub;
 
 use charter::http::next_page;
 use serde_json::{Value, json};
-use stub::{Expect, Stub, call, expect_requests, route, session};
+use stub::{Expect, Stub, call, expect_refused, expect_requests, route, session};
 
 const TOKEN: &str = "ntn_0123456789abcdefABCDEF";
 const TABLE: &charter::table::Table = &charter::packs::notion::TOOLS;
@@ -32,6 +32,16 @@ fn get(tool: &'static str, args: Value, path: String, query: Option<&'static str
         query,
         body: None,
     }
+}
+
+/// Every case's exact request, each with the bearer token and the pinned version.
+async fn expect_notion_requests(stub: &Stub, s: &charter::ToolSession, cases: Vec<Expect>) {
+    let bearer = format!("Bearer {TOKEN}");
+    let headers = [
+        ("authorization", bearer.as_str()),
+        ("notion-version", VERSION),
+    ];
+    expect_requests(stub, s, &headers, cases).await;
 }
 
 /// A write: its arguments are the body plus the path arguments.
@@ -185,16 +195,7 @@ async fn pages_data_sources_and_databases_send_the_2026_requests() {
             None,
         ),
     ];
-    expect_requests(
-        &stub,
-        &s,
-        &[
-            ("authorization", &format!("Bearer {TOKEN}")),
-            ("notion-version", VERSION),
-        ],
-        cases,
-    )
-    .await;
+    expect_notion_requests(&stub, &s, cases).await;
 }
 
 #[tokio::test]
@@ -275,16 +276,7 @@ async fn comments_uploads_emojis_and_tasks_send_exact_requests() {
             None,
         ),
     ];
-    expect_requests(
-        &stub,
-        &s,
-        &[
-            ("authorization", &format!("Bearer {TOKEN}")),
-            ("notion-version", VERSION),
-        ],
-        cases,
-    )
-    .await;
+    expect_notion_requests(&stub, &s, cases).await;
 }
 
 #[tokio::test]
@@ -347,39 +339,40 @@ async fn templates_views_and_uploads_page_by_cursor_and_are_projected() {
 async fn malformed_edits_are_refused_before_sending() {
     let stub = Stub::start(|_| (200, json!({}))).await;
     let s = notion(&stub);
-    for (tool, args) in [
-        // The edit kind is required and named.
-        (
-            "notion_pages_markdown_update",
-            json!({"page_id": PAGE, "replace_content": {"new_str": "x"}}),
-        ),
-        (
-            "notion_pages_markdown_update",
-            json!({"page_id": PAGE, "type": "rewrite"}),
-        ),
-        // Block position has three kinds.
-        (
-            "notion_blocks_children_append",
-            json!({"block_id": PAGE, "children": [], "position": {"type": "middle"}}),
-        ),
-        // The 2022 spelling is gone.
-        (
-            "notion_pages_update",
-            json!({"page_id": PAGE, "archived": true}),
-        ),
-        // A data source belongs to a database.
-        (
-            "notion_data_sources_create",
-            json!({"parent": {"page_id": PAGE}, "properties": {}}),
-        ),
-        ("notion_file_uploads_list", json!({"status": "done"})),
-        (
-            "notion_pages_move",
-            json!({"page_id": PAGE, "parent": {"database_id": DATABASE}}),
-        ),
-    ] {
-        let err = call(&s, tool, args.clone()).await.unwrap_err();
-        assert!(err.is_validation(), "{tool} {args}: {err:?}");
-    }
-    assert!(stub.take().is_empty(), "nothing was sent");
+    expect_refused(
+        &stub,
+        &s,
+        vec![
+            // The edit kind is required and named.
+            (
+                "notion_pages_markdown_update",
+                json!({"page_id": PAGE, "replace_content": {"new_str": "x"}}),
+            ),
+            (
+                "notion_pages_markdown_update",
+                json!({"page_id": PAGE, "type": "rewrite"}),
+            ),
+            // Block position has three kinds.
+            (
+                "notion_blocks_children_append",
+                json!({"block_id": PAGE, "children": [], "position": {"type": "middle"}}),
+            ),
+            // The 2022 spelling is gone.
+            (
+                "notion_pages_update",
+                json!({"page_id": PAGE, "archived": true}),
+            ),
+            // A data source belongs to a database.
+            (
+                "notion_data_sources_create",
+                json!({"parent": {"page_id": PAGE}, "properties": {}}),
+            ),
+            ("notion_file_uploads_list", json!({"status": "done"})),
+            (
+                "notion_pages_move",
+                json!({"page_id": PAGE, "parent": {"database_id": DATABASE}}),
+            ),
+        ],
+    )
+    .await;
 }

@@ -7,9 +7,11 @@
 
 use crate::wire_stub as stub;
 
-use charter::CharterError;
 use serde_json::json;
-use stub::{Expect, Stub, call, check_curated, expect_requests, session, tool};
+use stub::{
+    Expect, Stub, call, check_curated, expect_api_error, expect_refused, expect_requests, session,
+    tool,
+};
 
 const KEY: &str = "tvly-0123456789abcdef";
 const TABLE: &charter::table::Table = &charter::packs::tavily::TOOLS;
@@ -119,33 +121,31 @@ async fn tavily_errors_are_api_errors_and_bad_arguments_are_refused() {
     })
     .await;
     let s = tavily(&stub);
-    let err = call(&s, "tavily_logs", json!({"limit": 5}))
-        .await
-        .unwrap_err();
-    let CharterError::Api(api) = &err else {
-        panic!("{err:?}")
-    };
-    assert_eq!(
-        (api.status, api.method, api.url_template),
-        (403, "POST", "/logs")
-    );
-    assert!(api.body.contains("paid plan"), "{}", api.body);
-    assert!(!err.to_string().contains(KEY));
+    expect_api_error(
+        &s,
+        "tavily_logs",
+        json!({"limit": 5}),
+        (403, "POST", "/logs"),
+        "paid plan",
+        KEY,
+    )
+    .await;
     stub.take();
-    for (name, args) in [
-        (
-            "tavily_research_create",
-            json!({"input": "x", "model": "ultra"}),
-        ),
-        ("tavily_research_create", json!({"model": "mini"})),
-        ("tavily_logs", json!({"endpoints": ["usage"]})),
-        ("tavily_logs", json!({"start_date": "last week"})),
-        ("tavily_org_usage", json!({"start_date": "2026-05-01"})),
-    ] {
-        let err = call(&s, name, args.clone()).await.unwrap_err();
-        assert!(err.is_validation(), "{name} {args}: {err:?}");
-    }
-    assert!(stub.take().is_empty(), "nothing was sent");
+    expect_refused(
+        &stub,
+        &s,
+        vec![
+            (
+                "tavily_research_create",
+                json!({"input": "x", "model": "ultra"}),
+            ),
+            ("tavily_research_create", json!({"model": "mini"})),
+            ("tavily_logs", json!({"endpoints": ["usage"]})),
+            ("tavily_logs", json!({"start_date": "last week"})),
+            ("tavily_org_usage", json!({"start_date": "2026-05-01"})),
+        ],
+    )
+    .await;
 }
 
 #[test]

@@ -274,3 +274,39 @@ pub async fn expect_requests(
         }
     }
 }
+
+/// Calls `name` expecting the API's failure: an `Api` error with the given status, method and
+/// URL template whose body mentions `body_contains` and whose text never shows `secret`.
+pub async fn expect_api_error(
+    session: &ToolSession,
+    name: &str,
+    args: Value,
+    (status, method, template): (u16, &str, &str),
+    body_contains: &str,
+    secret: &str,
+) {
+    let err = call(session, name, args).await.unwrap_err();
+    let CharterError::Api(api) = &err else {
+        panic!("{name}: {err:?}")
+    };
+    assert_eq!(
+        (api.status, api.method, api.url_template),
+        (status, method, template),
+        "{name}"
+    );
+    assert!(api.body.contains(body_contains), "{name}: {}", api.body);
+    assert!(
+        !err.to_string().contains(secret),
+        "{name}: no secret in errors"
+    );
+}
+
+/// Each call must be refused by validation, and nothing may reach the stub.
+pub async fn expect_refused(stub: &Stub, session: &ToolSession, cases: Vec<(&str, Value)>) {
+    for (name, args) in cases {
+        let shown = args.to_string();
+        let err = call(session, name, args).await.unwrap_err();
+        assert!(err.is_validation(), "{name} {shown}: {err:?}");
+    }
+    assert!(stub.take().is_empty(), "nothing was sent");
+}
