@@ -115,8 +115,8 @@ async fn a_finished_report_keeps_its_content_and_sources() {
 async fn tavily_errors_are_api_errors_and_bad_arguments_are_refused() {
     let stub = Stub::start(|_| {
         (
-            403,
-            json!({"detail": {"error": "This endpoint requires a paid plan or pay-as-you-go."}}),
+            401,
+            json!({"detail": {"error": "Your API key is wrong or missing."}}),
         )
     })
     .await;
@@ -125,8 +125,8 @@ async fn tavily_errors_are_api_errors_and_bad_arguments_are_refused() {
         &s,
         "tavily_logs",
         json!({"limit": 5}),
-        (403, "POST", "/logs"),
-        "paid plan",
+        (401, "POST", "/logs"),
+        "wrong or missing",
         KEY,
     )
     .await;
