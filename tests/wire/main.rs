@@ -11,6 +11,7 @@ mod gdrive_gsheets;
 mod github;
 mod gmail;
 mod google_docs_forms;
+mod linear;
 mod notion;
 mod requests;
 mod slack;
