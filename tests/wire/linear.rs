@@ -30,7 +30,11 @@ async fn sends(tool: &str, args: Value, variables: Value) {
         .await
         .unwrap_or_else(|e| panic!("{tool}: {e}"));
     let r = stub.only();
-    assert_eq!((r.method.as_str(), r.path.as_str()), ("POST", "/"), "{tool}");
+    assert_eq!(
+        (r.method.as_str(), r.path.as_str()),
+        ("POST", "/"),
+        "{tool}"
+    );
     assert_eq!(r.header("authorization"), Some(KEY), "{tool}");
     let document = route(TABLE, tool).graphql.expect("a GraphQL tool");
     assert_eq!(
@@ -214,7 +218,7 @@ async fn linear_batch_update_sends_the_ids_and_clears_with_null() {
             .unwrap_err();
         assert!(matches!(err, CharterError::Validation(_)), "{err:?}");
     }
-    assert!(stub.take().is_empty(), "nothing more was sent");
+    assert_eq!(stub.take().len(), 1, "only the valid call was sent");
 }
 
 #[tokio::test]
@@ -319,7 +323,7 @@ async fn linear_every_paginated_tool_walks_its_cursor_to_the_last_page() {
         assert_eq!(sent[1].json()["variables"]["after"], "c1", "{}", def.name);
         walked += 1;
     }
-    assert!(walked >= 40, "{walked} paginated tools");
+    assert!(walked >= 36, "{walked} paginated tools");
 }
 
 /// The smallest valid arguments of a paginated tool: its required string parameters.
@@ -363,7 +367,9 @@ async fn linear_graphql_errors_from_new_tools_are_api_errors() {
 
 #[test]
 fn linear_pack_is_curated_and_its_deletes_are_destructive() {
-    check_curated(TABLE, 128, 4000, &["api_key", "authorization"]);
+    // The largest schemas are the saved-view tools, which carry both an issue and a project
+    // filter (about 7,100 tokens each).
+    check_curated(TABLE, 128, 7500, &["api_key", "authorization"]);
     for def in TABLE.tools {
         let document = route(TABLE, def.name).graphql.unwrap();
         let a = def.annotations;
