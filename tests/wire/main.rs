@@ -6,6 +6,7 @@ mod google_stub;
 mod recording;
 mod wire_stub;
 
+mod firecrawl;
 mod gcalendar;
 mod gdrive_gsheets;
 mod github;
@@ -13,6 +14,8 @@ mod gmail;
 mod google_docs_forms;
 mod linear;
 mod notion;
+mod notion_data_sources;
 mod requests;
 mod slack;
 mod stripe;
+mod tavily;
