@@ -12,6 +12,7 @@ mod gdrive_gsheets;
 mod github;
 mod gmail;
 mod google_docs_forms;
+mod linear;
 mod notion;
 mod notion_data_sources;
 mod request_rules;
