@@ -3,7 +3,8 @@
 //!
 //! Each trusted issuer's key set (JWKS) is fetched on first use, from its configured
 //! `jwks_uri` or the one its metadata names, and cached. A token signed with a key id the cache
-//! does not hold refetches the set (key rotation), at most once per [`REFETCH_AFTER`]; the set
+//! does not hold refetches the set (key rotation), at most once per [`REFETCH_AFTER`] (so tokens
+//! naming made-up key ids cannot make the server hammer the issuer); the set
 //! is also refetched once it is older than [`MAX_AGE`]. Only asymmetric algorithms of the
 //! key's own family are accepted (never `none`, never HMAC with a public key as the secret).
 
@@ -16,7 +17,7 @@ use serde_json::Value;
 
 use super::config::IssuerConfig;
 
-/// The shortest time between two fetches of one issuer's keys on an unknown key id.
+/// The shortest time between two refetches of one issuer's keys caused by unknown key ids.
 pub const REFETCH_AFTER: Duration = Duration::from_secs(30);
 /// How long a fetched key set is used before it is fetched again.
 pub const MAX_AGE: Duration = Duration::from_secs(3600);
@@ -63,6 +64,8 @@ struct KeySet {
     jwks_uri: Option<String>,
     keys: Vec<Jwk>,
     fetched: Option<Instant>,
+    /// The last refetch an unknown key id caused (what [`REFETCH_AFTER`] bounds).
+    refetched: Option<Instant>,
 }
 
 #[derive(Deserialize)]
@@ -175,8 +178,9 @@ impl Issuer {
         if let Some(key) = set.find(kid) {
             return Ok(key);
         }
-        let recently = set.fetched.is_some_and(|t| t.elapsed() < REFETCH_AFTER);
+        let recently = set.refetched.is_some_and(|t| t.elapsed() < REFETCH_AFTER);
         if !stale && !recently {
+            set.refetched = Some(Instant::now());
             set.fetch(&self.config.issuer, http).await?;
             if let Some(key) = set.find(kid) {
                 return Ok(key);
