@@ -16,8 +16,8 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::io::BufReader;
+use tokio::process::Child;
 
 /// The API keys of `keys.yaml`: a read-only caller, a writer (listed by its SHA-256 digest), and
 /// a caller no rule admits.
@@ -35,80 +35,49 @@ struct Issuer {
 
 impl Issuer {
     async fn start() -> Self {
-        let prefix = harness::mock_prefix();
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_auth/issuer.mjs");
-        let mut child = Command::new(charter_testkit::npm::node(&prefix))
-            .arg(&script)
-            .arg(&prefix)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start node from {}: {e}", prefix.display()));
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .await
-            .unwrap();
-        let port: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|_| panic!("issuer.mjs printed `{line}`, not its port"));
+        let (child, base) = harness::start_script(&script).await;
         Issuer {
             _child: child,
-            base: format!("http://127.0.0.1:{}", port["port"]),
+            base,
             http: harness::test_client(),
         }
+    }
+
+    /// The JSON answer of one request.
+    async fn json(request: reqwest::RequestBuilder) -> Value {
+        request.send().await.unwrap().json().await.unwrap()
     }
 
     /// A token from the real `/token` endpoint, as an MCP client gets one: the password grant
     /// for `user`, with `scope` and the RFC 8707 `resource` (its audience).
     async fn token(&self, user: &str, scope: &str, resource: &str) -> String {
-        let answer: Value = self
-            .http
-            .post(format!("{}/token", self.base))
-            .form(&[
-                ("grant_type", "password"),
-                ("username", user),
-                ("password", "pw"),
-                ("client_id", "mcp-client"),
-                ("scope", scope),
-                ("resource", resource),
-            ])
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let request = self.http.post(format!("{}/token", self.base)).form(&[
+            ("grant_type", "password"),
+            ("username", user),
+            ("password", "pw"),
+            ("client_id", "mcp-client"),
+            ("scope", scope),
+            ("resource", resource),
+        ]);
+        let answer = Self::json(request).await;
         answer["access_token"].as_str().unwrap().to_owned()
     }
 
     /// A token signed by the issuer with custom claims (see issuer.mjs).
     async fn mint(&self, request: Value) -> String {
-        let answer: Value = self
-            .http
-            .post(format!("{}/__mint", self.base))
-            .json(&request)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let answer = Self::json(
+            self.http
+                .post(format!("{}/__mint", self.base))
+                .json(&request),
+        )
+        .await;
         answer["token"].as_str().unwrap().to_owned()
     }
 
     /// How many times the key set was fetched.
     async fn jwks_fetches(&self) -> u64 {
-        let stats: Value = self
-            .http
-            .get(format!("{}/__stats", self.base))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let stats = Self::json(self.http.get(format!("{}/__stats", self.base))).await;
         stats["jwks"].as_u64().unwrap()
     }
 }
@@ -171,14 +140,17 @@ async fn client(url: &str, token: &str) -> Client {
     .expect("MCP initialize with a bearer token")
 }
 
-async fn names(client: &Client) -> Vec<String> {
-    client
-        .list_all_tools()
+/// Calls `github_issues_get` (read-only), which must succeed.
+async fn read_issue(client: &Client) {
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("github_issues_get").with_arguments(args(json!({
+                "owner": "octo", "repo": "hello", "issue_number": 7
+            }))),
+        )
         .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name.into_owned())
-        .collect()
+        .unwrap();
+    assert_ne!(result.is_error, Some(true), "{}", text_of(&result));
 }
 
 /// The GitHub tools annotated read-only, and one that is destructive.
@@ -200,6 +172,13 @@ fn github_split() -> (Vec<&'static str>, &'static str) {
         .unwrap()
         .name;
     (read_only, destructive)
+}
+
+/// Runs `charter ARGS`, which must fail, and returns its stderr.
+fn refused(args: &[&str]) -> String {
+    let (code, _, stderr) = run_cli(args, &[]);
+    assert_ne!(code, 0, "{args:?} succeeded: {stderr}");
+    stderr
 }
 
 /// A raw `POST /mcp` with `body`, an optional `Authorization` value and session id.
@@ -224,6 +203,11 @@ async fn post(
     raw_http(addr, &request).await
 }
 
+/// `initialize` with `Authorization: Bearer <token>`.
+async fn initialize_as(addr: &str, token: &str) -> (u16, String) {
+    post(addr, Some(&format!("Bearer {token}")), None, INITIALIZE).await
+}
+
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
 
 /// A response header's value (names compare case-insensitively).
@@ -244,15 +228,7 @@ async fn a_token_from_the_issuer_is_served_and_never_reaches_the_api() {
 
     let client = client(&server.url, &token).await;
     assert_eq!(names(&client).await, pack_names(&["github"]));
-    let result = client
-        .call_tool(
-            CallToolRequestParams::new("github_issues_get").with_arguments(args(json!({
-                "owner": "octo", "repo": "hello", "issue_number": 7
-            }))),
-        )
-        .await
-        .unwrap();
-    assert_ne!(result.is_error, Some(true), "{}", text_of(&result));
+    read_issue(&client).await;
     client.cancel().await.unwrap();
 
     // The API saw the pack's own credential, and nothing of the client's token anywhere.
@@ -355,13 +331,7 @@ async fn missing_and_bad_tokens_are_refused_with_401_and_a_challenge() {
         ),
     ];
     for (token, says) in &cases {
-        let (status, text) = post(
-            &server.addr,
-            Some(&format!("Bearer {token}")),
-            None,
-            INITIALIZE,
-        )
-        .await;
+        let (status, text) = initialize_as(&server.addr, token).await;
         assert_eq!(status, 401, "{says}: {text}");
         let challenge = header(&text, "www-authenticate").expect("a challenge");
         assert!(
@@ -384,21 +354,9 @@ async fn missing_and_bad_tokens_are_refused_with_401_and_a_challenge() {
     );
 
     // The same requests with good credentials pass; none of the refused ones reached the API.
-    let (status, text) = post(
-        &server.addr,
-        Some(&format!("Bearer {good}")),
-        None,
-        INITIALIZE,
-    )
-    .await;
+    let (status, text) = initialize_as(&server.addr, &good).await;
     assert_eq!(status, 200, "{text}");
-    let (status, text) = post(
-        &server.addr,
-        Some(&format!("Bearer {WRITER_KEY}")),
-        None,
-        INITIALIZE,
-    )
-    .await;
+    let (status, text) = initialize_as(&server.addr, WRITER_KEY).await;
     assert_eq!(status, 200, "{text}");
     assert!(stub.seen().is_empty());
 }
@@ -413,13 +371,7 @@ async fn a_caller_no_rule_admits_gets_403_insufficient_scope() {
         .mint(json!({"claims": {"aud": server.url, "sub": "eve"}}))
         .await;
     for token in [NOBODY_KEY, unscoped.as_str()] {
-        let (status, text) = post(
-            &server.addr,
-            Some(&format!("Bearer {token}")),
-            None,
-            INITIALIZE,
-        )
-        .await;
+        let (status, text) = initialize_as(&server.addr, token).await;
         assert_eq!(status, 403, "{text}");
         let challenge = header(&text, "www-authenticate").unwrap();
         assert!(
@@ -488,15 +440,7 @@ async fn an_api_key_file_authenticates_and_a_read_only_caller_sees_and_calls_no_
         .expect_err("a destructive tool is not the reader's")
         .to_string();
     assert!(error.contains("unknown tool"), "{error}");
-    let ok = reader
-        .call_tool(
-            CallToolRequestParams::new("github_issues_get").with_arguments(args(json!({
-                "owner": "octo", "repo": "hello", "issue_number": 7
-            }))),
-        )
-        .await
-        .unwrap();
-    assert_ne!(ok.is_error, Some(true), "{}", text_of(&ok));
+    read_issue(&reader).await;
     reader.cancel().await.unwrap();
     let seen = stub.seen();
     assert_eq!(seen.len(), 1, "only the read-only call reached the API");
@@ -576,37 +520,19 @@ async fn an_unknown_key_id_refetches_the_key_set_once_within_its_bound() {
     let server = serve(&auth, &stub, &[]).await;
     let claims = json!({"aud": server.url, "scope": "charter:read"});
     let first = issuer.mint(json!({"claims": claims})).await;
-    let (status, _) = post(
-        &server.addr,
-        Some(&format!("Bearer {first}")),
-        None,
-        INITIALIZE,
-    )
-    .await;
+    let (status, _) = initialize_as(&server.addr, &first).await;
     assert_eq!(status, 200);
     let fetched = issuer.jwks_fetches().await;
     assert!(fetched >= 1);
     // A key published after the server read the set (rotation): one refetch, then accepted.
     let rotated = issuer.mint(json!({"claims": claims, "key": "new"})).await;
-    let (status, text) = post(
-        &server.addr,
-        Some(&format!("Bearer {rotated}")),
-        None,
-        INITIALIZE,
-    )
-    .await;
+    let (status, text) = initialize_as(&server.addr, &rotated).await;
     assert_eq!(status, 200, "{text}");
     assert_eq!(issuer.jwks_fetches().await, fetched + 1);
     // Tokens naming keys never published do not make the server fetch again and again.
     for _ in 0..3 {
         let rogue = issuer.mint(json!({"claims": claims, "key": "rogue"})).await;
-        let (status, _) = post(
-            &server.addr,
-            Some(&format!("Bearer {rogue}")),
-            None,
-            INITIALIZE,
-        )
-        .await;
+        let (status, _) = initialize_as(&server.addr, &rogue).await;
         assert_eq!(status, 401);
     }
     assert_eq!(issuer.jwks_fetches().await, fetched + 1);
@@ -645,8 +571,7 @@ async fn an_mcp_session_answers_only_the_caller_that_started_it() {
 
 #[tokio::test]
 async fn a_non_loopback_address_needs_auth_or_a_loud_waiver() {
-    let (code, _, stderr) = run_cli(&["mcp", "--pack", "github", "--http", "0.0.0.0:0"], &[]);
-    assert_ne!(code, 0);
+    let stderr = refused(&["mcp", "--pack", "github", "--http", "0.0.0.0:0"]);
     assert!(stderr.contains("without authentication"), "{stderr}");
     assert!(
         stderr.contains("--auth FILE") && stderr.contains("--insecure-no-auth"),
@@ -655,23 +580,18 @@ async fn a_non_loopback_address_needs_auth_or_a_loud_waiver() {
 
     // An auth file without `resource:` cannot name the audience of a public address.
     let auth = auth_files("public", "https://login.example.com", "");
-    let (code, _, stderr) = run_cli(
-        &[
-            "mcp",
-            "--pack",
-            "github",
-            "--http",
-            "0.0.0.0:0",
-            "--auth",
-            auth.to_str().unwrap(),
-        ],
-        &[],
-    );
-    assert_ne!(code, 0);
+    let stderr = refused(&[
+        "mcp",
+        "--pack",
+        "github",
+        "--http",
+        "0.0.0.0:0",
+        "--auth",
+        auth.to_str().unwrap(),
+    ]);
     assert!(stderr.contains("no `resource:`"), "{stderr}");
 
-    let (code, _, stderr) = run_cli(&["mcp", "--auth", auth.to_str().unwrap()], &[]);
-    assert_ne!(code, 0);
+    let stderr = refused(&["mcp", "--auth", auth.to_str().unwrap()]);
     assert!(stderr.contains("--http"), "--auth needs --http: {stderr}");
 
     let mut child = command(
@@ -714,17 +634,13 @@ async fn a_bad_auth_file_is_a_clear_error() {
         "issuers:\n  - issuer: https://a.example\n    audiences: [x]\n",
     )
     .unwrap();
-    let (code, _, stderr) = run_cli(
-        &[
-            "mcp",
-            "--http",
-            "127.0.0.1:0",
-            "--auth",
-            path.to_str().unwrap(),
-        ],
-        &[],
-    );
-    assert_ne!(code, 0);
+    let stderr = refused(&[
+        "mcp",
+        "--http",
+        "127.0.0.1:0",
+        "--auth",
+        path.to_str().unwrap(),
+    ]);
     assert!(
         stderr.contains("auth.yaml") && stderr.contains("audiences"),
         "{stderr}"
@@ -735,19 +651,15 @@ async fn a_bad_auth_file_is_a_clear_error() {
         format!("keys:\n  - key: {READER_KEY}\n    subject: r\n"),
     )
     .unwrap();
-    let (code, _, stderr) = run_cli(
-        &[
-            "mcp",
-            "--pack",
-            "github",
-            "--http",
-            "127.0.0.1:0",
-            "--auth",
-            path.to_str().unwrap(),
-        ],
-        &[],
-    );
-    assert_ne!(code, 0);
+    let stderr = refused(&[
+        "mcp",
+        "--pack",
+        "github",
+        "--http",
+        "127.0.0.1:0",
+        "--auth",
+        path.to_str().unwrap(),
+    ]);
     assert!(stderr.contains("pack `nope` is not served"), "{stderr}");
     assert!(!stderr.contains(READER_KEY), "{stderr}");
 }

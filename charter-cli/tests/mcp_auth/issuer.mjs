@@ -11,6 +11,7 @@
 
 import http from "node:http";
 import path from "node:path";
+import { readJson, json } from "../../../charter-runtime/tests/oauth/json.mjs";
 import { pathToFileURL } from "node:url";
 
 const prefix = process.argv[2];
@@ -29,22 +30,6 @@ service.on(Events.BeforeTokenSigning, (token, req) => {
   if (body.resource) token.payload.aud = body.resource;
   if (body.username) token.payload.sub = body.username;
 });
-
-function readJson(req) {
-  return new Promise((resolve) => {
-    let data = "";
-    req.on("data", (c) => (data += c));
-    req.on("end", () => {
-      try { resolve(data ? JSON.parse(data) : {}); } catch { resolve({}); }
-    });
-  });
-}
-
-function json(res, status, value) {
-  const text = JSON.stringify(value);
-  res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
-  res.end(text);
-}
 
 async function mint(body) {
   let signer = issuer;

@@ -5,6 +5,10 @@
 //! names by default) and its `Origin`, when present, must be a loopback origin: anything else is
 //! refused with 403 before it reaches MCP. `--allow-host` / `--allow-origin` extend the lists
 //! for a deliberate deployment.
+//!
+//! With an auth file (`HttpOptions::auth`), every request to `/mcp` is authenticated and its
+//! caller authorised first (`auth/`); without one, a non-loopback bind is refused unless
+//! waived (`insecure_no_auth`).
 
 use std::future::Future;
 use std::net::SocketAddr;

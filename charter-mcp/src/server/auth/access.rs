@@ -43,13 +43,13 @@ impl Access {
             .map(|t| t.pack)
             .chain(shared.toolkits.iter().map(|k| k.pack()))
             .collect();
-        if let Some(packs) = &grant.packs {
-            if let Some(unknown) = packs.iter().find(|p| !served.contains(&p.as_str())) {
-                return Err(format!(
-                    "{at}: pack `{unknown}` is not served (served: {})",
-                    served.join(", ")
-                ));
-            }
+        if let Some(packs) = &grant.packs
+            && let Some(unknown) = packs.iter().find(|p| !served.contains(&p.as_str()))
+        {
+            return Err(format!(
+                "{at}: pack `{unknown}` is not served (served: {})",
+                served.join(", ")
+            ));
         }
         let wanted = |pack: &str| {
             grant

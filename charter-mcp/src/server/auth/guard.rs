@@ -15,6 +15,7 @@ use super::Caller;
 use super::access::Access;
 use super::config::{ApiKey, Rule, sha256};
 use super::jwt::{JwtVerifier, TokenError, TokenIdentity};
+use crate::server::http::MCP_PATH;
 
 /// What the middleware checks against; one per server.
 pub(crate) struct Guard {
@@ -30,12 +31,16 @@ pub(crate) struct Guard {
     pub(crate) metadata: Value,
 }
 
-/// Authenticates the request and attaches its [`Caller`], or answers 401 / 403 / 503.
+/// Authenticates a request to the MCP endpoint and attaches its [`Caller`], or answers 401 /
+/// 403 / 503. Other routes the layer may cover (a health check) pass untouched.
 pub(crate) async fn authenticate(
     State(guard): State<Arc<Guard>>,
     mut request: Request,
     next: Next,
 ) -> Response {
+    if request.uri().path() != MCP_PATH {
+        return next.run(request).await;
+    }
     let token = match bearer(&request) {
         Ok(Some(token)) => token,
         Ok(None) => return guard.challenge(None),
@@ -142,10 +147,14 @@ impl Guard {
                     Some(u.to_owned())
                 }
             });
-        tracing::debug!(subject = subject.as_deref().unwrap_or("-"), rule = ?rule.map(|r| r.0), "caller authorised");
+        tracing::debug!(
+            subject = subject.as_deref().unwrap_or("-"),
+            scopes = %scopes.join(" "),
+            rule = ?rule.map(|r| r.0),
+            "caller authorised"
+        );
         Some(Caller {
             subject,
-            scopes,
             rule: rule.map(|(n, _)| n),
             user,
             access,

@@ -44,9 +44,6 @@ pub const PROTECTED_RESOURCE_PATH: &str = "/.well-known/oauth-protected-resource
 pub(crate) struct Caller {
     /// Its subject (JWT `sub`, or the API key's subject).
     pub(crate) subject: Option<String>,
-    /// Its scopes.
-    #[allow(dead_code)]
-    pub(crate) scopes: Vec<String>,
     /// The index of the rule that admitted it (`None`: no rules, everything).
     pub(crate) rule: Option<usize>,
     /// The end user its pack calls act for.
@@ -150,12 +147,7 @@ pub(crate) async fn guard(
 /// Puts the guard in front of every route of `router` (the MCP endpoint) and serves the
 /// metadata beside it, unauthenticated.
 pub(crate) fn protect(router: axum::Router, guard: Arc<Guard>) -> axum::Router {
-    let path = resource_path(
-        &guard.metadata["resource"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned(),
-    );
+    let path = resource_path(guard.metadata["resource"].as_str().unwrap_or_default());
     let mut metadata = axum::Router::new().route(PROTECTED_RESOURCE_PATH, get(guard::metadata));
     if !path.is_empty() && path != "/" {
         metadata = metadata.route(
