@@ -24,8 +24,9 @@ pub struct Table {
     pub tools: &'static [ToolDef],
 }
 
-/// One tool, whatever its source (YAML pack or Rust function).
-#[derive(Debug)]
+/// One tool, whatever its source (YAML pack or Rust function). `Clone` copies references only
+/// (a server's per-caller subsets of a table are built from clones).
+#[derive(Debug, Clone)]
 pub struct ToolDef {
     /// The published name, `<pack>_<tool>`, at most 50 characters.
     pub name: &'static str,
