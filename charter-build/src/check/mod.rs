@@ -19,6 +19,7 @@ mod auth;
 mod graphql;
 mod kinds;
 mod names;
+mod schema;
 mod spec;
 mod tool;
 mod types;
@@ -126,10 +127,12 @@ fn pack(s: &mut Sink, pack: &Pack) {
     let mut recursive = pack.recursive_types();
     // A type already reported as an unguarded cycle is not reported again as an alternative.
     recursive.retain(|t| !unguarded.contains(t));
+    let schema = schema::load(s, pack);
     let cx = Cx {
         types: &types,
         pack,
         recursive: &recursive,
+        schema: schema.as_ref(),
     };
 
     if let Some(label) = &pack.label

@@ -66,6 +66,7 @@ const PACK_KEYS: &[&str] = &[
     "query",
     "body",
     "envelope",
+    "graphql_schema",
     "types",
     "tools",
 ];
@@ -115,6 +116,7 @@ pub(super) fn pack(s: &mut Sink, root: &Node) -> Option<Pack> {
         query: Vec::new(),
         body: Vec::new(),
         envelope: None,
+        graphql_schema: None,
         types: Vec::new(),
         tools: Vec::new(),
         tools_loc: o.loc,
@@ -157,6 +159,7 @@ pub(super) fn pack(s: &mut Sink, root: &Node) -> Option<Pack> {
                 }
             }
             "envelope" => pack.envelope = envelope(s, value),
+            "graphql_schema" => pack.graphql_schema = string(s, value, key),
             "types" => {
                 for (name, node) in entries(s, value, "`types`").unwrap_or_default() {
                     let spec = spec(s, node, Role::Type);
@@ -287,6 +290,7 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
         mode: None,
         body_encoding: None,
         graphql: None,
+        graphql_origin: None,
         hints: Vec::new(),
         timeout_ms: None,
         redirects: None,
