@@ -13,5 +13,6 @@ mod gmail;
 mod google_docs_forms;
 mod notion;
 mod requests;
+mod shopify;
 mod slack;
 mod stripe;

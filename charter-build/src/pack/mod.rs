@@ -111,6 +111,8 @@ pub enum Casing {
 pub enum EnvelopeDecl {
     /// GraphQL `errors`.
     GraphQl,
+    /// GraphQL `errors`, and a mutation payload's non-empty `userErrors`.
+    GraphQlUserErrors,
     /// A boolean flag and an error member.
     OkFlag {
         /// The flag member (default `ok`).

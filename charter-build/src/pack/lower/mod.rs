@@ -230,38 +230,46 @@ fn envelope(s: &mut Sink, node: &Node) -> Option<EnvelopeDecl> {
     let Some(kind_node) = o.get("kind") else {
         s.err(
             o.loc,
-            "missing `kind` in `envelope`: add `kind: graphql` or `kind: ok_flag`",
+            "missing `kind` in `envelope`: add `kind: graphql`, `kind: graphql_user_errors` or `kind: ok_flag`",
         );
         return None;
     };
     #[derive(Clone, Copy)]
     enum K {
         GraphQl,
+        GraphQlUserErrors,
         OkFlag,
     }
     let kind = choice(
         s,
         kind_node,
         "envelope kind",
-        &[("graphql", K::GraphQl), ("ok_flag", K::OkFlag)],
+        &[
+            ("graphql", K::GraphQl),
+            ("graphql_user_errors", K::GraphQlUserErrors),
+            ("ok_flag", K::OkFlag),
+        ],
     )?;
     let field = o.get("field").and_then(|n| string(s, n, "envelope.field"));
     let error_field = o
         .get("error_field")
         .and_then(|n| string(s, n, "envelope.error_field"));
     match kind.value {
-        K::GraphQl => {
+        K::GraphQl | K::GraphQlUserErrors => {
             for (key, v) in [("field", &field), ("error_field", &error_field)] {
                 if let Some(v) = v {
                     s.err(
                         v.loc,
                         format!(
-                            "`{key}` only applies to `kind: ok_flag`; remove it for `kind: graphql`"
+                            "`{key}` only applies to `kind: ok_flag`; remove it for a GraphQL envelope"
                         ),
                     );
                 }
             }
-            Some(EnvelopeDecl::GraphQl)
+            Some(match kind.value {
+                K::GraphQlUserErrors => EnvelopeDecl::GraphQlUserErrors,
+                _ => EnvelopeDecl::GraphQl,
+            })
         }
         K::OkFlag => Some(EnvelopeDecl::OkFlag {
             field: field.map_or_else(|| "ok".to_owned(), |f| f.value),
