@@ -274,3 +274,62 @@ fn the_pack_is_curated_and_queries_are_read_only() {
         assert_eq!(def.annotations.read_only, query, "{}", def.name);
     }
 }
+
+#[tokio::test]
+async fn client_credentials_obtain_the_token_sent_in_the_shopify_header() {
+    use charter::http::{HttpExecutor, StaticCredentials};
+    use charter::{SessionOptions, Source, ToolSession};
+    let stub = Stub::start(|r| {
+        if r.path == "/admin/oauth/access_token" {
+            (200, json!({"access_token": "shpat_granted", "scope": "read_products", "expires_in": 86399}))
+        } else {
+            (200, json!({"data": {"shop": {"name": "Acme"}}}))
+        }
+    })
+    .await;
+    let creds = StaticCredentials::new()
+        .with("SHOPIFY_CLIENT_ID", "client-1")
+        .with("SHOPIFY_CLIENT_SECRET", "secret-1");
+    let http = HttpExecutor::builder()
+        .no_proxy()
+        .credentials(creds)
+        .base_url("shopify", format!("{}{PATH}", stub.base))
+        .token_url("shopify", format!("{}/admin/oauth/access_token", stub.base))
+        .build()
+        .unwrap();
+    let s = ToolSession::with_options(
+        vec![Source::Table(TABLE)],
+        SessionOptions {
+            progressive: false,
+            http: Some(std::sync::Arc::new(http)),
+            ..SessionOptions::default()
+        },
+    )
+    .unwrap();
+    for _ in 0..2 {
+        let out = call(&s, "shopify_shop_get", json!({})).await.unwrap();
+        assert_eq!(out["data"]["shop"]["name"], "Acme");
+    }
+    let log = stub.take();
+    // One token request (cached for the second call), then the two API calls.
+    assert_eq!(log.len(), 3, "{log:#?}");
+    let token = &log[0];
+    assert_eq!(
+        (token.method.as_str(), token.path.as_str()),
+        ("POST", "/admin/oauth/access_token")
+    );
+    let mut form: Vec<&str> = token.text().split('&').collect();
+    form.sort_unstable();
+    assert_eq!(
+        form,
+        [
+            "client_id=client-1",
+            "client_secret=secret-1",
+            "grant_type=client_credentials"
+        ]
+    );
+    for call in &log[1..] {
+        assert_eq!(call.path, PATH);
+        assert_eq!(call.header("x-shopify-access-token"), Some("shpat_granted"));
+    }
+}
