@@ -7,7 +7,7 @@ use charter_build::{Diagnostic, Loc, check_file};
 
 fn broken(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/broken")
+        .join("tests/graphql_schema")
         .join(file)
 }
 
@@ -20,7 +20,7 @@ fn at<'d>(d: &'d [Diagnostic], line: u32, col: u32, fragment: &str) -> &'d Diagn
 
 #[test]
 fn schema_mistakes_are_placed_in_the_document_and_the_parameters() {
-    let d = check_file(broken("graphql_schema_mistakes.yaml")).expect_err("mistakes");
+    let d = check_file(broken("mistakes.yaml")).expect_err("mistakes");
     // An argument the field does not take, inside a block scalar.
     at(&d, 11, 48, "orderBy");
     // A field the type does not have.
