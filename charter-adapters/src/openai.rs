@@ -320,23 +320,7 @@ impl Default for Options {
 }
 
 impl Options {
-    /// At most `max_turns` model requests.
-    pub fn with_max_turns(mut self, max_turns: usize) -> Self {
-        self.max_turns = max_turns;
-        self
-    }
-
-    /// At most `concurrency` calls of a batch at once.
-    pub fn with_concurrency(mut self, concurrency: usize) -> Self {
-        self.concurrency = concurrency;
-        self
-    }
-
-    /// An extra request member, sent as given.
-    pub fn with_extra(mut self, key: impl Into<String>, value: Value) -> Self {
-        self.extra.insert(key.into(), value);
-        self
-    }
+    crate::loop_option_builders!();
 
     /// `temperature`.
     pub fn with_temperature(self, temperature: f64) -> Self {

@@ -175,17 +175,7 @@ impl Default for Options {
 }
 
 impl Options {
-    /// At most `max_turns` model requests.
-    pub fn with_max_turns(mut self, max_turns: usize) -> Self {
-        self.max_turns = max_turns;
-        self
-    }
-
-    /// At most `concurrency` calls of a batch at once.
-    pub fn with_concurrency(mut self, concurrency: usize) -> Self {
-        self.concurrency = concurrency;
-        self
-    }
+    crate::loop_option_builders!();
 
     /// `max_tokens` per request.
     pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
@@ -202,12 +192,6 @@ impl Options {
     /// Progressive disclosure through the API's deferred loading.
     pub fn with_deferred(mut self, deferred: bool) -> Self {
         self.deferred = deferred;
-        self
-    }
-
-    /// An extra request member, sent as given.
-    pub fn with_extra(mut self, key: impl Into<String>, value: Value) -> Self {
-        self.extra.insert(key.into(), value);
         self
     }
 
