@@ -42,6 +42,10 @@ pub struct ToolDef {
     pub mode: Option<&'static str>,
     /// The full argument shape, every field of every mode; views decide what is visible.
     pub input: &'static ObjectShape,
+    /// "At least one of" groups of top-level fields (model names): a call must give every
+    /// field of at least one group (`[["reviewers"], ["team_reviewers"]]`). Empty: no such rule.
+    /// The schema shows them as `anyOf` of `required` lists.
+    pub require_one_of: &'static [&'static [&'static str]],
     /// The mode views. `views[0]` is [`ViewKey::Default`] (no session mode), `views[1]` is
     /// [`ViewKey::Unmatched`] (a session mode no field of this tool carries), then one
     /// [`ViewKey::Label`] per custom label its fields carry, sorted.
@@ -292,12 +296,17 @@ pub enum Format {
     DateTime,
     /// RFC 3339 full-date (`2026-11-30`).
     Date,
+    /// An RFC 3339 date-time whose offset may be left out (a local time, read in a time zone
+    /// given beside it: Google Calendar's `dateTime` with `timeZone`).
+    DateTimeLocal,
     /// An e-mail address.
     Email,
     /// An absolute URI.
     Uri,
     /// A UUID.
     Uuid,
+    /// Base64 with the URL-safe alphabet (RFC 4648 §5), padded or not.
+    Base64Url,
 }
 
 impl Format {
@@ -306,9 +315,11 @@ impl Format {
         match self {
             Format::DateTime => "date-time",
             Format::Date => "date",
+            Format::DateTimeLocal => "date-time-local",
             Format::Email => "email",
             Format::Uri => "uri",
             Format::Uuid => "uuid",
+            Format::Base64Url => "base64url",
         }
     }
 }

@@ -6,13 +6,17 @@ mod google_stub;
 mod recording;
 mod wire_stub;
 
+mod firecrawl;
 mod gcalendar;
 mod gdrive_gsheets;
 mod github;
 mod gmail;
 mod google_docs_forms;
 mod notion;
+mod notion_data_sources;
+mod request_rules;
 mod requests;
 mod shopify;
 mod slack;
 mod stripe;
+mod tavily;

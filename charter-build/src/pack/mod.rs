@@ -209,6 +209,8 @@ pub struct Tool {
     pub hints: Vec<Sp<String>>,
     /// `timeout_ms`.
     pub timeout_ms: Option<Sp<u32>>,
+    /// `require_one_of`: "at least one of" groups of top-level parameter names.
+    pub require_one_of: Vec<Sp<Vec<Sp<String>>>>,
     /// `redirects`.
     pub redirects: Option<Sp<u8>>,
     /// `response.keep`.
@@ -312,12 +314,16 @@ pub enum FormatName {
     DateTime,
     /// `date`
     Date,
+    /// `date-time-local`
+    DateTimeLocal,
     /// `email`
     Email,
     /// `uri`
     Uri,
     /// `uuid`
     Uuid,
+    /// `base64url`
+    Base64Url,
 }
 
 impl FormatName {
@@ -326,9 +332,11 @@ impl FormatName {
         match self {
             FormatName::DateTime => "date-time",
             FormatName::Date => "date",
+            FormatName::DateTimeLocal => "date-time-local",
             FormatName::Email => "email",
             FormatName::Uri => "uri",
             FormatName::Uuid => "uuid",
+            FormatName::Base64Url => "base64url",
         }
     }
 }

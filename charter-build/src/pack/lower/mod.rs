@@ -81,6 +81,7 @@ const TOOL_KEYS: &[&str] = &[
     "graphql",
     "hints",
     "timeout_ms",
+    "require_one_of",
     "redirects",
     "response",
     "headers",
@@ -301,6 +302,7 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
         graphql_origin: None,
         hints: Vec::new(),
         timeout_ms: None,
+        require_one_of: Vec::new(),
         redirects: None,
         keep: Vec::new(),
         pagination: None,
@@ -350,6 +352,7 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
                     .unwrap_or_default()
             }
             "timeout_ms" => t.timeout_ms = whole(s, value, key, u32::MAX),
+            "require_one_of" => t.require_one_of = groups(s, value),
             "redirects" => t.redirects = whole(s, value, key, u8::MAX),
             "response" => response(s, value, &mut t),
             "headers" => t.headers = string_pairs(s, value, "headers"),
@@ -358,6 +361,24 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
         }
     }
     Some(t)
+}
+
+/// `require_one_of: [[a], [b, c]]`: a list of groups, each a list of parameter names.
+fn groups(s: &mut Sink, node: &Node) -> Vec<Sp<Vec<Sp<String>>>> {
+    let Value::Seq(items) = &node.value else {
+        s.err(
+            node.loc,
+            format!(
+                "`require_one_of` must be a list of parameter-name lists (`[[reviewers], [team_reviewers]]`), found {}",
+                node.value.kind()
+            ),
+        );
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| string_list(s, item, "require_one_of"))
+        .collect()
 }
 
 fn annotations(s: &mut Sink, node: &Node) -> AnnotationOverrides {
@@ -582,9 +603,11 @@ fn shape_key(s: &mut Sink, sp: &mut Spec, k: &str, value: &Node) -> bool {
                 &[
                     ("date-time", FormatName::DateTime),
                     ("date", FormatName::Date),
+                    ("date-time-local", FormatName::DateTimeLocal),
                     ("email", FormatName::Email),
                     ("uri", FormatName::Uri),
                     ("uuid", FormatName::Uuid),
+                    ("base64url", FormatName::Base64Url),
                 ],
             )
         }
