@@ -613,6 +613,7 @@ impl Gen<'_> {
         let envelope = match &p.envelope {
             None => quote!(None),
             Some(EnvelopeDecl::GraphQl) => quote!(Some(Envelope::GraphQl)),
+            Some(EnvelopeDecl::GraphQlUserErrors) => quote!(Some(Envelope::GraphQlUserErrors)),
             Some(EnvelopeDecl::OkFlag { field, error_field }) => {
                 let (f, e) = (s(field), s(error_field));
                 quote!(Some(Envelope::OkFlag { field: #f, error_field: #e }))

@@ -561,6 +561,10 @@ pub struct UrlVar {
 pub enum Envelope {
     /// A GraphQL response: a non-empty `errors` array is a failure.
     GraphQl,
+    /// A GraphQL API that reports refused mutations in the payload (Shopify): a non-empty
+    /// `errors` array, or a non-empty `userErrors` (or `<name>UserErrors`, as
+    /// `orderCancelUserErrors`) array in any `data.<field>` payload, is a failure.
+    GraphQlUserErrors,
     /// A boolean flag (Slack's `ok`): `false` is a failure, with the message under `error_field`.
     OkFlag {
         /// The flag member.

@@ -17,6 +17,7 @@ mod notion;
 mod notion_data_sources;
 mod request_rules;
 mod requests;
+mod shopify;
 mod slack;
 mod stripe;
 mod tavily;

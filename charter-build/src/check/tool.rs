@@ -32,6 +32,8 @@ pub(super) struct Cx<'a> {
     pub(super) types: &'a HashMap<&'a str, &'a TypeDecl>,
     pub(super) pack: &'a Pack,
     pub(super) recursive: &'a HashSet<String>,
+    /// The pack's GraphQL schema, when it declares one (and the feature can read it).
+    pub(super) schema: Option<&'a super::schema::Schema>,
 }
 
 impl Cx<'_> {
@@ -206,7 +208,7 @@ impl Cx<'_> {
         }
 
         if let Some(doc) = &tool.graphql {
-            self.graphql(s, doc, &body_params);
+            self.graphql(s, tool, doc, &body_params);
         }
     }
 
