@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use charter_mcp::client::RenameReason;
 use charter_mcp::{
-    HttpOptions, McpServer, McpToolkit, ServerOptions, ToolkitOptions, Transport, Upstream,
+    CallLimits, HttpLimits, HttpOptions, McpServer, McpToolkit, ServerOptions, ToolkitOptions, Transport, Upstream,
 };
 use charter_runtime::session::Toolkit;
 use charter_runtime::table::Table;
@@ -53,6 +53,10 @@ pub(crate) fn run(
             mode: args.mode.clone(),
             ranking: args.ranking,
             http: Some(crate::executor::LazyHttp::shared()),
+            call_limits: CallLimits {
+                timeout: Duration::from_secs(args.limits.call_timeout),
+                max_result_bytes: args.limits.max_result,
+            },
             ..ServerOptions::default()
         },
     )?;
@@ -66,6 +70,7 @@ pub(crate) fn run(
             let options = HttpOptions {
                 allow_hosts: args.allow_hosts.clone(),
                 allow_origins: args.allow_origins.clone(),
+                limits: http_limits(&args.limits),
             };
             let http = rt.block_on(server.bind_http(addr, options))?;
             writeln!(err, "{}", server.start_line(&Transport::Http(http.url())))?;
@@ -74,6 +79,16 @@ pub(crate) fn run(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn http_limits(args: &crate::args::ServeLimitArgs) -> HttpLimits {
+    HttpLimits {
+        max_sessions: args.max_sessions,
+        requests_per_second: std::num::NonZeroU32::new(args.rate_limit)
+            .unwrap_or(std::num::NonZeroU32::MIN),
+        max_body_bytes: args.max_body,
+        shutdown_grace: Duration::from_secs(args.shutdown_grace),
+    }
 }
 
 /// The `--upstream` / `--upstream-http` servers with their labels: `label=...` or numbered

@@ -14,5 +14,6 @@ pub mod server;
 
 pub use client::{BridgeError, McpToolkit, ToolkitOptions, Upstream};
 pub use server::{
-    Disclosure, HttpOptions, HttpServer, McpServer, ServeError, ServerOptions, Transport,
+    CallLimits, Disclosure, HttpLimits, HttpOptions, HttpServer, McpServer, ServeError,
+    ServerOptions, Transport,
 };

@@ -22,6 +22,7 @@
 mod catalog;
 mod handler;
 mod http;
+pub mod limits;
 mod stdio;
 
 use std::sync::Arc;
@@ -35,7 +36,8 @@ use charter_runtime::table::Table;
 use catalog::Catalog;
 use handler::Connection;
 
-pub use http::{HttpOptions, HttpServer};
+pub use http::{HEALTH_PATH, HttpOptions, HttpServer, MCP_PATH};
+pub use limits::{CallLimits, HttpLimits};
 
 /// How an [`McpServer`] serves its tools.
 #[derive(Clone)]
@@ -59,6 +61,8 @@ pub struct ServerOptions {
     /// With `progressive`, which form progressive disclosure takes on revisions that let a list
     /// change (default [`Disclosure::ListChanged`]; 2026-07-28 always gets search-and-call).
     pub disclosure: Disclosure,
+    /// Time and answer size of one tool call (`docs/limits.md`).
+    pub call_limits: CallLimits,
 }
 
 /// The form of progressive disclosure (`charter mcp --progressive=FORM`).
@@ -119,6 +123,7 @@ impl Default for ServerOptions {
             context: CallContext::default(),
             name: "charter".to_owned(),
             disclosure: Disclosure::default(),
+            call_limits: CallLimits::default(),
         }
     }
 }
@@ -133,6 +138,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("http", &self.http.as_ref().map(|_| ".."))
             .field("name", &self.name)
             .field("disclosure", &self.disclosure)
+            .field("call_limits", &self.call_limits)
             .finish_non_exhaustive()
     }
 }
