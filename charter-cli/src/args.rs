@@ -171,6 +171,22 @@ pub struct McpArgs {
     /// Limits of the server (docs/limits.md).
     #[command(flatten)]
     pub limits: ServeLimitArgs,
+    /// OpenTelemetry export.
+    #[command(flatten)]
+    pub telemetry: TelemetryArgs,
+}
+
+/// `charter mcp` telemetry (docs/mcp.md, "Serving a team").
+#[derive(Debug, Args)]
+pub struct TelemetryArgs {
+    /// Export OpenTelemetry traces and metrics over OTLP/HTTP to this collector (its base URL,
+    /// like OTEL_EXPORTER_OTLP_ENDPOINT, which is read when this flag is absent). Without
+    /// either, nothing is recorded.
+    #[arg(long = "otlp-endpoint", value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
+    /// Also record tool arguments and results on the spans (off: they may hold personal data).
+    #[arg(long = "otel-record-content")]
+    pub otel_record_content: bool,
 }
 
 /// `charter mcp` limits: each has a safe default; docs/limits.md says what answers a caller over

@@ -23,6 +23,8 @@ pub(crate) fn run(
 ) -> Result<ExitCode, Failure> {
     let tables = packs::select(tables, &args.packs)?;
     let upstreams = upstreams(&args)?;
+    // Flushed when dropped, after serving ends.
+    let _telemetry = crate::telemetry::start(&args.telemetry)?;
     let rt = runtime()?;
     let mut toolkits: Vec<Arc<dyn Toolkit>> = Vec::with_capacity(upstreams.len());
     let options = ToolkitOptions {

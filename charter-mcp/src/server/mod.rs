@@ -24,6 +24,8 @@ mod handler;
 mod http;
 pub mod limits;
 mod stdio;
+#[cfg(feature = "otel")]
+pub mod telemetry;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -362,7 +364,10 @@ impl McpServer {
         self.warm_in_background(Warm::Serialised);
         let marks = stdio::Marks::default();
         let write = stdio::ListWriter::new(write, self.shared.clone(), marks.clone());
-        let running = Connection::new(self.shared.clone(), Some(marks))
+        let connection = Connection::new(self.shared.clone(), Some(marks));
+        #[cfg(feature = "otel")]
+        let connection = telemetry::Traced::new(connection, "pipe");
+        let running = connection
             .serve((read, write))
             .await
             .map_err(|e| ServeError::Transport(e.to_string()))?;
@@ -384,9 +389,12 @@ impl McpServer {
         http::bind(self.clone(), addr, options).await
     }
 
-    /// A fresh handler for one connection.
-    pub(crate) fn connection(&self) -> Connection {
-        Connection::new(self.shared.clone(), None)
+    /// A fresh handler for one MCP session over HTTP (measured with feature `otel`).
+    pub(crate) fn connection(&self) -> impl rmcp::ServerHandler + use<> {
+        let connection = Connection::new(self.shared.clone(), None);
+        #[cfg(feature = "otel")]
+        let connection = telemetry::Traced::new(connection, "tcp");
+        connection
     }
 }
 
