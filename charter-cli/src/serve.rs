@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use charter_mcp::client::RenameReason;
 use charter_mcp::{
-    CallLimits, HttpLimits, HttpOptions, McpServer, McpToolkit, ServerOptions, ToolkitOptions, Transport, Upstream,
+    CallLimits, HttpLimits, HttpOptions, McpServer, McpToolkit, ServerOptions, ToolkitOptions,
+    Transport, Upstream,
 };
 use charter_runtime::session::Toolkit;
 use charter_runtime::table::Table;

@@ -280,8 +280,7 @@ impl ServerHandler for Connection {
                 // The structured copy would carry the whole answer: the cut text only.
                 Some(cut) => CallToolResult::success(vec![ContentBlock::text(cut)]),
                 None => {
-                    let mut result =
-                        CallToolResult::success(vec![ContentBlock::text(output.text)]);
+                    let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
                     // MCP's structuredContent is an object; other JSON stays in the text.
                     result.structured_content = output.structured.filter(Value::is_object);
                     result

@@ -98,7 +98,10 @@ impl HttpServer {
         let (gate, grace, sessions_end) = (self.gate, self.grace, self.sessions_end);
         let drain = async move {
             if !gate.idle(grace).await {
-                tracing::warn!(?grace, "calls still in flight at the end of the shutdown grace");
+                tracing::warn!(
+                    ?grace,
+                    "calls still in flight at the end of the shutdown grace"
+                );
             }
             sessions_end.cancel();
             // Connections close as their last answers are written; a peer that does not read
@@ -153,8 +156,7 @@ pub(crate) async fn bind(
     let sessions = Arc::new(LocalSessionManager::default());
     let gate = Gate::new(options.limits, sessions.clone());
     // One handler, hence one ToolSession, per MCP session.
-    let service =
-        StreamableHttpService::new(move || Ok(server.connection()), sessions, config);
+    let service = StreamableHttpService::new(move || Ok(server.connection()), sessions, config);
     let health = gate.clone();
     let router = axum::Router::new()
         .route_service(MCP_PATH, service)

@@ -193,7 +193,11 @@ impl<H> Traced<H> {
 
 impl Measure {
     /// Ends the span with the answer's outcome and size, and records the duration.
-    fn finish<T>(mut self, answer: &Result<T, McpError>, describe: impl FnOnce(&T, bool) -> Outcome) {
+    fn finish<T>(
+        mut self,
+        answer: &Result<T, McpError>,
+        describe: impl FnOnce(&T, bool) -> Outcome,
+    ) {
         let record = self.tel.options.record_content;
         let outcome = answer.as_ref().ok().map(|result| describe(result, record));
         let error = match (&outcome, answer) {
