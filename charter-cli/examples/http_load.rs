@@ -8,7 +8,8 @@
 //! `ROUNDS`) and time (`DEADLINE_SECS`); a figure, not a pass/fail timing.
 //!
 //! Environment: `CHARTER_BIN` (the `charter` binary), `SESSIONS` (1000), `CALLS` (per session
-//! per round, 20), `ROUNDS` (2), `DEADLINE_SECS` (300), `SERVER_FLAGS` (extra flags).
+//! per round, 20), `ROUNDS` (3), `SETTLE_SECS` (65, the wait after closing before
+//! memory is read), `DEADLINE_SECS` (600), `SERVER_FLAGS` (extra flags).
 
 use std::process::Stdio;
 use std::sync::Arc;
@@ -156,8 +157,9 @@ async fn main() {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let sessions = env_num("SESSIONS", 1000);
     let calls = env_num("CALLS", 20);
-    let rounds = env_num("ROUNDS", 2);
-    let deadline = Duration::from_secs(env_num("DEADLINE_SECS", 300));
+    let rounds = env_num("ROUNDS", 3);
+    let deadline = Duration::from_secs(env_num("DEADLINE_SECS", 600));
+    let settle = env_num("SETTLE_SECS", 65);
     let api = api().await;
     let (mut child, url) = spawn_server(&api).await;
     let pid = child.id().expect("running");
@@ -170,6 +172,7 @@ async fn main() {
             let clients: Vec<Client> = futures::future::join_all(opening).await;
             let ramp = ramp.elapsed();
             let open_rss = rss_kib(pid);
+            eprintln!("round {round}: {sessions} sessions open after {ramp:.2?}");
             let started = Instant::now();
             let work = clients
                 .iter()
@@ -181,7 +184,8 @@ async fn main() {
             for client in clients {
                 let _ = client.cancel().await;
             }
-            tokio::time::sleep(Duration::from_secs(2)).await;
+            // rmcp keeps a closed session's completed answers for a minute: wait that out.
+            tokio::time::sleep(Duration::from_secs(settle)).await;
             let closed_rss = rss_kib(pid);
             let mut latencies: Vec<Duration> =
                 tallies.iter().flat_map(|t| t.latencies.iter().copied()).collect();
@@ -193,7 +197,7 @@ async fn main() {
                 "round {round}: {sessions} sessions opened in {ramp:.2?} ({} refusals waited out), \
                  {total} calls in {elapsed:.2?} = {:.0} calls/s, p50 {:.1?}, p99 {:.1?}, \
                  lost {lost}, mixed up {mixed}; server RSS {open_rss} KiB with sessions open, \
-                 {busy_rss} KiB after the calls, {closed_rss} KiB after they closed",
+                 {busy_rss} KiB after the calls, {closed_rss} KiB {settle} s after they closed",
                 refused.load(Ordering::Relaxed),
                 total as f64 / elapsed.as_secs_f64(),
                 percentile(&latencies, 0.50),
