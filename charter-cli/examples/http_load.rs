@@ -74,14 +74,22 @@ async fn spawn_server(api: &str) -> (tokio::process::Child, String) {
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let url = loop {
         let mut line = String::new();
-        assert!(stderr.read_line(&mut line).await.unwrap() > 0, "server exited");
+        assert!(
+            stderr.read_line(&mut line).await.unwrap() > 0,
+            "server exited"
+        );
         if let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://")) {
             break url.trim_end_matches([')', ',']).to_owned();
         }
     };
     tokio::spawn(async move {
         let mut sink = String::new();
-        while stderr.read_line(&mut sink).await.map(|n| n > 0).unwrap_or(false) {
+        while stderr
+            .read_line(&mut sink)
+            .await
+            .map(|n| n > 0)
+            .unwrap_or(false)
+        {
             sink.clear();
         }
     });
@@ -187,8 +195,10 @@ async fn main() {
             // rmcp keeps a closed session's completed answers for a minute: wait that out.
             tokio::time::sleep(Duration::from_secs(settle)).await;
             let closed_rss = rss_kib(pid);
-            let mut latencies: Vec<Duration> =
-                tallies.iter().flat_map(|t| t.latencies.iter().copied()).collect();
+            let mut latencies: Vec<Duration> = tallies
+                .iter()
+                .flat_map(|t| t.latencies.iter().copied())
+                .collect();
             latencies.sort();
             let lost: usize = tallies.iter().map(|t| t.lost).sum();
             let mixed: usize = tallies.iter().map(|t| t.mixed).sum();
