@@ -176,6 +176,51 @@ pub struct McpArgs {
     /// Seconds an upstream may take to start and to list its tools.
     #[arg(long = "upstream-timeout", value_name = "SECS", default_value_t = 30)]
     pub upstream_timeout: u64,
+    /// Limits of the server (docs/limits.md).
+    #[command(flatten)]
+    pub limits: ServeLimitArgs,
+    /// OpenTelemetry export.
+    #[command(flatten)]
+    pub telemetry: TelemetryArgs,
+}
+
+/// `charter mcp` telemetry (docs/mcp.md, "Serving a team").
+#[derive(Debug, Args)]
+pub struct TelemetryArgs {
+    /// Export OpenTelemetry traces and metrics over OTLP/HTTP to this collector (its base URL,
+    /// like OTEL_EXPORTER_OTLP_ENDPOINT, which is read when this flag is absent). Without
+    /// either, nothing is recorded.
+    #[arg(long = "otlp-endpoint", value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
+    /// Also record tool arguments and results on the spans (off: they may hold personal data).
+    #[arg(long = "otel-record-content")]
+    pub otel_record_content: bool,
+}
+
+/// `charter mcp` limits: each has a safe default; docs/limits.md says what answers a caller over
+/// it.
+#[derive(Debug, Args)]
+pub struct ServeLimitArgs {
+    /// Seconds one tool call may take; over it the model gets an error result.
+    #[arg(long = "call-timeout", value_name = "SECS", default_value_t = charter_mcp::server::limits::DEFAULT_CALL_TIMEOUT.as_secs())]
+    pub call_timeout: u64,
+    /// Bytes of one tool answer handed to the model; a longer answer is cut, with a notice
+    /// saying how to narrow the call.
+    #[arg(long = "max-result", value_name = "BYTES", default_value_t = charter_mcp::server::limits::DEFAULT_MAX_RESULT_BYTES)]
+    pub max_result: usize,
+    /// With --http, MCP sessions open at once; one more is answered 503.
+    #[arg(long = "max-sessions", value_name = "N", default_value_t = charter_mcp::server::limits::DEFAULT_MAX_SESSIONS, requires = "http")]
+    pub max_sessions: usize,
+    /// With --http, requests per second from one caller (bursts of twice as many); over it, 429
+    /// with Retry-After.
+    #[arg(long = "rate-limit", value_name = "N", default_value_t = charter_mcp::server::limits::DEFAULT_REQUESTS_PER_SECOND, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
+    pub rate_limit: u32,
+    /// With --http, bytes of one request body; over it, 413.
+    #[arg(long = "max-body", value_name = "BYTES", default_value_t = charter_mcp::server::limits::DEFAULT_MAX_BODY_BYTES, requires = "http")]
+    pub max_body: usize,
+    /// With --http, seconds a stopping server (SIGTERM, Ctrl-C) lets calls in flight finish.
+    #[arg(long = "shutdown-grace", value_name = "SECS", default_value_t = charter_mcp::server::limits::DEFAULT_SHUTDOWN_GRACE.as_secs(), requires = "http")]
+    pub shutdown_grace: u64,
 }
 
 /// `charter tools`

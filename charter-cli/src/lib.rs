@@ -24,6 +24,7 @@ mod import;
 mod packs;
 mod search;
 mod serve;
+mod telemetry;
 mod tools;
 
 use std::ffi::OsString;

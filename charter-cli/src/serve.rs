@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use charter_mcp::client::RenameReason;
 use charter_mcp::{
-    HttpOptions, McpServer, McpToolkit, ServerOptions, ToolkitOptions, Transport, Upstream,
+    CallLimits, HttpLimits, HttpOptions, McpServer, McpToolkit, ServerOptions, ToolkitOptions,
+    Transport, Upstream,
 };
 use charter_runtime::session::Toolkit;
 use charter_runtime::table::Table;
@@ -23,6 +24,8 @@ pub(crate) fn run(
 ) -> Result<ExitCode, Failure> {
     let tables = packs::select(tables, &args.packs)?;
     let upstreams = upstreams(&args)?;
+    // Flushed when dropped, after serving ends.
+    let _telemetry = crate::telemetry::start(&args.telemetry)?;
     let rt = runtime()?;
     let mut toolkits: Vec<Arc<dyn Toolkit>> = Vec::with_capacity(upstreams.len());
     let options = ToolkitOptions {
@@ -53,6 +56,10 @@ pub(crate) fn run(
             mode: args.mode.clone(),
             ranking: args.ranking,
             http: Some(crate::executor::LazyHttp::shared()),
+            call_limits: CallLimits {
+                timeout: Duration::from_secs(args.limits.call_timeout),
+                max_result_bytes: args.limits.max_result,
+            },
             ..ServerOptions::default()
         },
     )?;
@@ -75,6 +82,7 @@ pub(crate) fn run(
                 allow_origins: args.allow_origins.clone(),
                 auth,
                 insecure_no_auth: args.insecure_no_auth,
+                limits: http_limits(&args.limits),
             };
             let http = rt.block_on(server.bind_http(addr, options))?;
             writeln!(err, "{}", server.start_line(&Transport::Http(http.url())))?;
@@ -105,6 +113,16 @@ fn auth_line(args: &McpArgs, http: &charter_mcp::HttpServer) -> Option<String> {
             http.local_addr()
         )
     })
+}
+
+fn http_limits(args: &crate::args::ServeLimitArgs) -> HttpLimits {
+    HttpLimits {
+        max_sessions: args.max_sessions,
+        requests_per_second: std::num::NonZeroU32::new(args.rate_limit)
+            .unwrap_or(std::num::NonZeroU32::MIN),
+        max_body_bytes: args.max_body,
+        shutdown_grace: Duration::from_secs(args.shutdown_grace),
+    }
 }
 
 /// The `--upstream` / `--upstream-http` servers with their labels: `label=...` or numbered

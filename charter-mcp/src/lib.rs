@@ -15,5 +15,6 @@ pub mod server;
 pub use client::{BridgeError, McpToolkit, ToolkitOptions, Upstream};
 pub use server::auth::{AuthConfig, AuthConfigError};
 pub use server::{
-    Disclosure, HttpOptions, HttpServer, McpServer, ServeError, ServerOptions, Transport,
+    CallLimits, Disclosure, HttpLimits, HttpOptions, HttpServer, McpServer, ServeError,
+    ServerOptions, Transport,
 };

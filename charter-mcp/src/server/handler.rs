@@ -309,16 +309,25 @@ impl ServerHandler for Connection {
         let arguments = Value::Object(arguments.unwrap_or_default());
         let before = session.generation();
         let ctx = live.context(&self.shared);
-        let outcome = AssertUnwindSafe(session.dispatch(name, arguments, &ctx))
-            .catch_unwind()
-            .await;
+        let limits = self.shared.options.call_limits;
+        let call = AssertUnwindSafe(session.dispatch(name, arguments, &ctx)).catch_unwind();
+        let Ok(outcome) = tokio::time::timeout(limits.timeout, call).await else {
+            let text = limits.timed_out(name);
+            return Ok(CallToolResponse::Complete(CallToolResult::error(vec![
+                ContentBlock::text(text),
+            ])));
+        };
         let result = match outcome {
-            Ok(Ok(output)) => {
-                let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
-                // MCP's structuredContent is an object; other JSON stays in the text.
-                result.structured_content = output.structured.filter(Value::is_object);
-                result
-            }
+            Ok(Ok(output)) => match limits.cut(&output.text) {
+                // The structured copy would carry the whole answer: the cut text only.
+                Some(cut) => CallToolResult::success(vec![ContentBlock::text(cut)]),
+                None => {
+                    let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
+                    // MCP's structuredContent is an object; other JSON stays in the text.
+                    result.structured_content = output.structured.filter(Value::is_object);
+                    result
+                }
+            },
             // A charter error is for the model: it reads it and corrects itself.
             Ok(Err(error)) => CallToolResult::error(vec![ContentBlock::text(error.to_string())]),
             // A bug in host code is not fed to the model as text.

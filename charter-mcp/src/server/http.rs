@@ -10,18 +10,23 @@
 //! caller authorised first (`auth/`); without one, a non-loopback bind is refused unless
 //! waived (`insecure_no_auth`).
 
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
 
+use super::limits::{Gate, HttpLimits};
 use super::{McpServer, ServeError};
 
 /// The path the MCP endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
+/// The health check for load balancers: `200 ok` while the server takes requests, 503 once it
+/// is stopping. No authentication, no MCP, no state.
+pub const HEALTH_PATH: &str = "/healthz";
 
 /// Who may reach the HTTP transport, beyond loopback.
 #[derive(Debug, Clone, Default)]
@@ -38,6 +43,8 @@ pub struct HttpOptions {
     pub auth: Option<super::auth::AuthConfig>,
     /// Serve without authentication on a non-loopback address (`--insecure-no-auth`).
     pub insecure_no_auth: bool,
+    /// Sessions, request rate, body size and shutdown grace (`docs/limits.md`).
+    pub limits: HttpLimits,
 }
 
 /// A bound, not yet running, HTTP transport.
@@ -47,6 +54,10 @@ pub struct HttpServer {
     local: SocketAddr,
     /// Where the protected-resource metadata is, with authentication on.
     metadata_url: Option<String>,
+    gate: Arc<Gate>,
+    /// Ends every MCP session and stream (rmcp's), once calls in flight are done.
+    sessions_end: CancellationToken,
+    grace: std::time::Duration,
 }
 
 impl std::fmt::Debug for HttpServer {
@@ -79,15 +90,45 @@ impl HttpServer {
         self.run_until(shutdown_signal()).await
     }
 
-    /// Serves until `shutdown` completes.
+    /// Serves until `shutdown` completes, then stops gracefully: stops accepting connections,
+    /// refuses new requests (503), lets the calls in flight finish within the shutdown grace,
+    /// ends the remaining MCP sessions and streams, and returns.
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
-        axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(shutdown)
-            .await
-            .map_err(|e| ServeError::Transport(e.to_string()))
+        let stop = CancellationToken::new();
+        let app = self
+            .router
+            .into_make_service_with_connect_info::<SocketAddr>();
+        let serving = axum::serve(self.listener, app)
+            .with_graceful_shutdown(stop.clone().cancelled_owned())
+            .into_future();
+        let mut serving = std::pin::pin!(serving);
+        tokio::select! {
+            result = &mut serving => return result.map_err(|e| ServeError::Transport(e.to_string())),
+            () = shutdown => {}
+        }
+        tracing::info!("stopping: finishing the calls in flight");
+        self.gate.drain();
+        stop.cancel();
+        let (gate, grace, sessions_end) = (self.gate, self.grace, self.sessions_end);
+        let drain = async move {
+            if !gate.idle(grace).await {
+                tracing::warn!(
+                    ?grace,
+                    "calls still in flight at the end of the shutdown grace"
+                );
+            }
+            sessions_end.cancel();
+            // Connections close as their last answers are written; a peer that does not read
+            // gets a second at most.
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        };
+        tokio::select! {
+            result = serving => result.map_err(|e| ServeError::Transport(e.to_string())),
+            () = drain => Ok(()),
+        }
     }
 }
 
@@ -135,26 +176,41 @@ pub(crate) async fn bind(
     }
     origins.extend(options.allow_origins.iter().map(|o| explicit_port(o)));
 
+    let sessions_end = CancellationToken::new();
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
-        .enforce_origin_validation();
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(options.limits.max_body_bytes)
+        .with_cancellation_token(sessions_end.clone());
+    let sessions = Arc::new(LocalSessionManager::default());
+    let gate = Gate::new(options.limits, sessions.clone());
     // One handler, hence one ToolSession, per MCP session.
-    let service = StreamableHttpService::new(
-        move || Ok(server.connection()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let mut router = axum::Router::new().route_service(MCP_PATH, service);
+    let service = StreamableHttpService::new(move || Ok(server.connection()), sessions, config);
+    let health = gate.clone();
+    // The limits sit inside authentication: a caller is known (and keyed) before it is counted.
+    let mut router = axum::Router::new()
+        .route_service(MCP_PATH, service)
+        .route_layer(axum::middleware::from_fn_with_state(
+            gate.clone(),
+            super::limits::admit,
+        ));
     let metadata_url = guard.as_ref().map(|g| g.metadata_url.clone());
     if let Some(guard) = guard {
         router = super::auth::protect(router, guard);
     }
+    let router = router.route(
+        HEALTH_PATH,
+        axum::routing::get(move || std::future::ready(health.health())),
+    );
     Ok(HttpServer {
         listener,
         router,
         local,
         metadata_url,
+        gate,
+        sessions_end,
+        grace: options.limits.shutdown_grace,
     })
 }
 

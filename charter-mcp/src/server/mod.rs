@@ -23,7 +23,10 @@ pub mod auth;
 mod catalog;
 mod handler;
 mod http;
+pub mod limits;
 mod stdio;
+#[cfg(feature = "otel")]
+pub mod telemetry;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,7 +39,8 @@ use charter_runtime::table::Table;
 use catalog::Catalog;
 use handler::Connection;
 
-pub use http::{HttpOptions, HttpServer};
+pub use http::{HEALTH_PATH, HttpOptions, HttpServer, MCP_PATH};
+pub use limits::{CallLimits, HttpLimits};
 
 /// How an [`McpServer`] serves its tools.
 #[derive(Clone)]
@@ -60,6 +64,8 @@ pub struct ServerOptions {
     /// With `progressive`, which form progressive disclosure takes on revisions that let a list
     /// change (default [`Disclosure::ListChanged`]; 2026-07-28 always gets search-and-call).
     pub disclosure: Disclosure,
+    /// Time and answer size of one tool call (`docs/limits.md`).
+    pub call_limits: CallLimits,
 }
 
 /// The form of progressive disclosure (`charter mcp --progressive=FORM`).
@@ -120,6 +126,7 @@ impl Default for ServerOptions {
             context: CallContext::default(),
             name: "charter".to_owned(),
             disclosure: Disclosure::default(),
+            call_limits: CallLimits::default(),
         }
     }
 }
@@ -134,6 +141,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("http", &self.http.as_ref().map(|_| ".."))
             .field("name", &self.name)
             .field("disclosure", &self.disclosure)
+            .field("call_limits", &self.call_limits)
             .finish_non_exhaustive()
     }
 }
@@ -370,7 +378,10 @@ impl McpServer {
         self.warm_in_background(Warm::Serialised);
         let marks = stdio::Marks::default();
         let write = stdio::ListWriter::new(write, self.shared.clone(), marks.clone());
-        let running = Connection::new(self.shared.clone(), Some(marks))
+        let connection = Connection::new(self.shared.clone(), Some(marks));
+        #[cfg(feature = "otel")]
+        let connection = telemetry::Traced::new(connection, "pipe");
+        let running = connection
             .serve((read, write))
             .await
             .map_err(|e| ServeError::Transport(e.to_string()))?;
@@ -392,9 +403,12 @@ impl McpServer {
         http::bind(self.clone(), addr, options).await
     }
 
-    /// A fresh handler for one connection.
-    pub(crate) fn connection(&self) -> Connection {
-        Connection::new(self.shared.clone(), None)
+    /// A fresh handler for one MCP session over HTTP (measured with feature `otel`).
+    pub(crate) fn connection(&self) -> impl rmcp::ServerHandler + use<> {
+        let connection = Connection::new(self.shared.clone(), None);
+        #[cfg(feature = "otel")]
+        let connection = telemetry::Traced::new(connection, "tcp");
+        connection
     }
 }
 

@@ -64,6 +64,14 @@ pub(crate) async fn authenticate(
     let Some(caller) = guard.authorise(identity) else {
         return guard.forbidden();
     };
+    // The limits count requests per authenticated subject (a caller without one: per rule).
+    let key = match (&caller.subject, caller.rule) {
+        (Some(subject), _) => format!("sub:{subject}"),
+        (None, rule) => format!("rule:{rule:?}"),
+    };
+    request
+        .extensions_mut()
+        .insert(crate::server::limits::Caller(key.into()));
     request.extensions_mut().insert(Arc::new(caller));
     next.run(request).await
 }
