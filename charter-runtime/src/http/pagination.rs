@@ -59,10 +59,35 @@ pub fn next_page(route: &Route, arguments: &Value, response: &Value) -> Option<V
     Some(Value::Object(next))
 }
 
-/// The value at a dotted path; numeric segments index arrays (negative from the end).
+/// The segments of a dotted path (`data.-1.id`). A segment that starts with `@` is an OData
+/// annotation (`@odata.nextLink`, `value.@odata.etag`): its own dot is part of the name, so it
+/// runs to the end of the path.
+pub fn path_segments(path: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = path;
+    loop {
+        if rest.starts_with('@') {
+            out.push(rest);
+            return out;
+        }
+        match rest.split_once('.') {
+            Some((segment, tail)) => {
+                out.push(segment);
+                rest = tail;
+            }
+            None => {
+                out.push(rest);
+                return out;
+            }
+        }
+    }
+}
+
+/// The value at a dotted path ([`path_segments`]); numeric segments index arrays (negative from
+/// the end).
 pub fn lookup<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
     let mut current = value;
-    for segment in path.split('.') {
+    for segment in path_segments(path) {
         current = match current {
             Value::Object(map) => map.get(segment)?,
             Value::Array(items) => {
