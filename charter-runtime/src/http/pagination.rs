@@ -30,7 +30,7 @@ pub fn next_page(route: &Route, arguments: &Value, response: &Value) -> Option<V
         Pagination::Cursor { next: path, param } => {
             let (path, link_key) = match path.split_once('?') {
                 Some((path, key)) => (path, Some(key)),
-                None => (*path, None),
+                None => (path, None),
             };
             let cursor = lookup(response, path)?;
             let parent = match path.rsplit_once('.') {

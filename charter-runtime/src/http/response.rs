@@ -206,7 +206,7 @@ pub fn projection_paths(route: &Route) -> Vec<String> {
         return paths;
     }
     if let Some(Pagination::Cursor { next, .. }) = route.pagination {
-        let next = next.split_once('?').map_or(*next, |(path, _)| path);
+        let next = next.split_once('?').map_or(next, |(path, _)| path);
         let stripped: Vec<&str> = path_segments(next)
             .into_iter()
             .filter(|s| s.parse::<i64>().is_err())
