@@ -140,7 +140,7 @@ async fn bad_ids_and_bounds_are_refused_before_sending() {
 async fn webhook_endpoints_are_created_updated_listed_and_deleted() {
     let stub = Stub::start(|r| match r.method.as_str() {
         "POST" => (201, json!({"id": ENDPOINT, "object": "webhook_endpoint", "url": "https://hooks.example.com/granola",
-                               "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "enabled": true})),
+                               "signing_secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "enabled": true})),
         "PATCH" => (200, json!({"id": ENDPOINT, "enabled": false})),
         "DELETE" => (200, json!({"id": ENDPOINT, "object": "webhook_endpoint", "deleted": true})),
         _ => (200, json!({"webhook_endpoints": [{"id": ENDPOINT, "enabled": true}]})),
@@ -155,7 +155,7 @@ async fn webhook_endpoints_are_created_updated_listed_and_deleted() {
     )
     .await
     .unwrap();
-    assert!(created["secret"].as_str().unwrap().starts_with("whsec_"), "the secret reaches the caller");
+    assert!(created["signing_secret"].as_str().unwrap().starts_with("whsec_"), "the secret reaches the caller");
     let r = stub.take().remove(0);
     assert_eq!((r.method.as_str(), r.path.as_str()), ("POST", "/v1/webhook-endpoints"));
     assert_key(&r);

@@ -20,6 +20,13 @@ fn outlook(stub: &Stub) -> charter::ToolSession {
     session(TABLE, &format!("{}/v1.0", stub.base), &[("MICROSOFT_ACCESS_TOKEN", TOKEN)])
 }
 
+/// Calls a tool whose answer may be empty (Graph's 202 for a send or a reply).
+async fn send(s: &charter::ToolSession, name: &str, args: Value) {
+    s.dispatch(name, args, &charter::CallContext::new())
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+}
+
 fn assert_graph(r: &Recorded) {
     assert_eq!(r.header("authorization"), Some(&*format!("Bearer {TOKEN}")));
     if !r.body.is_empty() {
@@ -104,7 +111,7 @@ async fn messages_list_sends_odata_options_projects_and_walks_the_next_link() {
 async fn mail_send_posts_the_message_in_camel_case_with_a_file() {
     let stub = Stub::start(|_| Reply::empty(202)).await;
     let s = outlook(&stub);
-    call(
+    send(
         &s,
         "outlook_mail_send",
         json!({
@@ -119,9 +126,8 @@ async fn mail_send_posts_the_message_in_camel_case_with_a_file() {
             "save_to_sent_items": false
         }),
     )
-    .await
-    .unwrap();
-    let r = stub.only();
+    .await;
+    let r = stub.take().remove(0);
     assert_eq!((r.method.as_str(), r.path.as_str(), r.query.as_deref()), ("POST", "/v1.0/me/sendMail", None));
     assert_graph(&r);
     assert_eq!(r.header("prefer"), None, "only the reading tools ask for text bodies");
@@ -131,7 +137,7 @@ async fn mail_send_posts_the_message_in_camel_case_with_a_file() {
             r#"{"message":{"subject":"Q3 report","body":{"contentType":"html","content":"<p>Figures attached.</p>"},"#,
             r#""toRecipients":[{"emailAddress":{"address":"ann@contoso.com","name":"Ann Lee"}}],"#,
             r#""ccRecipients":[{"emailAddress":{"address":"bob@contoso.com"}}],"#,
-            r#""attachments":[{"@odata.type":"#microsoft.graph.fileAttachment","name":"q3.csv","contentType":"text/csv","contentBytes":"YSxiCjEsMgo="}]},"#,
+            r##""attachments":[{"@odata.type":"#microsoft.graph.fileAttachment","name":"q3.csv","contentType":"text/csv","contentBytes":"YSxiCjEsMgo="}]},"##,
             r#""saveToSentItems":false}"#
         )
     );
@@ -304,9 +310,7 @@ async fn reply_move_and_the_mime_source() {
     })
     .await;
     let s = outlook(&stub);
-    call(&s, "outlook_messages_reply", json!({"message_id": "AAMk=1", "comment": "Thanks, looks good."}))
-        .await
-        .unwrap();
+    send(&s, "outlook_messages_reply", json!({"message_id": "AAMk=1", "comment": "Thanks, looks good."})).await;
     let moved = call(&s, "outlook_messages_move", json!({"message_id": "AAMk=1", "destination_id": "archive"}))
         .await
         .unwrap();
