@@ -36,9 +36,15 @@ async fn notes_list_filters_by_date_and_folder_projects_and_walks_the_cursor() {
                    "web_url": "https://notes.granola.ai/d/x"})
         };
         if second {
-            (200, json!({"notes": [note("not_2d3tmYTlCICgjy")], "hasMore": false, "cursor": null}))
+            (
+                200,
+                json!({"notes": [note("not_2d3tmYTlCICgjy")], "hasMore": false, "cursor": null}),
+            )
         } else {
-            (200, json!({"notes": [note(NOTE)], "hasMore": true, "cursor": "eyJwIjoyfQ=="}))
+            (
+                200,
+                json!({"notes": [note(NOTE)], "hasMore": true, "cursor": "eyJwIjoyfQ=="}),
+            )
         }
     })
     .await;
@@ -61,7 +67,9 @@ async fn notes_list_filters_by_date_and_folder_projects_and_walks_the_cursor() {
         (
             "GET",
             "/v1/notes",
-            Some(&*format!("created_after=2026-01-01&folder_id={FOLDER}&page_size=1"))
+            Some(&*format!(
+                "created_after=2026-01-01&folder_id={FOLDER}&page_size=1"
+            ))
         )
     );
     assert_key(&r);
@@ -74,10 +82,16 @@ async fn notes_list_filters_by_date_and_folder_projects_and_walks_the_cursor() {
     let r = stub.take().remove(0);
     assert_eq!(
         r.query.as_deref(),
-        Some(&*format!("created_after=2026-01-01&folder_id={FOLDER}&cursor=eyJwIjoyfQ%3D%3D&page_size=1"))
+        Some(&*format!(
+            "created_after=2026-01-01&folder_id={FOLDER}&cursor=eyJwIjoyfQ%3D%3D&page_size=1"
+        ))
     );
     assert_eq!(last["hasMore"], false);
-    assert_eq!(next_page(notes, &next, &last), None, "a null cursor ends the walk");
+    assert_eq!(
+        next_page(notes, &next, &last),
+        None,
+        "a null cursor ends the walk"
+    );
 }
 
 #[tokio::test]
@@ -93,26 +107,42 @@ async fn notes_get_and_the_transcript_pages() {
     })
     .await;
     let s = granola(&stub);
-    let note = call(&s, "granola_notes_get", json!({"note_id": NOTE, "include": "transcript"}))
-        .await
-        .unwrap();
+    let note = call(
+        &s,
+        "granola_notes_get",
+        json!({"note_id": NOTE, "include": "transcript"}),
+    )
+    .await
+    .unwrap();
     assert_eq!(note["summary_markdown"], "## Decisions", "returned whole");
     let r = stub.take().remove(0);
     assert_eq!(
         (r.method.as_str(), r.path.as_str(), r.query.as_deref()),
-        ("GET", &*format!("/v1/notes/{NOTE}"), Some("include=transcript"))
+        (
+            "GET",
+            &*format!("/v1/notes/{NOTE}"),
+            Some("include=transcript")
+        )
     );
     assert_key(&r);
 
     let args = json!({"note_id": NOTE, "page_size": 100});
-    let page = call(&s, "granola_notes_transcript_get", args.clone()).await.unwrap();
+    let page = call(&s, "granola_notes_transcript_get", args.clone())
+        .await
+        .unwrap();
     let r = stub.take().remove(0);
     assert_eq!(
         (r.path.as_str(), r.query.as_deref()),
-        (&*format!("/v1/notes/{NOTE}/transcript"), Some("page_size=100"))
+        (
+            &*format!("/v1/notes/{NOTE}/transcript"),
+            Some("page_size=100")
+        )
     );
     let next = next_page(route(TABLE, "granola_notes_transcript_get"), &args, &page).unwrap();
-    assert_eq!(next, json!({"note_id": NOTE, "page_size": 100, "cursor": "c2"}));
+    assert_eq!(
+        next,
+        json!({"note_id": NOTE, "page_size": 100, "cursor": "c2"})
+    );
 }
 
 #[tokio::test]
@@ -121,17 +151,38 @@ async fn bad_ids_and_bounds_are_refused_before_sending() {
     let s = granola(&stub);
     for (name, args) in [
         // The UUID of a Granola web link is not a note id.
-        ("granola_notes_get", json!({"note_id": "3f2b8a5e-1c4d-4e6f-9a7b-0c1d2e3f4a5b"})),
+        (
+            "granola_notes_get",
+            json!({"note_id": "3f2b8a5e-1c4d-4e6f-9a7b-0c1d2e3f4a5b"}),
+        ),
         ("granola_notes_list", json!({"page_size": 31})),
-        ("granola_notes_transcript_get", json!({"note_id": NOTE, "page_size": 101})),
-        ("granola_notes_get", json!({"note_id": NOTE, "include": "summary"})),
-        ("granola_webhook_endpoints_create", json!({"url": "https://hooks.example.com/g", "scopes": []})),
-        ("granola_webhook_endpoints_create", json!({"url": "https://hooks.example.com/g", "scopes": ["personal"], "events": ["note.deleted"]})),
-        ("granola_webhook_endpoints_update", json!({"webhook_endpoint_id": "wh_1", "enabled": false})),
+        (
+            "granola_notes_transcript_get",
+            json!({"note_id": NOTE, "page_size": 101}),
+        ),
+        (
+            "granola_notes_get",
+            json!({"note_id": NOTE, "include": "summary"}),
+        ),
+        (
+            "granola_webhook_endpoints_create",
+            json!({"url": "https://hooks.example.com/g", "scopes": []}),
+        ),
+        (
+            "granola_webhook_endpoints_create",
+            json!({"url": "https://hooks.example.com/g", "scopes": ["personal"], "events": ["note.deleted"]}),
+        ),
+        (
+            "granola_webhook_endpoints_update",
+            json!({"webhook_endpoint_id": "wh_1", "enabled": false}),
+        ),
         ("granola_audit_list", json!({"action": "Workspace"})),
     ] {
         let err = call(&s, name, args.clone()).await.unwrap_err();
-        assert!(matches!(err, CharterError::Validation(_)), "{name} {args}: {err:?}");
+        assert!(
+            matches!(err, CharterError::Validation(_)),
+            "{name} {args}: {err:?}"
+        );
     }
     assert!(stub.take().is_empty(), "nothing was sent");
 }
@@ -155,14 +206,25 @@ async fn webhook_endpoints_are_created_updated_listed_and_deleted() {
     )
     .await
     .unwrap();
-    assert!(created["signing_secret"].as_str().unwrap().starts_with("whsec_"), "the secret reaches the caller");
+    assert!(
+        created["signing_secret"]
+            .as_str()
+            .unwrap()
+            .starts_with("whsec_"),
+        "the secret reaches the caller"
+    );
     let r = stub.take().remove(0);
-    assert_eq!((r.method.as_str(), r.path.as_str()), ("POST", "/v1/webhook-endpoints"));
+    assert_eq!(
+        (r.method.as_str(), r.path.as_str()),
+        ("POST", "/v1/webhook-endpoints")
+    );
     assert_key(&r);
     assert_eq!(r.header("content-type"), Some("application/json"));
     assert_eq!(
         r.text(),
-        format!(r#"{{"url":"https://hooks.example.com/granola","scopes":["personal","public"],"events":["note.generated"],"folder_ids":["{FOLDER}"]}}"#)
+        format!(
+            r#"{{"url":"https://hooks.example.com/granola","scopes":["personal","public"],"events":["note.generated"],"folder_ids":["{FOLDER}"]}}"#
+        )
     );
 
     call(
@@ -179,10 +241,16 @@ async fn webhook_endpoints_are_created_updated_listed_and_deleted() {
     );
     assert_eq!(r.json(), json!({"folder_ids": [], "enabled": false}));
 
-    call(&s, "granola_webhook_endpoints_list", json!({})).await.unwrap();
-    call(&s, "granola_webhook_endpoints_delete", json!({"webhook_endpoint_id": ENDPOINT}))
+    call(&s, "granola_webhook_endpoints_list", json!({}))
         .await
         .unwrap();
+    call(
+        &s,
+        "granola_webhook_endpoints_delete",
+        json!({"webhook_endpoint_id": ENDPOINT}),
+    )
+    .await
+    .unwrap();
     let log = stub.take();
     assert_eq!(
         log.iter()
@@ -190,7 +258,11 @@ async fn webhook_endpoints_are_created_updated_listed_and_deleted() {
             .collect::<Vec<_>>(),
         [
             ("GET", "/v1/webhook-endpoints", true),
-            ("DELETE", &*format!("/v1/webhook-endpoints/{ENDPOINT}"), true)
+            (
+                "DELETE",
+                &*format!("/v1/webhook-endpoints/{ENDPOINT}"),
+                true
+            )
         ]
     );
     let a = tool(TABLE, "granola_webhook_endpoints_delete").annotations;
@@ -208,9 +280,13 @@ async fn granola_errors_are_api_errors_without_the_key() {
     })
     .await;
     let s = granola(&stub);
-    let err = call(&s, "granola_notes_get", json!({"note_id": NOTE, "include": "transcript"}))
-        .await
-        .unwrap_err();
+    let err = call(
+        &s,
+        "granola_notes_get",
+        json!({"note_id": NOTE, "include": "transcript"}),
+    )
+    .await
+    .unwrap_err();
     let CharterError::Api(api) = &err else {
         panic!("{err:?}")
     };

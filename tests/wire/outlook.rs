@@ -17,7 +17,11 @@ const TABLE: &charter::table::Table = &charter::packs::outlook::TOOLS;
 const GRAPH: &str = "https://graph.microsoft.com/v1.0";
 
 fn outlook(stub: &Stub) -> charter::ToolSession {
-    session(TABLE, &format!("{}/v1.0", stub.base), &[("MICROSOFT_ACCESS_TOKEN", TOKEN)])
+    session(
+        TABLE,
+        &format!("{}/v1.0", stub.base),
+        &[("MICROSOFT_ACCESS_TOKEN", TOKEN)],
+    )
 }
 
 /// Calls a tool whose answer may be empty (Graph's 202 for a send or a reply).
@@ -56,15 +60,18 @@ async fn messages_list_sends_odata_options_projects_and_walks_the_next_link() {
             "value": [message(if second { "m2" } else { "m1" })]
         });
         if !second {
-            page["@odata.nextLink"] =
-                json!(format!("{GRAPH}/me/messages?%24filter=isRead+eq+false&%24top=1&%24skip=1"));
+            page["@odata.nextLink"] = json!(format!(
+                "{GRAPH}/me/messages?%24filter=isRead+eq+false&%24top=1&%24skip=1"
+            ));
         }
         Reply::json(200, page)
     })
     .await;
     let s = outlook(&stub);
     let args = json!({"filter": "isRead eq false", "top": 1});
-    let first = call(&s, "outlook_messages_list", args.clone()).await.unwrap();
+    let first = call(&s, "outlook_messages_list", args.clone())
+        .await
+        .unwrap();
     // Previews, senders and flags; not bodies, recipients, etags or change keys.
     assert_eq!(
         first,
@@ -83,26 +90,44 @@ async fn messages_list_sends_odata_options_projects_and_walks_the_next_link() {
     let r = stub.take().remove(0);
     assert_eq!(
         (r.method.as_str(), r.path.as_str(), r.query.as_deref()),
-        ("GET", "/v1.0/me/messages", Some("%24filter=isRead%20eq%20false&%24top=1"))
+        (
+            "GET",
+            "/v1.0/me/messages",
+            Some("%24filter=isRead%20eq%20false&%24top=1")
+        )
     );
     assert_graph(&r);
     // Bodies come back as text, not HTML: a constant the model neither sees nor sets.
-    assert_eq!(r.header("prefer"), Some("outlook.body-content-type=\"text\""));
+    assert_eq!(
+        r.header("prefer"),
+        Some("outlook.body-content-type=\"text\"")
+    );
     assert!(r.body.is_empty());
 
     // The declared walk reads `$skip` out of the next link.
     let list = route(TABLE, "outlook_messages_list");
     let next = next_page(list, &args, &first).expect("a second page");
-    assert_eq!(next, json!({"filter": "isRead eq false", "top": 1, "skip": 1}));
-    let last = call(&s, "outlook_messages_list", next.clone()).await.unwrap();
+    assert_eq!(
+        next,
+        json!({"filter": "isRead eq false", "top": 1, "skip": 1})
+    );
+    let last = call(&s, "outlook_messages_list", next.clone())
+        .await
+        .unwrap();
     assert_eq!(
         stub.take()[0].query.as_deref(),
         Some("%24filter=isRead%20eq%20false&%24top=1&%24skip=1")
     );
-    assert_eq!(next_page(list, &next, &last), None, "no next link, no next page");
+    assert_eq!(
+        next_page(list, &next, &last),
+        None,
+        "no next link, no next page"
+    );
 
     // $top is bounded as Graph documents (1-1000).
-    let err = call(&s, "outlook_messages_list", json!({"top": 1001})).await.unwrap_err();
+    let err = call(&s, "outlook_messages_list", json!({"top": 1001}))
+        .await
+        .unwrap_err();
     assert!(matches!(err, CharterError::Validation(_)), "{err:?}");
     assert!(stub.take().is_empty());
 }
@@ -128,9 +153,16 @@ async fn mail_send_posts_the_message_in_camel_case_with_a_file() {
     )
     .await;
     let r = stub.take().remove(0);
-    assert_eq!((r.method.as_str(), r.path.as_str(), r.query.as_deref()), ("POST", "/v1.0/me/sendMail", None));
+    assert_eq!(
+        (r.method.as_str(), r.path.as_str(), r.query.as_deref()),
+        ("POST", "/v1.0/me/sendMail", None)
+    );
     assert_graph(&r);
-    assert_eq!(r.header("prefer"), None, "only the reading tools ask for text bodies");
+    assert_eq!(
+        r.header("prefer"),
+        None,
+        "only the reading tools ask for text bodies"
+    );
     assert_eq!(
         r.text(),
         concat!(
@@ -176,7 +208,10 @@ async fn out_of_office_is_a_patch_of_the_mailbox_settings() {
     .await
     .unwrap();
     let r = stub.only();
-    assert_eq!((r.method.as_str(), r.path.as_str()), ("PATCH", "/v1.0/me/mailboxSettings"));
+    assert_eq!(
+        (r.method.as_str(), r.path.as_str()),
+        ("PATCH", "/v1.0/me/mailboxSettings")
+    );
     assert_graph(&r);
     assert_eq!(
         r.text(),
@@ -188,7 +223,10 @@ async fn out_of_office_is_a_patch_of_the_mailbox_settings() {
         )
     );
     assert_eq!(out["automaticRepliesSetting"]["status"], "scheduled");
-    assert!(out.get("timeZone").is_none(), "the projection keeps the replies only");
+    assert!(
+        out.get("timeZone").is_none(),
+        "the projection keeps the replies only"
+    );
     let a = tool(TABLE, "outlook_automatic_replies_update").annotations;
     assert!(a.idempotent && !a.destructive);
 }
@@ -218,13 +256,19 @@ async fn calendar_view_and_event_creation_on_the_wire() {
         (
             "GET",
             "/v1.0/me/calendarView",
-            Some("startDateTime=2026-03-02T00%3A00%3A00Z&endDateTime=2026-03-03T00%3A00%3A00Z&%24orderby=start%2FdateTime&%24top=50")
+            Some(
+                "startDateTime=2026-03-02T00%3A00%3A00Z&endDateTime=2026-03-03T00%3A00%3A00Z&%24orderby=start%2FdateTime&%24top=50"
+            )
         )
     );
     // The window is required.
-    let err = call(&s, "outlook_calendar_view_list", json!({"start_date_time": "2026-03-02T00:00:00Z"}))
-        .await
-        .unwrap_err();
+    let err = call(
+        &s,
+        "outlook_calendar_view_list",
+        json!({"start_date_time": "2026-03-02T00:00:00Z"}),
+    )
+    .await
+    .unwrap_err();
     assert!(matches!(err, CharterError::Validation(_)), "{err:?}");
 
     let created = call(
@@ -248,7 +292,10 @@ async fn calendar_view_and_event_creation_on_the_wire() {
                "onlineMeeting": {"joinUrl": "https://teams.microsoft.com/l/meetup-join/x"}})
     );
     let r = stub.take().remove(0);
-    assert_eq!((r.method.as_str(), r.path.as_str()), ("POST", "/v1.0/me/events"));
+    assert_eq!(
+        (r.method.as_str(), r.path.as_str()),
+        ("POST", "/v1.0/me/events")
+    );
     assert_graph(&r);
     assert_eq!(
         r.text(),
@@ -276,7 +323,9 @@ async fn a_delta_round_walks_skip_tokens_and_keeps_the_delta_link() {
     .await;
     let s = outlook(&stub);
     let args = json!({"folder_id": "inbox"});
-    let first = call(&s, "outlook_messages_delta", args.clone()).await.unwrap();
+    let first = call(&s, "outlook_messages_delta", args.clone())
+        .await
+        .unwrap();
     let delta = route(TABLE, "outlook_messages_delta");
     let next = next_page(delta, &args, &first).expect("a second page");
     assert_eq!(next, json!({"folder_id": "inbox", "skip_token": "ST+1"}));
@@ -286,13 +335,22 @@ async fn a_delta_round_walks_skip_tokens_and_keeps_the_delta_link() {
         json!({"value": [{"id": "m2", "@removed": {"reason": "deleted"}}],
                "@odata.deltaLink": format!("{GRAPH}/me/mailFolders('inbox')/messages/delta?%24deltatoken=DT-9")})
     );
-    assert_eq!(next_page(delta, &json!({}), &last), None, "a delta link ends the round");
+    assert_eq!(
+        next_page(delta, &json!({}), &last),
+        None,
+        "a delta link ends the round"
+    );
     let log = stub.take();
     assert_eq!(
-        log.iter().map(|r| (r.path.as_str(), r.query.as_deref())).collect::<Vec<_>>(),
+        log.iter()
+            .map(|r| (r.path.as_str(), r.query.as_deref()))
+            .collect::<Vec<_>>(),
         [
             ("/v1.0/me/mailFolders/inbox/messages/delta", None),
-            ("/v1.0/me/mailFolders/inbox/messages/delta", Some("%24skiptoken=ST%2B1"))
+            (
+                "/v1.0/me/mailFolders/inbox/messages/delta",
+                Some("%24skiptoken=ST%2B1")
+            )
         ]
     );
 }
@@ -310,22 +368,51 @@ async fn reply_move_and_the_mime_source() {
     })
     .await;
     let s = outlook(&stub);
-    send(&s, "outlook_messages_reply", json!({"message_id": "AAMk=1", "comment": "Thanks, looks good."})).await;
-    let moved = call(&s, "outlook_messages_move", json!({"message_id": "AAMk=1", "destination_id": "archive"}))
-        .await
-        .unwrap();
-    assert_eq!(moved, json!({"id": "m1-moved", "subject": "Q3 budget", "parentFolderId": "AAMk-inbox"}));
+    send(
+        &s,
+        "outlook_messages_reply",
+        json!({"message_id": "AAMk=1", "comment": "Thanks, looks good."}),
+    )
+    .await;
+    let moved = call(
+        &s,
+        "outlook_messages_move",
+        json!({"message_id": "AAMk=1", "destination_id": "archive"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        moved,
+        json!({"id": "m1-moved", "subject": "Q3 budget", "parentFolderId": "AAMk-inbox"})
+    );
     let source = s
-        .dispatch("outlook_messages_content_get", json!({"message_id": "AAMk=1"}), &charter::CallContext::new())
+        .dispatch(
+            "outlook_messages_content_get",
+            json!({"message_id": "AAMk=1"}),
+            &charter::CallContext::new(),
+        )
         .await
         .unwrap();
-    assert!(format!("{source:?}").contains("Subject: Q3 budget"), "{source:?}");
+    assert!(
+        format!("{source:?}").contains("Subject: Q3 budget"),
+        "{source:?}"
+    );
     let log = stub.take();
     assert_eq!(
-        log.iter().map(|r| (r.method.as_str(), r.path.as_str(), r.text())).collect::<Vec<_>>(),
+        log.iter()
+            .map(|r| (r.method.as_str(), r.path.as_str(), r.text()))
+            .collect::<Vec<_>>(),
         [
-            ("POST", "/v1.0/me/messages/AAMk%3D1/reply", r#"{"comment":"Thanks, looks good."}"#),
-            ("POST", "/v1.0/me/messages/AAMk%3D1/move", r#"{"destinationId":"archive"}"#),
+            (
+                "POST",
+                "/v1.0/me/messages/AAMk%3D1/reply",
+                r#"{"comment":"Thanks, looks good."}"#
+            ),
+            (
+                "POST",
+                "/v1.0/me/messages/AAMk%3D1/move",
+                r#"{"destinationId":"archive"}"#
+            ),
             ("GET", "/v1.0/me/messages/AAMk%3D1/$value", ""),
         ]
     );
@@ -342,11 +429,16 @@ async fn graph_errors_are_api_errors_with_their_code_and_without_the_token() {
     })
     .await;
     let s = outlook(&stub);
-    let err = call(&s, "outlook_messages_get", json!({"message_id": "gone"})).await.unwrap_err();
+    let err = call(&s, "outlook_messages_get", json!({"message_id": "gone"}))
+        .await
+        .unwrap_err();
     let CharterError::Api(api) = &err else {
         panic!("{err:?}")
     };
-    assert_eq!((api.status, api.method, api.url_template), (404, "GET", "/me/messages/{message_id}"));
+    assert_eq!(
+        (api.status, api.method, api.url_template),
+        (404, "GET", "/me/messages/{message_id}")
+    );
     assert!(api.body.contains("ErrorItemNotFound"), "{}", api.body);
     assert!(!err.to_string().contains(TOKEN));
     assert!(!format!("{err:?}").contains(TOKEN));
@@ -354,10 +446,18 @@ async fn graph_errors_are_api_errors_with_their_code_and_without_the_token() {
 
 #[test]
 fn the_pack_is_curated_and_annotated() {
-    check_curated(TABLE, 90, 3000, &["access_token", "Authorization", "Prefer"]);
+    check_curated(
+        TABLE,
+        90,
+        3000,
+        &["access_token", "Authorization", "Prefer"],
+    );
     let a = |name| tool(TABLE, name).annotations;
     assert!(a("outlook_messages_permanent_delete").destructive);
-    assert!(a("outlook_schedule_get").read_only, "a POST that only reads");
+    assert!(
+        a("outlook_schedule_get").read_only,
+        "a POST that only reads"
+    );
     assert!(a("outlook_mail_tips_get").read_only);
     assert!(a("outlook_events_cancel").destructive);
     assert!(!a("outlook_mail_send").idempotent);

@@ -157,10 +157,7 @@ pub fn project<S: AsRef<str>>(value: Value, paths: &[S]) -> Value {
     if paths.is_empty() {
         return value;
     }
-    let split: Vec<Vec<&str>> = paths
-        .iter()
-        .map(|p| path_segments(p.as_ref()))
-        .collect();
+    let split: Vec<Vec<&str>> = paths.iter().map(|p| path_segments(p.as_ref())).collect();
     let refs: Vec<&[&str]> = split.iter().map(Vec::as_slice).collect();
     project_in(value, &refs)
 }
