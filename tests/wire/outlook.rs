@@ -463,3 +463,93 @@ fn the_pack_is_curated_and_annotated() {
     assert!(!a("outlook_mail_send").idempotent);
     assert!(a("outlook_messages_update").idempotent);
 }
+
+#[tokio::test]
+async fn without_a_ready_token_the_refresh_token_is_exchanged_at_the_token_endpoint() {
+    use charter::http::{HttpExecutor, StaticCredentials};
+    use charter::{SessionOptions, Source, ToolSession};
+    use std::sync::Arc;
+
+    let stub = Stub::start(|r| {
+        if r.path.ends_with("/oauth2/v2.0/token") {
+            Reply::json(
+                200,
+                json!({"token_type": "Bearer", "expires_in": 3599, "access_token": "at-from-refresh",
+                       "scope": "Mail.ReadWrite Mail.Send"}),
+            )
+        } else {
+            Reply::json(200, json!({"value": []}))
+        }
+    })
+    .await;
+    let creds = StaticCredentials::new()
+        .with("MICROSOFT_CLIENT_ID", "11111111-2222-3333-4444-555555555555")
+        .with("MICROSOFT_CLIENT_SECRET", "client-secret-value")
+        .with("MICROSOFT_REFRESH_TOKEN", "refresh-token-value");
+    let http = HttpExecutor::builder()
+        .no_proxy()
+        .credentials(creds)
+        .base_url("outlook", format!("{}/v1.0", stub.base))
+        .token_url("outlook", format!("{}/common/oauth2/v2.0/token", stub.base))
+        .build()
+        .unwrap();
+    let s = ToolSession::with_options(
+        vec![Source::Table(TABLE)],
+        SessionOptions {
+            progressive: false,
+            http: Some(Arc::new(http)),
+            ..SessionOptions::default()
+        },
+    )
+    .unwrap();
+    call(&s, "outlook_contacts_list", json!({"top": 5})).await.unwrap();
+    let log = stub.take();
+    assert_eq!(log.len(), 2, "{log:#?}");
+    let token = &log[0];
+    assert_eq!((token.method.as_str(), token.path.as_str()), ("POST", "/common/oauth2/v2.0/token"));
+    let mut form: Vec<(String, String)> = token
+        .text()
+        .split('&')
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap();
+            (k.to_owned(), v.to_owned())
+        })
+        .collect();
+    form.sort();
+    assert_eq!(
+        form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect::<Vec<_>>(),
+        [
+            ("client_id", "11111111-2222-3333-4444-555555555555"),
+            ("client_secret", "client-secret-value"),
+            ("grant_type", "refresh_token"),
+            ("refresh_token", "refresh-token-value"),
+        ]
+    );
+    let api = &log[1];
+    assert_eq!(
+        (api.path.as_str(), api.query.as_deref()),
+        ("/v1.0/me/contacts", Some("%24top=5"))
+    );
+    assert_eq!(api.header("authorization"), Some("Bearer at-from-refresh"));
+
+    // The pack's own endpoints: Microsoft's, with the tenant from MICROSOFT_TENANT_ID or `common`.
+    let charter::table::Exec::Http(route) = TABLE.tools[0].exec else {
+        panic!("an HTTP tool")
+    };
+    let charter::table::Auth::OAuth2(o) = route.pack.auth else {
+        panic!("OAuth 2")
+    };
+    assert_eq!(
+        (o.token_url, o.authorization_url, o.access_token_env),
+        (
+            "https://login.microsoftonline.com/{tenant}/oauth2/v2.0/token",
+            "https://login.microsoftonline.com/{tenant}/oauth2/v2.0/authorize",
+            "MICROSOFT_ACCESS_TOKEN"
+        )
+    );
+    assert_eq!(
+        o.url_vars.iter().map(|v| (v.name, v.env, v.default)).collect::<Vec<_>>(),
+        [("tenant", "MICROSOFT_TENANT_ID", "common")]
+    );
+    assert!(o.scopes.contains(&"offline_access") && o.scopes.contains(&"MailboxSettings.ReadWrite"));
+}
