@@ -13,6 +13,30 @@
 
 #![warn(missing_docs)]
 
+/// The `with_*` builders every loop's `Options` has: `max_turns`, `concurrency` and `extra`.
+macro_rules! loop_option_builders {
+    () => {
+        /// At most `max_turns` model requests.
+        pub fn with_max_turns(mut self, max_turns: usize) -> Self {
+            self.max_turns = max_turns;
+            self
+        }
+
+        /// At most `concurrency` calls of a batch at once.
+        pub fn with_concurrency(mut self, concurrency: usize) -> Self {
+            self.concurrency = concurrency;
+            self
+        }
+
+        /// An extra request member, sent as given.
+        pub fn with_extra(mut self, key: impl Into<String>, value: serde_json::Value) -> Self {
+            self.extra.insert(key.into(), value);
+            self
+        }
+    };
+}
+pub(crate) use loop_option_builders;
+
 pub mod anthropic;
 mod bridge;
 mod error;

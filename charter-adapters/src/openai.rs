@@ -282,26 +282,16 @@ impl OpenAiClient {
 
     /// Sends one chat-completions request body (JSON text, e.g. from [`request_body`]).
     pub async fn complete(&self, body: Vec<u8>) -> Result<ChatCompletion, Error> {
-        let bytes = self.endpoint.post(body).await?;
-        serde_json::from_slice::<ChatCompletion>(&bytes).map_err(|e| {
-            // A 200 carrying `{"error": ...}` is common among compatible servers: say so.
-            let provider = serde_json::from_slice::<Value>(&bytes).ok().and_then(|v| {
+        // A 200 carrying `{"error": ...}` is common among compatible servers: say so.
+        self.endpoint
+            .exchange(body, "a chat completion", |v| {
                 v.get("error").map(|err| {
                     err.get("message")
                         .and_then(Value::as_str)
                         .map_or(err.to_string(), str::to_owned)
                 })
-            });
-            match provider {
-                Some(message) => self
-                    .endpoint
-                    .decode(format!("the server reported an error: {message}")),
-                None => self.endpoint.decode(format!(
-                    "not a chat completion ({e}): {}",
-                    transport::truncate(&String::from_utf8_lossy(&bytes), 512)
-                )),
-            }
-        })
+            })
+            .await
     }
 }
 
@@ -330,23 +320,7 @@ impl Default for Options {
 }
 
 impl Options {
-    /// At most `max_turns` model requests.
-    pub fn with_max_turns(mut self, max_turns: usize) -> Self {
-        self.max_turns = max_turns;
-        self
-    }
-
-    /// At most `concurrency` calls of a batch at once.
-    pub fn with_concurrency(mut self, concurrency: usize) -> Self {
-        self.concurrency = concurrency;
-        self
-    }
-
-    /// An extra request member, sent as given.
-    pub fn with_extra(mut self, key: impl Into<String>, value: Value) -> Self {
-        self.extra.insert(key.into(), value);
-        self
-    }
+    crate::loop_option_builders!();
 
     /// `temperature`.
     pub fn with_temperature(self, temperature: f64) -> Self {
@@ -359,26 +333,11 @@ impl Options {
     }
 
     fn check(&self) -> Result<(), Error> {
-        if self.max_turns == 0 {
-            return Err(Error::Config("max_turns must be at least 1".into()));
-        }
-        for key in ["model", "messages", "tools"] {
-            if self.extra.contains_key(key) {
-                return Err(Error::Config(format!(
-                    "the extra request member `{key}` is set by the loop"
-                )));
-            }
-        }
-        if self
-            .extra
-            .get("stream")
-            .is_some_and(|v| v != &Value::Bool(false))
-        {
-            return Err(Error::Config(
-                "`stream` is not supported by this loop yet; leave it unset".into(),
-            ));
-        }
-        Ok(())
+        transport::check_loop_options(
+            self.max_turns,
+            &self.extra,
+            &[("model", None), ("messages", None), ("tools", None)],
+        )
     }
 }
 

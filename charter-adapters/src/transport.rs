@@ -13,6 +13,36 @@ use crate::Error;
 /// How much of an error body is kept: enough to read the provider's message.
 const ERROR_BODY_LIMIT: usize = 2048;
 
+/// Checks the members both loops' options share: at least one turn, no `extra` member that the
+/// loop sets itself (`owned`: each member with what to use instead, if anything), and no
+/// streaming.
+pub(crate) fn check_loop_options(
+    max_turns: usize,
+    extra: &serde_json::Map<String, serde_json::Value>,
+    owned: &[(&str, Option<&str>)],
+) -> Result<(), Error> {
+    if max_turns == 0 {
+        return Err(Error::Config("max_turns must be at least 1".into()));
+    }
+    for (key, instead) in owned {
+        if extra.contains_key(*key) {
+            let instead = instead.map_or(String::new(), |i| format!("; use {i}"));
+            return Err(Error::Config(format!(
+                "the extra request member `{key}` is set by the loop{instead}"
+            )));
+        }
+    }
+    if extra
+        .get("stream")
+        .is_some_and(|v| v != &serde_json::Value::Bool(false))
+    {
+        return Err(Error::Config(
+            "`stream` is not supported by this loop yet; leave it unset".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// A reqwest client over rustls with the `ring` provider and the platform's roots.
 ///
 /// Built explicitly rather than through a process-wide default provider (the workspace's reqwest
@@ -129,6 +159,31 @@ impl Endpoint {
             });
         }
         Ok(bytes.to_vec())
+    }
+
+    /// POSTs `body` and reads a 2xx answer as `T` (`what`: "a chat completion"). An answer that
+    /// is not a `T` but that `provider_error` reads a message from (compatible servers often
+    /// answer 200 with an error object) says the server's message instead of serde's.
+    pub(crate) async fn exchange<T: serde::de::DeserializeOwned>(
+        &self,
+        body: Vec<u8>,
+        what: &str,
+        provider_error: fn(&serde_json::Value) -> Option<String>,
+    ) -> Result<T, Error> {
+        let bytes = self.post(body).await?;
+        serde_json::from_slice::<T>(&bytes).map_err(|e| {
+            let provider = serde_json::from_slice::<serde_json::Value>(&bytes)
+                .ok()
+                .as_ref()
+                .and_then(provider_error);
+            match provider {
+                Some(message) => self.decode(format!("the server reported an error: {message}")),
+                None => self.decode(format!(
+                    "not {what} ({e}): {}",
+                    truncate(&String::from_utf8_lossy(&bytes), 512)
+                )),
+            }
+        })
     }
 
     /// A decoding failure at this endpoint.

@@ -116,50 +116,7 @@ fn tool_def(
     let input: &'static ObjectShape = leak_one(ObjectShape {
         fields: leak(fields),
     });
-    let (exec, method) = match spec.get("http") {
-        Some(http) => {
-            let method = match str_of(http, "method")?.unwrap_or("GET") {
-                "GET" => Method::Get,
-                "HEAD" => Method::Head,
-                "POST" => Method::Post,
-                "PUT" => Method::Put,
-                "PATCH" => Method::Patch,
-                "DELETE" => Method::Delete,
-                other => return Err(format!("{name}: unknown method {other}")),
-            };
-            let path = leak_str(str_of(http, "path")?.unwrap_or("/").to_owned());
-            let body = if input.fields.iter().any(|f| f.location == Location::Body) {
-                BodyEncoding::Json
-            } else {
-                BodyEncoding::None
-            };
-            let route = leak_one(Route {
-                pack: http_pack,
-                method,
-                path,
-                body,
-                graphql: None,
-                projection: &[],
-                pagination: None,
-                timeout_ms: None,
-                max_redirects: 0,
-                headers: &[],
-                query: &[],
-            });
-            (Exec::Http(route), Some(method))
-        }
-        None => {
-            let handler = match str_of(spec, "handler")? {
-                None => echo as Handler,
-                Some(h) => handlers
-                    .iter()
-                    .find(|(n, _)| *n == h)
-                    .map(|(_, f)| *f)
-                    .ok_or_else(|| format!("{name}: no handler named {h}"))?,
-            };
-            (Exec::Rust(handler), None)
-        }
-    };
+    let (exec, method) = exec(name, http_pack, spec, input, handlers)?;
     let mut annotations = method.map(Annotations::for_method).unwrap_or_default();
     if let Some(a) = spec.get("annotations") {
         let flag = |k: &str, d: bool| a.get(k).and_then(Value::as_bool).unwrap_or(d);
@@ -210,6 +167,60 @@ fn tool_def(
         input,
         views,
         exec,
+    })
+}
+
+/// How the tool runs: an HTTP route on the table's pack (with its method), or a Rust handler.
+fn exec(
+    name: &str,
+    http_pack: &'static HttpPack,
+    spec: &Value,
+    input: &'static ObjectShape,
+    handlers: &[(&str, Handler)],
+) -> Result<(Exec, Option<Method>), String> {
+    Ok(match spec.get("http") {
+        Some(http) => {
+            let method = match str_of(http, "method")?.unwrap_or("GET") {
+                "GET" => Method::Get,
+                "HEAD" => Method::Head,
+                "POST" => Method::Post,
+                "PUT" => Method::Put,
+                "PATCH" => Method::Patch,
+                "DELETE" => Method::Delete,
+                other => return Err(format!("{name}: unknown method {other}")),
+            };
+            let path = leak_str(str_of(http, "path")?.unwrap_or("/").to_owned());
+            let body = if input.fields.iter().any(|f| f.location == Location::Body) {
+                BodyEncoding::Json
+            } else {
+                BodyEncoding::None
+            };
+            let route = leak_one(Route {
+                pack: http_pack,
+                method,
+                path,
+                body,
+                graphql: None,
+                projection: &[],
+                pagination: None,
+                timeout_ms: None,
+                max_redirects: 0,
+                headers: &[],
+                query: &[],
+            });
+            (Exec::Http(route), Some(method))
+        }
+        None => {
+            let handler = match str_of(spec, "handler")? {
+                None => echo as Handler,
+                Some(h) => handlers
+                    .iter()
+                    .find(|(n, _)| *n == h)
+                    .map(|(_, f)| *f)
+                    .ok_or_else(|| format!("{name}: no handler named {h}"))?,
+            };
+            (Exec::Rust(handler), None)
+        }
     })
 }
 

@@ -29,99 +29,27 @@ pub(crate) fn auth(
                 .collect()
         })
         .unwrap_or_default();
-    let mut candidates: Vec<(u8, Auth, Option<String>, String)> = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
     for (name, scheme) in schemes {
         let (scheme, _) = doc::deref(
             root,
             scheme,
             &format!("/components/securitySchemes/{}", names::pointer_token(name)),
         )?;
-        let kind = scheme
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let http = scheme
-            .get("scheme")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        let location = scheme.get("in").and_then(Value::as_str).unwrap_or_default();
-        let param = scheme
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
         let preferred = u8::from(!required.is_empty() && !required.contains(&name.as_str()));
-        match (kind, http.as_str(), location) {
-            ("http", "bearer", _) => candidates.push((
-                preferred * 10,
-                Auth {
-                    scheme: "bearer",
-                    env: format!("{env}_TOKEN"),
-                    header: None,
-                },
-                None,
-                format!("`{name}` (HTTP bearer)"),
-            )),
-            ("apiKey", _, "header") if param.eq_ignore_ascii_case("authorization") => candidates
-                .push((
-                    preferred * 10 + 1,
-                    Auth {
-                        scheme: "bearer",
-                        env: format!("{env}_TOKEN"),
-                        header: None,
-                    },
-                    Some(param.to_owned()),
-                    format!(
-                        "`{name}` (API key in the Authorization header, sent as a bearer token)"
-                    ),
-                )),
-            ("apiKey", _, "header") if !crate::check::valid_header_name(param) => notes.push(format!(
-                "security scheme `{name}` names the header `{param}`, which is not a valid HTTP header name: left out"
-            )),
-            ("apiKey", _, "header") => candidates.push((
-                preferred * 10 + 1,
-                Auth {
-                    scheme: "header",
-                    env: format!("{env}_API_KEY"),
-                    header: Some(param.to_owned()),
-                },
-                Some(param.to_owned()),
-                format!("`{name}` (API key in header `{param}`)"),
-            )),
-            ("http", "basic", _) => candidates.push((
-                preferred * 10 + 2,
-                Auth {
-                    scheme: "basic",
-                    env: format!("{env}_API_KEY"),
-                    header: None,
-                },
-                None,
-                format!("`{name}` (HTTP basic)"),
-            )),
-            ("oauth2" | "openIdConnect", _, _) => candidates.push((
-                preferred * 10 + 3,
-                Auth {
-                    scheme: "bearer",
-                    env: format!("{env}_TOKEN"),
-                    header: None,
-                },
-                None,
-                format!(
-                    "`{name}` ({kind}: the variable holds an access token obtained outside charter)"
-                ),
-            )),
-            _ => notes.push(format!(
-                "security scheme `{name}` ({kind}{}) cannot be declared as pack auth",
-                if location.is_empty() {
-                    String::new()
-                } else {
-                    format!(" in {location}")
-                }
-            )),
+        match candidate(name, scheme, &env) {
+            Ok(mut c) => {
+                c.rank += preferred * 10;
+                candidates.push(c);
+            }
+            Err(note) => notes.push(note),
         }
     }
-    candidates.sort_by_key(|c| c.0);
-    let Some((_, auth, param, what)) = candidates.into_iter().next() else {
+    candidates.sort_by_key(|c| c.rank);
+    let Some(Candidate {
+        auth, param, what, ..
+    }) = candidates.into_iter().next()
+    else {
         notes.push("no security scheme maps to pack auth: `auth` is left out".into());
         return Ok((None, None));
     };
@@ -130,4 +58,78 @@ pub(crate) fn auth(
         auth.scheme, auth.env
     ));
     Ok((Some(auth), param))
+}
+
+/// One security scheme that maps to pack auth; the lowest `rank` wins.
+struct Candidate {
+    rank: u8,
+    auth: Auth,
+    /// The header the credential travels in, when the scheme names one.
+    param: Option<String>,
+    what: String,
+}
+
+/// The pack auth `scheme` maps to, or the note saying why it cannot be one.
+fn candidate(name: &str, scheme: &Value, env: &str) -> Result<Candidate, String> {
+    let field = |key: &str| scheme.get(key).and_then(Value::as_str).unwrap_or_default();
+    let (kind, location, param) = (field("type"), field("in"), field("name"));
+    let http = field("scheme").to_ascii_lowercase();
+    let auth = |scheme: &'static str, suffix: &str, header: Option<&str>| Auth {
+        scheme,
+        env: format!("{env}_{suffix}"),
+        header: header.map(str::to_owned),
+    };
+    let found = |rank, auth, param: Option<&str>, what| {
+        Ok(Candidate {
+            rank,
+            auth,
+            param: param.map(str::to_owned),
+            what,
+        })
+    };
+    match (kind, http.as_str(), location) {
+        ("http", "bearer", _) => found(
+            0,
+            auth("bearer", "TOKEN", None),
+            None,
+            format!("`{name}` (HTTP bearer)"),
+        ),
+        ("apiKey", _, "header") if param.eq_ignore_ascii_case("authorization") => found(
+            1,
+            auth("bearer", "TOKEN", None),
+            Some(param),
+            format!("`{name}` (API key in the Authorization header, sent as a bearer token)"),
+        ),
+        ("apiKey", _, "header") if !crate::check::valid_header_name(param) => Err(format!(
+            "security scheme `{name}` names the header `{param}`, which is not a valid HTTP header name: left out"
+        )),
+        ("apiKey", _, "header") => found(
+            1,
+            auth("header", "API_KEY", Some(param)),
+            Some(param),
+            format!("`{name}` (API key in header `{param}`)"),
+        ),
+        ("http", "basic", _) => found(
+            2,
+            auth("basic", "API_KEY", None),
+            None,
+            format!("`{name}` (HTTP basic)"),
+        ),
+        ("oauth2" | "openIdConnect", _, _) => found(
+            3,
+            auth("bearer", "TOKEN", None),
+            None,
+            format!(
+                "`{name}` ({kind}: the variable holds an access token obtained outside charter)"
+            ),
+        ),
+        _ => Err(format!(
+            "security scheme `{name}` ({kind}{}) cannot be declared as pack auth",
+            if location.is_empty() {
+                String::new()
+            } else {
+                format!(" in {location}")
+            }
+        )),
+    }
 }

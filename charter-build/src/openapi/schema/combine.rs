@@ -193,41 +193,7 @@ impl Conv<'_> {
             s.description = Some("Accepts one of several shapes; see the API reference.".into());
             return s;
         }
-        // Scalars of the same kind, and integer beside number.
-        let mut out: Vec<Shape> = Vec::new();
-        for mut a in flat {
-            a.nullable = false;
-            let same = out.iter().position(|b| scalar_overlap(b, &a));
-            match same {
-                Some(i) => {
-                    let b = &mut out[i];
-                    if a.kind == Kind::Number {
-                        b.kind = Kind::Number;
-                    }
-                    if b.enum_values.is_empty() || a.enum_values.is_empty() {
-                        b.enum_values.clear();
-                    } else {
-                        for v in a.enum_values {
-                            if !b.enum_values.contains(&v) {
-                                b.enum_values.push(v);
-                            }
-                        }
-                    }
-                    b.format = if b.format == a.format { b.format } else { None };
-                    b.pattern = if b.pattern == a.pattern {
-                        b.pattern.take()
-                    } else {
-                        None
-                    };
-                    b.min_length = None;
-                    b.max_length = None;
-                    b.minimum = None;
-                    b.maximum = None;
-                    b.default = None;
-                }
-                None => out.push(a),
-            }
-        }
+        let mut out = merge_scalars(flat);
         // Objects (and maps) must be told apart by a required field; otherwise merge them.
         let objectish: Vec<usize> = (0..out.len())
             .filter(|&i| {
@@ -266,7 +232,19 @@ impl Conv<'_> {
             }
             out = kept;
         }
-        // Arrays: one array whose items are the alternatives.
+        let out = self.merge_arrays(out, ptr);
+        let mut out = out;
+        let mut s = if out.len() == 1 {
+            out.pop().unwrap_or_else(Shape::any)
+        } else {
+            Shape::new(Kind::OneOf(out))
+        };
+        s.nullable |= nullable;
+        s
+    }
+
+    /// Array alternatives become one array whose items are the alternatives.
+    fn merge_arrays(&mut self, mut out: Vec<Shape>, ptr: &str) -> Vec<Shape> {
         let arrays: Vec<usize> = (0..out.len())
             .filter(|&i| matches!(out[i].kind, Kind::Array(_)))
             .collect();
@@ -290,13 +268,7 @@ impl Conv<'_> {
             }
             out = kept;
         }
-        let mut s = if out.len() == 1 {
-            out.pop().unwrap_or_else(Shape::any)
-        } else {
-            Shape::new(Kind::OneOf(out))
-        };
-        s.nullable |= nullable;
-        s
+        out
     }
 
     /// Whether every object alternative has a required field that no other declares (or
@@ -455,4 +427,44 @@ pub(super) fn scalar_overlap(a: &Shape, b: &Shape) -> bool {
             | (Number, Integer)
             | (Boolean, Boolean)
     )
+}
+
+/// Scalar alternatives of the same kind (and integer beside number) merged into one, keeping
+/// only the constraints they share.
+fn merge_scalars(flat: Vec<Shape>) -> Vec<Shape> {
+    let mut out: Vec<Shape> = Vec::new();
+    for mut a in flat {
+        a.nullable = false;
+        let same = out.iter().position(|b| scalar_overlap(b, &a));
+        match same {
+            Some(i) => {
+                let b = &mut out[i];
+                if a.kind == Kind::Number {
+                    b.kind = Kind::Number;
+                }
+                if b.enum_values.is_empty() || a.enum_values.is_empty() {
+                    b.enum_values.clear();
+                } else {
+                    for v in a.enum_values {
+                        if !b.enum_values.contains(&v) {
+                            b.enum_values.push(v);
+                        }
+                    }
+                }
+                b.format = if b.format == a.format { b.format } else { None };
+                b.pattern = if b.pattern == a.pattern {
+                    b.pattern.take()
+                } else {
+                    None
+                };
+                b.min_length = None;
+                b.max_length = None;
+                b.minimum = None;
+                b.maximum = None;
+                b.default = None;
+            }
+            None => out.push(a),
+        }
+    }
+    out
 }
