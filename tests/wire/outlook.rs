@@ -483,7 +483,10 @@ async fn without_a_ready_token_the_refresh_token_is_exchanged_at_the_token_endpo
     })
     .await;
     let creds = StaticCredentials::new()
-        .with("MICROSOFT_CLIENT_ID", "11111111-2222-3333-4444-555555555555")
+        .with(
+            "MICROSOFT_CLIENT_ID",
+            "11111111-2222-3333-4444-555555555555",
+        )
         .with("MICROSOFT_CLIENT_SECRET", "client-secret-value")
         .with("MICROSOFT_REFRESH_TOKEN", "refresh-token-value");
     let http = HttpExecutor::builder()
@@ -502,11 +505,16 @@ async fn without_a_ready_token_the_refresh_token_is_exchanged_at_the_token_endpo
         },
     )
     .unwrap();
-    call(&s, "outlook_contacts_list", json!({"top": 5})).await.unwrap();
+    call(&s, "outlook_contacts_list", json!({"top": 5}))
+        .await
+        .unwrap();
     let log = stub.take();
     assert_eq!(log.len(), 2, "{log:#?}");
     let token = &log[0];
-    assert_eq!((token.method.as_str(), token.path.as_str()), ("POST", "/common/oauth2/v2.0/token"));
+    assert_eq!(
+        (token.method.as_str(), token.path.as_str()),
+        ("POST", "/common/oauth2/v2.0/token")
+    );
     let mut form: Vec<(String, String)> = token
         .text()
         .split('&')
@@ -517,7 +525,9 @@ async fn without_a_ready_token_the_refresh_token_is_exchanged_at_the_token_endpo
         .collect();
     form.sort();
     assert_eq!(
-        form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect::<Vec<_>>(),
+        form.iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect::<Vec<_>>(),
         [
             ("client_id", "11111111-2222-3333-4444-555555555555"),
             ("client_secret", "client-secret-value"),
@@ -548,8 +558,13 @@ async fn without_a_ready_token_the_refresh_token_is_exchanged_at_the_token_endpo
         )
     );
     assert_eq!(
-        o.url_vars.iter().map(|v| (v.name, v.env, v.default)).collect::<Vec<_>>(),
+        o.url_vars
+            .iter()
+            .map(|v| (v.name, v.env, v.default))
+            .collect::<Vec<_>>(),
         [("tenant", "MICROSOFT_TENANT_ID", "common")]
     );
-    assert!(o.scopes.contains(&"offline_access") && o.scopes.contains(&"MailboxSettings.ReadWrite"));
+    assert!(
+        o.scopes.contains(&"offline_access") && o.scopes.contains(&"MailboxSettings.ReadWrite")
+    );
 }
