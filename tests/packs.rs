@@ -13,6 +13,7 @@ fn feature_on(label: &str) -> Option<bool> {
         "linear" => Some(cfg!(feature = "pack-linear")),
         "firecrawl" => Some(cfg!(feature = "pack-firecrawl")),
         "tavily" => Some(cfg!(feature = "pack-tavily")),
+        "shopify" => Some(cfg!(feature = "pack-shopify")),
         "gmail" => Some(cfg!(feature = "pack-gmail")),
         "gcalendar" => Some(cfg!(feature = "pack-gcalendar")),
         "gdrive" => Some(cfg!(feature = "pack-gdrive")),

@@ -88,6 +88,7 @@ static EXAMPLE: Table = Table {
                     number("b", "The second addend."),
                 ],
             },
+            require_one_of: &[],
             views: &[
                 View {
                     key: ViewKey::Default,
@@ -128,6 +129,7 @@ static EXAMPLE: Table = Table {
             },
             mode: None,
             input: &ObjectShape { fields: &[] },
+            require_one_of: &[],
             views: &[
                 View {
                     key: ViewKey::Default,

@@ -11,7 +11,7 @@ use crate::model::{
     AuthModel, BodyModel, FieldModel, Node, NodeKind, PackModel, PaginationModel, ToolModel, Ty,
 };
 use crate::pack::{EnvelopeDecl, HttpMethod, In, Number, Style};
-use crate::schema::{ViewSchema, view_schema};
+use crate::schema::{ViewSchema, tool_view_schema};
 
 /// Why generation failed (not a pack mistake: a bad runtime path).
 #[derive(Debug, thiserror::Error)]
@@ -273,9 +273,11 @@ impl Gen<'_> {
                             match f {
                                 crate::pack::FormatName::DateTime => "DateTime",
                                 crate::pack::FormatName::Date => "Date",
+                                crate::pack::FormatName::DateTimeLocal => "DateTimeLocal",
                                 crate::pack::FormatName::Email => "Email",
                                 crate::pack::FormatName::Uri => "Uri",
                                 crate::pack::FormatName::Uuid => "Uuid",
+                                crate::pack::FormatName::Base64Url => "Base64Url",
                             }
                         );
                         quote!(Some(Format::#v))
@@ -479,10 +481,14 @@ impl Gen<'_> {
         let (ro, id, de, ow) = (a.read_only, a.idempotent, a.destructive, a.open_world);
         let mode = opt_str(t.mode.as_deref());
         let fields = t.params.iter().map(|f| self.field(f));
+        let groups = t
+            .require_one_of
+            .iter()
+            .map(|g| strs(g.iter().map(String::as_str)));
         let schemas: Vec<ViewSchema> = t
             .views
             .iter()
-            .map(|v| view_schema(&self.pack.types, &t.params, v))
+            .map(|v| tool_view_schema(&self.pack.types, t, v))
             .collect();
         let (views, consts) = Self::views(t, &schemas);
         let description_lc = s(&t.description.to_lowercase());
@@ -498,6 +504,7 @@ impl Gen<'_> {
             annotations: Annotations { read_only: #ro, idempotent: #id, destructive: #de, open_world: #ow },
             mode: #mode,
             input: &ObjectShape { fields: &[#(#fields),*] },
+            require_one_of: &[#(#groups),*],
             views: &[#(#views),*],
             search: SearchData {
                 description_lc: #description_lc,
@@ -606,6 +613,7 @@ impl Gen<'_> {
         let envelope = match &p.envelope {
             None => quote!(None),
             Some(EnvelopeDecl::GraphQl) => quote!(Some(Envelope::GraphQl)),
+            Some(EnvelopeDecl::GraphQlUserErrors) => quote!(Some(Envelope::GraphQlUserErrors)),
             Some(EnvelopeDecl::OkFlag { field, error_field }) => {
                 let (f, e) = (s(field), s(error_field));
                 quote!(Some(Envelope::OkFlag { field: #f, error_field: #e }))

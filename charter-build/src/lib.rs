@@ -155,9 +155,10 @@ pub fn summary(model: &PackModel) -> PackSummary {
                 name: t.name.clone(),
                 method: t.method.as_str(),
                 path: t.path.clone(),
-                tokens: t.views.first().map_or(0, |v| {
-                    schema::view_schema(&model.types, &t.params, v).tokens
-                }),
+                tokens: t
+                    .views
+                    .first()
+                    .map_or(0, |v| schema::tool_view_schema(&model.types, t, v).tokens),
                 views: t.views.len(),
             })
             .collect(),

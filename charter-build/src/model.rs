@@ -127,6 +127,8 @@ pub struct ToolModel {
     pub pagination: Option<PaginationModel>,
     /// Timeout.
     pub timeout_ms: Option<u32>,
+    /// "At least one of" groups of parameter names (model names).
+    pub require_one_of: Vec<Vec<String>>,
     /// Redirects to follow.
     pub redirects: u8,
     /// This tool's header constants (sent after the pack's, replacing them).
@@ -395,12 +397,16 @@ impl Resolver<'_> {
                     .map(|d| d.value.clone())
             })
             .unwrap_or_default();
+        let mut ty = self.ty(spec, Some(description.clone()));
+        if non_empty(location, spec.is_required()) {
+            require_text(&mut ty);
+        }
         FieldModel {
             name: name.to_owned(),
             wire: self
                 .casing
                 .wire_name(name, spec.wire.as_ref().map(|w| w.value.as_str())),
-            ty: self.ty(spec, Some(description.clone())),
+            ty,
             description,
             required: spec.is_required(),
             modes: spec.mode_labels().map(|m| m.value.clone()).collect(),
@@ -410,6 +416,24 @@ impl Resolver<'_> {
             allow_slash: spec.allow_slash.as_ref().is_some_and(|a| a.value),
             from_context: spec.from_context.as_ref().map(|f| f.value.clone()),
         }
+    }
+}
+
+/// Whether a string parameter must hold at least one character: a path placeholder (an empty
+/// segment changes the URL) and a required query parameter (`q=` is a value the APIs refuse or
+/// read as "absent"). The schema says so (`minLength: 1`) and validation refuses `""`.
+pub fn non_empty(location: Option<In>, required: bool) -> bool {
+    matches!(location, Some(In::Path)) || matches!(location, Some(In::Query)) && required
+}
+
+/// Raises an inline string's `min_length` to 1 (an enum already excludes `""` unless listed).
+fn require_text(ty: &mut Ty) {
+    if let Ty::Inline(node) = ty
+        && let NodeKind::String(s) = &mut node.kind
+        && s.enum_values.is_empty()
+        && s.min_length.unwrap_or(0) == 0
+    {
+        s.min_length = Some(1);
     }
 }
 
@@ -594,6 +618,11 @@ fn tool(
             },
         }),
         timeout_ms: t.timeout_ms.as_ref().map(|v| v.value),
+        require_one_of: t
+            .require_one_of
+            .iter()
+            .map(|g| g.value.iter().map(|n| n.value.clone()).collect())
+            .collect(),
         redirects: t.redirects.as_ref().map_or(0, |v| v.value),
         headers: pairs(&t.headers),
         query: pairs(&t.query),

@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use crate::mode::ViewSpec;
-use crate::model::{FieldModel, Node, NodeKind, NumModel, StrModel, Ty, TypeModel};
+use crate::model::{FieldModel, Node, NodeKind, NumModel, StrModel, ToolModel, Ty, TypeModel};
 
 /// `json_tokens` of JSON text: its character count divided by 4 (docs/design.md §3; the rule is
 /// `charter_terms::tokens`).
@@ -477,6 +477,44 @@ pub fn view_schema(types: &[TypeModel], params: &[FieldModel], view: &ViewSpec) 
         paths,
         spans,
     }
+}
+
+/// A tool's view schema: [`view_schema`] plus its "at least one of" groups as an `anyOf` of
+/// `required` lists, counted in its size and in what dropping each path saves (the groups stay
+/// when a path goes). Property spans are unchanged: the groups go after them.
+pub fn tool_view_schema(types: &[TypeModel], tool: &ToolModel, view: &ViewSpec) -> ViewSchema {
+    let mut schema = view_schema(types, &tool.params, view);
+    if tool.require_one_of.is_empty() {
+        return schema;
+    }
+    let groups: Vec<Value> = tool
+        .require_one_of
+        .iter()
+        .map(|g| serde_json::json!({ "required": g }))
+        .collect();
+    let member = format!(r#","anyOf":{}"#, json(&Value::Array(groups)));
+    with_groups(&mut schema.text, &member);
+    schema.tokens = tokens(&schema.text);
+    for cost in &mut schema.paths {
+        let path: Vec<String> = cost.path.split('.').map(str::to_owned).collect();
+        let mut without = schema_without(types, &tool.params, view, &path);
+        with_groups(&mut without, &member);
+        cost.saves = schema.tokens.saturating_sub(tokens(&without));
+    }
+    schema.paths.sort_by_key(|p| std::cmp::Reverse(p.saves));
+    schema
+}
+
+/// Inserts `member` before the root's closing `,"additionalProperties":false` (the last
+/// top-level member before any `$defs`).
+fn with_groups(text: &mut String, member: &str) {
+    const CLOSE: &str = r#","additionalProperties":false"#;
+    let at = match text.find(r#","$defs":"#) {
+        Some(defs) => text[..defs].rfind(CLOSE),
+        None => text.rfind(CLOSE),
+    }
+    .expect("the root schema closes its properties");
+    text.insert_str(at, member);
 }
 
 /// The schema text of a view without the property at `path` (what [`PathCost::saves`] measures).

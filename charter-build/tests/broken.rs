@@ -508,3 +508,26 @@ fn oauth2_covers_tenant_urls_and_client_credentials_in_a_header() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/oauth2_general.yaml");
     check_file(&fixture).unwrap_or_else(|d| panic!("{d:#?}"));
 }
+
+#[test]
+fn require_one_of_groups_name_optional_parameters_of_the_tool() {
+    let file = "require_one_of.yaml";
+    let d = diagnostics(file);
+    has(
+        &d,
+        file,
+        9,
+        43,
+        "`require_one_of` names `nobody`, which is not a parameter of tool `reviews_request`",
+    );
+    has(&d, file, 9, 53, "`id` is required already");
+    has(&d, file, 9, 58, "empty group in `require_one_of`");
+    has(
+        &d,
+        file,
+        18,
+        22,
+        "`require_one_of` with one group is `required: true`",
+    );
+    assert_eq!(d.len(), 4, "{d:#?}");
+}

@@ -156,6 +156,14 @@ pub struct McpArgs {
     /// origins are always accepted.
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
     pub allow_origins: Vec<String>,
+    /// With --http, authenticate every request (bearer JWTs from trusted issuers, API keys) and
+    /// authorise each caller, as this YAML auth file says (docs/mcp.md, "Serving a team").
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub auth: Option<PathBuf>,
+    /// With --http on a non-loopback address, serve WITHOUT authentication: anyone who can reach
+    /// the port can call every tool. Refused otherwise; prints a warning.
+    #[arg(long, requires = "http", conflicts_with = "auth")]
+    pub insecure_no_auth: bool,
     /// Also serve the tools of an MCP server started as a child process, behind the same
     /// ToolSearch: `'CMD ARGS'` or `label='CMD ARGS'` (repeatable; unlabelled ones are up1,
     /// up2, ...; leading `KEY=VALUE` words set its environment). Its tools are `<label>_<tool>`.

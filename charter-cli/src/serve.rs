@@ -63,17 +63,48 @@ pub(crate) fn run(
             rt.block_on(server.serve_stdio())?;
         }
         Some(addr) => {
+            let auth = match &args.auth {
+                Some(path) => Some(
+                    charter_mcp::AuthConfig::load(path)
+                        .map_err(|e| Failure::Usage(format!("--auth: {e}")))?,
+                ),
+                None => None,
+            };
             let options = HttpOptions {
                 allow_hosts: args.allow_hosts.clone(),
                 allow_origins: args.allow_origins.clone(),
+                auth,
+                insecure_no_auth: args.insecure_no_auth,
             };
             let http = rt.block_on(server.bind_http(addr, options))?;
             writeln!(err, "{}", server.start_line(&Transport::Http(http.url())))?;
+            if let Some(line) = auth_line(&args, &http) {
+                writeln!(err, "{line}")?;
+            }
             err.flush()?;
             rt.block_on(http.run())?;
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The second start line of an HTTP server: who may call it (loud when nobody is checked on an
+/// address other machines reach).
+fn auth_line(args: &McpArgs, http: &charter_mcp::HttpServer) -> Option<String> {
+    if let Some(path) = &args.auth {
+        return Some(format!(
+            "charter: authentication on (as {} says); protected-resource metadata at {}",
+            path.display(),
+            http.metadata_url()?
+        ));
+    }
+    (!http.local_addr().ip().is_loopback()).then(|| {
+        format!(
+            "charter: WARNING: serving {} WITHOUT AUTHENTICATION (--insecure-no-auth): anyone \
+             who can reach this port can call every tool with this server's credentials",
+            http.local_addr()
+        )
+    })
 }
 
 /// The `--upstream` / `--upstream-http` servers with their labels: `label=...` or numbered

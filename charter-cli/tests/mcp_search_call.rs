@@ -22,16 +22,6 @@ async fn call(client: &Client, name: &str, arguments: Value) -> CallToolResult {
         .unwrap_or_else(|e| panic!("tools/call {name}: {e}"))
 }
 
-async fn names(client: &Client) -> Vec<String> {
-    client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name.into_owned())
-        .collect()
-}
-
 /// Connects over stdio or HTTP on `revision` (2026-07-28 through `server/discover`, older ones
 /// through `initialize`); 2026-07-28 uses a bare `--progressive`, the older revision asks for
 /// search-and-call explicitly. Returns the HTTP child to keep it alive.

@@ -13,6 +13,7 @@ pub mod client;
 pub mod server;
 
 pub use client::{BridgeError, McpToolkit, ToolkitOptions, Upstream};
+pub use server::auth::{AuthConfig, AuthConfigError};
 pub use server::{
     Disclosure, HttpOptions, HttpServer, McpServer, ServeError, ServerOptions, Transport,
 };

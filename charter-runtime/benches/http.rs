@@ -72,6 +72,7 @@ const fn tool(name: &'static str, input: &'static ObjectShape, route: &'static R
         annotations: charter_runtime::Annotations::for_method(route.method),
         mode: None,
         input,
+        require_one_of: &[],
         views: &[],
         search: SearchData {
             description_lc: "",

@@ -24,8 +24,9 @@ pub struct Table {
     pub tools: &'static [ToolDef],
 }
 
-/// One tool, whatever its source (YAML pack or Rust function).
-#[derive(Debug)]
+/// One tool, whatever its source (YAML pack or Rust function). `Clone` copies references only
+/// (a server's per-caller subsets of a table are built from clones).
+#[derive(Debug, Clone)]
 pub struct ToolDef {
     /// The published name, `<pack>_<tool>`, at most 50 characters.
     pub name: &'static str,
@@ -42,6 +43,10 @@ pub struct ToolDef {
     pub mode: Option<&'static str>,
     /// The full argument shape, every field of every mode; views decide what is visible.
     pub input: &'static ObjectShape,
+    /// "At least one of" groups of top-level fields (model names): a call must give every
+    /// field of at least one group (`[["reviewers"], ["team_reviewers"]]`). Empty: no such rule.
+    /// The schema shows them as `anyOf` of `required` lists.
+    pub require_one_of: &'static [&'static [&'static str]],
     /// The mode views. `views[0]` is [`ViewKey::Default`] (no session mode), `views[1]` is
     /// [`ViewKey::Unmatched`] (a session mode no field of this tool carries), then one
     /// [`ViewKey::Label`] per custom label its fields carry, sorted.
@@ -292,12 +297,17 @@ pub enum Format {
     DateTime,
     /// RFC 3339 full-date (`2026-11-30`).
     Date,
+    /// An RFC 3339 date-time whose offset may be left out (a local time, read in a time zone
+    /// given beside it: Google Calendar's `dateTime` with `timeZone`).
+    DateTimeLocal,
     /// An e-mail address.
     Email,
     /// An absolute URI.
     Uri,
     /// A UUID.
     Uuid,
+    /// Base64 with the URL-safe alphabet (RFC 4648 §5), padded or not.
+    Base64Url,
 }
 
 impl Format {
@@ -306,9 +316,11 @@ impl Format {
         match self {
             Format::DateTime => "date-time",
             Format::Date => "date",
+            Format::DateTimeLocal => "date-time-local",
             Format::Email => "email",
             Format::Uri => "uri",
             Format::Uuid => "uuid",
+            Format::Base64Url => "base64url",
         }
     }
 }
@@ -549,6 +561,10 @@ pub struct UrlVar {
 pub enum Envelope {
     /// A GraphQL response: a non-empty `errors` array is a failure.
     GraphQl,
+    /// A GraphQL API that reports refused mutations in the payload (Shopify): a non-empty
+    /// `errors` array, or a non-empty `userErrors` (or `<name>UserErrors`, as
+    /// `orderCancelUserErrors`) array in any `data.<field>` payload, is a failure.
+    GraphQlUserErrors,
     /// A boolean flag (Slack's `ok`): `false` is a failure, with the message under `error_field`.
     OkFlag {
         /// The flag member.

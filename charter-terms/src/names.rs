@@ -164,6 +164,27 @@ pub fn pack_env(label: &str, setting: &str) -> String {
     )
 }
 
+/// A `{name}` placeholder of a pack's `base_url` (the shop of
+/// `https://{shop}.myshopify.com/admin/...`): lower-case letters, digits and `_`, starting with a
+/// letter, and never `base_url` (that variable replaces the whole URL). Its value comes from
+/// [`pack_env`]`(label, name)` at run time.
+pub fn valid_base_url_setting(name: &str) -> bool {
+    name != "base_url"
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// Whether a value may fill a `base_url` placeholder: one or more of `[A-Za-z0-9.-]`, so a
+/// setting can name a host label but never add a path, port, user or query.
+pub fn valid_base_url_value(value: &str) -> bool {
+    !value.is_empty()
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+}
+
 /// The `base_url` a pack writes to leave its URL to run time: `${CHARTER_<PACK>_BASE_URL}`.
 pub fn base_url_at_run_time(label: &str) -> String {
     format!("${{{}}}", pack_env(label, "base_url"))
@@ -172,6 +193,20 @@ pub fn base_url_at_run_time(label: &str) -> String {
 #[cfg(test)]
 mod env_tests {
     use super::*;
+
+    #[test]
+    fn base_url_settings() {
+        assert!(valid_base_url_setting("shop"));
+        assert!(valid_base_url_setting("tenant_2"));
+        assert!(!valid_base_url_setting("base_url"));
+        assert!(!valid_base_url_setting("Shop"));
+        assert!(!valid_base_url_setting("2x"));
+        assert!(valid_base_url_value("my-store"));
+        assert!(!valid_base_url_value(""));
+        assert!(!valid_base_url_value("evil.example/x"));
+        assert!(!valid_base_url_value("a@b"));
+        assert_eq!(pack_env("shopify", "shop"), "CHARTER_SHOPIFY_SHOP");
+    }
 
     #[test]
     fn pack_settings_are_named_after_the_label() {

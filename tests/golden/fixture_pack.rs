@@ -55,7 +55,10 @@ pub mod tracker {
                             name: "project",
                             wire: "project",
                             description: "The project key, e.g. `CORE`.",
-                            shape: &Shape::String(STRING),
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
                             required: true,
                             location: Location::Path,
                             ..FIELD
@@ -122,11 +125,12 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
                         schema: ISSUES_LIST_0_SCHEMA,
-                        tokens: 162,
+                        tokens: 165,
                         active: &[],
                         widest: true,
                         paths: ISSUES_LIST_0_PATHS,
@@ -134,16 +138,11 @@ pub mod tracker {
                     },
                     View {
                         key: ViewKey::Unmatched,
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100}},"required":["project"],"additionalProperties":false}"#,
-                        tokens: 140,
+                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100}},"required":["project"],"additionalProperties":false}"#,
+                        tokens: 143,
                         active: &[],
                         widest: false,
                         paths: &[
-                            PathCost {
-                                path: "labels",
-                                depth: 1,
-                                saves: 28,
-                            },
                             PathCost {
                                 path: "state",
                                 depth: 1,
@@ -152,43 +151,48 @@ pub mod tracker {
                             PathCost {
                                 path: "project",
                                 depth: 1,
-                                saves: 24,
+                                saves: 27,
+                            },
+                            PathCost {
+                                path: "labels",
+                                depth: 1,
+                                saves: 27,
                             },
                             PathCost {
                                 path: "page",
                                 depth: 1,
-                                saves: 23,
+                                saves: 22,
                             },
                             PathCost {
                                 path: "per_page",
                                 depth: 1,
-                                saves: 23,
+                                saves: 22,
                             },
                         ],
                         spans: &[
                             PropSpan {
                                 name: "project",
-                                property: (31, 105),
-                                required: Some((508, 531)),
+                                property: (31, 119),
+                                required: Some((522, 545)),
                             },
                             PropSpan {
                                 name: "labels",
-                                property: (104, 214),
+                                property: (118, 228),
                                 required: None,
                             },
                             PropSpan {
                                 name: "state",
-                                property: (214, 326),
+                                property: (228, 340),
                                 required: None,
                             },
                             PropSpan {
                                 name: "page",
-                                property: (326, 417),
+                                property: (340, 431),
                                 required: None,
                             },
                             PropSpan {
                                 name: "per_page",
-                                property: (417, 507),
+                                property: (431, 521),
                                 required: None,
                             },
                         ],
@@ -196,7 +200,7 @@ pub mod tracker {
                     View {
                         key: ViewKey::Label("pro"),
                         schema: ISSUES_LIST_0_SCHEMA,
-                        tokens: 162,
+                        tokens: 165,
                         active: &["pro"],
                         widest: false,
                         paths: ISSUES_LIST_0_PATHS,
@@ -229,7 +233,10 @@ pub mod tracker {
                             name: "project",
                             wire: "project",
                             description: "The project key.",
-                            shape: &Shape::String(STRING),
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
                             required: true,
                             location: Location::Path,
                             ..FIELD
@@ -318,296 +325,29 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
-                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3.","enum":[1,2,3],"default":2},"metadata":{"type":"object","description":"Free-form key/value metadata.","additionalProperties":{"type":"string","description":"A metadata value."}},"assignee":{"type":["string","null"],"description":"Who to assign, or null for nobody."}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
-                        tokens: 363,
+                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3.","enum":[1,2,3],"default":2},"metadata":{"type":"object","description":"Free-form key/value metadata.","additionalProperties":{"type":"string","description":"A metadata value."}},"assignee":{"type":["string","null"],"description":"Who to assign, or null for nobody."}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
+                        tokens: 366,
                         active: &[],
                         widest: true,
                         paths: &[
                             PathCost {
                                 path: "thread",
                                 depth: 1,
-                                saves: 109,
-                            },
-                            PathCost {
-                                path: "labels",
-                                depth: 1,
-                                saves: 91,
-                            },
-                            PathCost {
-                                path: "metadata",
-                                depth: 1,
-                                saves: 38,
-                            },
-                            PathCost {
-                                path: "priority",
-                                depth: 1,
-                                saves: 26,
-                            },
-                            PathCost {
-                                path: "labels.name",
-                                depth: 2,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "labels.color",
-                                depth: 2,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "assignee",
-                                depth: 1,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "due_on",
-                                depth: 1,
-                                saves: 22,
-                            },
-                            PathCost {
-                                path: "title",
-                                depth: 1,
-                                saves: 21,
-                            },
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 18,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((1043, 1053)),
-                            },
-                            PropSpan {
-                                name: "title",
-                                property: (91, 167),
-                                required: Some((1052, 1060)),
-                            },
-                            PropSpan {
-                                name: "due_on",
-                                property: (167, 253),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "thread",
-                                property: (253, 326),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "labels",
-                                property: (326, 689),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "priority",
-                                property: (689, 790),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "metadata",
-                                property: (790, 940),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "assignee",
-                                property: (940, 1029),
-                                required: None,
-                            },
-                        ],
-                    },
-                    View {
-                        key: ViewKey::Unmatched,
-                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"assignee":{"type":["string","null"],"description":"Who to assign, or null for nobody."}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
-                        tokens: 300,
-                        active: &[],
-                        widest: false,
-                        paths: &[
-                            PathCost {
-                                path: "thread",
-                                depth: 1,
-                                saves: 109,
-                            },
-                            PathCost {
-                                path: "labels",
-                                depth: 1,
-                                saves: 91,
-                            },
-                            PathCost {
-                                path: "labels.name",
-                                depth: 2,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "labels.color",
-                                depth: 2,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "due_on",
-                                depth: 1,
-                                saves: 22,
-                            },
-                            PathCost {
-                                path: "assignee",
-                                depth: 1,
-                                saves: 22,
-                            },
-                            PathCost {
-                                path: "title",
-                                depth: 1,
-                                saves: 21,
-                            },
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 18,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((792, 802)),
-                            },
-                            PropSpan {
-                                name: "title",
-                                property: (91, 167),
-                                required: Some((801, 809)),
-                            },
-                            PropSpan {
-                                name: "due_on",
-                                property: (167, 253),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "thread",
-                                property: (253, 326),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "labels",
-                                property: (326, 689),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "assignee",
-                                property: (689, 778),
-                                required: None,
-                            },
-                        ],
-                    },
-                    View {
-                        key: ViewKey::Label("beta"),
-                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"metadata":{"type":"object","description":"Free-form key/value metadata.","additionalProperties":{"type":"string","description":"A metadata value."}},"assignee":{"type":["string","null"],"description":"Who to assign, or null for nobody."}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
-                        tokens: 337,
-                        active: &["beta"],
-                        widest: false,
-                        paths: &[
-                            PathCost {
-                                path: "thread",
-                                depth: 1,
                                 saves: 108,
                             },
                             PathCost {
                                 path: "labels",
                                 depth: 1,
-                                saves: 90,
+                                saves: 91,
                             },
                             PathCost {
                                 path: "metadata",
                                 depth: 1,
                                 saves: 37,
-                            },
-                            PathCost {
-                                path: "labels.name",
-                                depth: 2,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "labels.color",
-                                depth: 2,
-                                saves: 23,
-                            },
-                            PathCost {
-                                path: "assignee",
-                                depth: 1,
-                                saves: 22,
-                            },
-                            PathCost {
-                                path: "title",
-                                depth: 1,
-                                saves: 21,
-                            },
-                            PathCost {
-                                path: "due_on",
-                                depth: 1,
-                                saves: 21,
-                            },
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 17,
-                            },
-                        ],
-                        spans: &[
-                            PropSpan {
-                                name: "project",
-                                property: (31, 92),
-                                required: Some((942, 952)),
-                            },
-                            PropSpan {
-                                name: "title",
-                                property: (91, 167),
-                                required: Some((951, 959)),
-                            },
-                            PropSpan {
-                                name: "due_on",
-                                property: (167, 253),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "thread",
-                                property: (253, 326),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "labels",
-                                property: (326, 689),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "metadata",
-                                property: (689, 839),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "assignee",
-                                property: (839, 928),
-                                required: None,
-                            },
-                        ],
-                    },
-                    View {
-                        key: ViewKey::Label("pro"),
-                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3.","enum":[1,2,3],"default":2},"assignee":{"type":["string","null"],"description":"Who to assign, or null for nobody."}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
-                        tokens: 325,
-                        active: &["pro"],
-                        widest: false,
-                        paths: &[
-                            PathCost {
-                                path: "thread",
-                                depth: 1,
-                                saves: 108,
-                            },
-                            PathCost {
-                                path: "labels",
-                                depth: 1,
-                                saves: 91,
                             },
                             PathCost {
                                 path: "priority",
@@ -630,6 +370,11 @@ pub mod tracker {
                                 saves: 22,
                             },
                             PathCost {
+                                path: "project",
+                                depth: 1,
+                                saves: 21,
+                            },
+                            PathCost {
                                 path: "title",
                                 depth: 1,
                                 saves: 21,
@@ -639,46 +384,309 @@ pub mod tracker {
                                 depth: 1,
                                 saves: 21,
                             },
+                        ],
+                        spans: &[
+                            PropSpan {
+                                name: "project",
+                                property: (31, 106),
+                                required: Some((1057, 1067)),
+                            },
+                            PropSpan {
+                                name: "title",
+                                property: (105, 181),
+                                required: Some((1066, 1074)),
+                            },
+                            PropSpan {
+                                name: "due_on",
+                                property: (181, 267),
+                                required: None,
+                            },
+                            PropSpan {
+                                name: "thread",
+                                property: (267, 340),
+                                required: None,
+                            },
+                            PropSpan {
+                                name: "labels",
+                                property: (340, 703),
+                                required: None,
+                            },
+                            PropSpan {
+                                name: "priority",
+                                property: (703, 804),
+                                required: None,
+                            },
+                            PropSpan {
+                                name: "metadata",
+                                property: (804, 954),
+                                required: None,
+                            },
+                            PropSpan {
+                                name: "assignee",
+                                property: (954, 1043),
+                                required: None,
+                            },
+                        ],
+                    },
+                    View {
+                        key: ViewKey::Unmatched,
+                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"assignee":{"type":["string","null"],"description":"Who to assign, or null for nobody."}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
+                        tokens: 303,
+                        active: &[],
+                        widest: false,
+                        paths: &[
+                            PathCost {
+                                path: "thread",
+                                depth: 1,
+                                saves: 108,
+                            },
+                            PathCost {
+                                path: "labels",
+                                depth: 1,
+                                saves: 90,
+                            },
+                            PathCost {
+                                path: "labels.name",
+                                depth: 2,
+                                saves: 23,
+                            },
+                            PathCost {
+                                path: "labels.color",
+                                depth: 2,
+                                saves: 23,
+                            },
+                            PathCost {
+                                path: "assignee",
+                                depth: 1,
+                                saves: 22,
+                            },
                             PathCost {
                                 path: "project",
                                 depth: 1,
-                                saves: 18,
+                                saves: 21,
+                            },
+                            PathCost {
+                                path: "title",
+                                depth: 1,
+                                saves: 21,
+                            },
+                            PathCost {
+                                path: "due_on",
+                                depth: 1,
+                                saves: 21,
                             },
                         ],
                         spans: &[
                             PropSpan {
                                 name: "project",
-                                property: (31, 92),
-                                required: Some((893, 903)),
+                                property: (31, 106),
+                                required: Some((806, 816)),
                             },
                             PropSpan {
                                 name: "title",
-                                property: (91, 167),
-                                required: Some((902, 910)),
+                                property: (105, 181),
+                                required: Some((815, 823)),
                             },
                             PropSpan {
                                 name: "due_on",
-                                property: (167, 253),
+                                property: (181, 267),
                                 required: None,
                             },
                             PropSpan {
                                 name: "thread",
-                                property: (253, 326),
+                                property: (267, 340),
                                 required: None,
                             },
                             PropSpan {
                                 name: "labels",
-                                property: (326, 689),
-                                required: None,
-                            },
-                            PropSpan {
-                                name: "priority",
-                                property: (689, 790),
+                                property: (340, 703),
                                 required: None,
                             },
                             PropSpan {
                                 name: "assignee",
-                                property: (790, 879),
+                                property: (703, 792),
+                                required: None,
+                            },
+                        ],
+                    },
+                    View {
+                        key: ViewKey::Label("beta"),
+                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"metadata":{"type":"object","description":"Free-form key/value metadata.","additionalProperties":{"type":"string","description":"A metadata value."}},"assignee":{"type":["string","null"],"description":"Who to assign, or null for nobody."}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
+                        tokens: 341,
+                        active: &["beta"],
+                        widest: false,
+                        paths: &[
+                            PathCost {
+                                path: "thread",
+                                depth: 1,
+                                saves: 109,
+                            },
+                            PathCost {
+                                path: "labels",
+                                depth: 1,
+                                saves: 91,
+                            },
+                            PathCost {
+                                path: "metadata",
+                                depth: 1,
+                                saves: 38,
+                            },
+                            PathCost {
+                                path: "labels.name",
+                                depth: 2,
+                                saves: 23,
+                            },
+                            PathCost {
+                                path: "labels.color",
+                                depth: 2,
+                                saves: 23,
+                            },
+                            PathCost {
+                                path: "due_on",
+                                depth: 1,
+                                saves: 22,
+                            },
+                            PathCost {
+                                path: "assignee",
+                                depth: 1,
+                                saves: 22,
+                            },
+                            PathCost {
+                                path: "project",
+                                depth: 1,
+                                saves: 21,
+                            },
+                            PathCost {
+                                path: "title",
+                                depth: 1,
+                                saves: 21,
+                            },
+                        ],
+                        spans: &[
+                            PropSpan {
+                                name: "project",
+                                property: (31, 106),
+                                required: Some((956, 966)),
+                            },
+                            PropSpan {
+                                name: "title",
+                                property: (105, 181),
+                                required: Some((965, 973)),
+                            },
+                            PropSpan {
+                                name: "due_on",
+                                property: (181, 267),
+                                required: None,
+                            },
+                            PropSpan {
+                                name: "thread",
+                                property: (267, 340),
+                                required: None,
+                            },
+                            PropSpan {
+                                name: "labels",
+                                property: (340, 703),
+                                required: None,
+                            },
+                            PropSpan {
+                                name: "metadata",
+                                property: (703, 853),
+                                required: None,
+                            },
+                            PropSpan {
+                                name: "assignee",
+                                property: (853, 942),
+                                required: None,
+                            },
+                        ],
+                    },
+                    View {
+                        key: ViewKey::Label("pro"),
+                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3.","enum":[1,2,3],"default":2},"assignee":{"type":["string","null"],"description":"Who to assign, or null for nobody."}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
+                        tokens: 329,
+                        active: &["pro"],
+                        widest: false,
+                        paths: &[
+                            PathCost {
+                                path: "thread",
+                                depth: 1,
+                                saves: 109,
+                            },
+                            PathCost {
+                                path: "labels",
+                                depth: 1,
+                                saves: 91,
+                            },
+                            PathCost {
+                                path: "priority",
+                                depth: 1,
+                                saves: 26,
+                            },
+                            PathCost {
+                                path: "labels.name",
+                                depth: 2,
+                                saves: 23,
+                            },
+                            PathCost {
+                                path: "labels.color",
+                                depth: 2,
+                                saves: 23,
+                            },
+                            PathCost {
+                                path: "assignee",
+                                depth: 1,
+                                saves: 23,
+                            },
+                            PathCost {
+                                path: "project",
+                                depth: 1,
+                                saves: 22,
+                            },
+                            PathCost {
+                                path: "due_on",
+                                depth: 1,
+                                saves: 22,
+                            },
+                            PathCost {
+                                path: "title",
+                                depth: 1,
+                                saves: 21,
+                            },
+                        ],
+                        spans: &[
+                            PropSpan {
+                                name: "project",
+                                property: (31, 106),
+                                required: Some((907, 917)),
+                            },
+                            PropSpan {
+                                name: "title",
+                                property: (105, 181),
+                                required: Some((916, 924)),
+                            },
+                            PropSpan {
+                                name: "due_on",
+                                property: (181, 267),
+                                required: None,
+                            },
+                            PropSpan {
+                                name: "thread",
+                                property: (267, 340),
+                                required: None,
+                            },
+                            PropSpan {
+                                name: "labels",
+                                property: (340, 703),
+                                required: None,
+                            },
+                            PropSpan {
+                                name: "priority",
+                                property: (703, 804),
+                                required: None,
+                            },
+                            PropSpan {
+                                name: "assignee",
+                                property: (804, 893),
                                 required: None,
                             },
                         ],
@@ -710,7 +718,10 @@ pub mod tracker {
                             name: "project",
                             wire: "project",
                             description: "The project key.",
-                            shape: &Shape::String(STRING),
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
                             required: true,
                             location: Location::Path,
                             ..FIELD
@@ -796,11 +807,12 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
                         schema: ISSUES_UPDATE_0_SCHEMA,
-                        tokens: 192,
+                        tokens: 196,
                         active: &["update"],
                         widest: false,
                         paths: ISSUES_UPDATE_0_PATHS,
@@ -809,7 +821,7 @@ pub mod tracker {
                     View {
                         key: ViewKey::Unmatched,
                         schema: ISSUES_UPDATE_0_SCHEMA,
-                        tokens: 192,
+                        tokens: 196,
                         active: &["update"],
                         widest: false,
                         paths: ISSUES_UPDATE_0_PATHS,
@@ -817,25 +829,30 @@ pub mod tracker {
                     },
                     View {
                         key: ViewKey::Label("pro"),
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#,
-                        tokens: 208,
+                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#,
+                        tokens: 212,
                         active: &["update", "pro"],
                         widest: false,
                         paths: &[
                             PathCost {
                                 path: "extra",
                                 depth: 1,
-                                saves: 73,
+                                saves: 74,
                             },
                             PathCost {
                                 path: "reason",
                                 depth: 1,
-                                saves: 27,
+                                saves: 28,
                             },
                             PathCost {
                                 path: "extra.gte",
                                 depth: 2,
                                 saves: 23,
+                            },
+                            PathCost {
+                                path: "project",
+                                depth: 1,
+                                saves: 22,
                             },
                             PathCost {
                                 path: "number",
@@ -845,17 +862,12 @@ pub mod tracker {
                             PathCost {
                                 path: "state",
                                 depth: 1,
-                                saves: 20,
+                                saves: 21,
                             },
                             PathCost {
                                 path: "extra.lt",
                                 depth: 2,
-                                saves: 20,
-                            },
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 18,
+                                saves: 21,
                             },
                             PathCost {
                                 path: "estimate",
@@ -865,43 +877,43 @@ pub mod tracker {
                             PathCost {
                                 path: "title",
                                 depth: 1,
-                                saves: 14,
+                                saves: 15,
                             },
                         ],
                         spans: &[
                             PropSpan {
                                 name: "project",
-                                property: (31, 92),
-                                required: Some((776, 786)),
+                                property: (31, 106),
+                                required: Some((790, 800)),
                             },
                             PropSpan {
                                 name: "number",
-                                property: (91, 165),
-                                required: Some((785, 794)),
+                                property: (105, 179),
+                                required: Some((799, 808)),
                             },
                             PropSpan {
                                 name: "title",
-                                property: (165, 222),
+                                property: (179, 236),
                                 required: None,
                             },
                             PropSpan {
                                 name: "state",
-                                property: (222, 304),
+                                property: (236, 318),
                                 required: None,
                             },
                             PropSpan {
                                 name: "reason",
-                                property: (304, 405),
-                                required: Some((794, 803)),
+                                property: (318, 419),
+                                required: Some((808, 817)),
                             },
                             PropSpan {
                                 name: "estimate",
-                                property: (405, 469),
+                                property: (419, 483),
                                 required: None,
                             },
                             PropSpan {
                                 name: "extra",
-                                property: (469, 762),
+                                property: (483, 776),
                                 required: None,
                             },
                         ],
@@ -909,7 +921,7 @@ pub mod tracker {
                     View {
                         key: ViewKey::Label("update"),
                         schema: ISSUES_UPDATE_0_SCHEMA,
-                        tokens: 192,
+                        tokens: 196,
                         active: &["update"],
                         widest: false,
                         paths: ISSUES_UPDATE_0_PATHS,
@@ -942,7 +954,10 @@ pub mod tracker {
                             name: "project",
                             wire: "project",
                             description: "The project key.",
-                            shape: &Shape::String(STRING),
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
                             required: true,
                             location: Location::Path,
                             ..FIELD
@@ -974,11 +989,12 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
                         schema: ISSUES_LOCK_0_SCHEMA,
-                        tokens: 87,
+                        tokens: 90,
                         active: &[],
                         widest: true,
                         paths: ISSUES_LOCK_0_PATHS,
@@ -987,7 +1003,7 @@ pub mod tracker {
                     View {
                         key: ViewKey::Unmatched,
                         schema: ISSUES_LOCK_0_SCHEMA,
-                        tokens: 87,
+                        tokens: 90,
                         active: &[],
                         widest: false,
                         paths: ISSUES_LOCK_0_PATHS,
@@ -1020,7 +1036,10 @@ pub mod tracker {
                             name: "project",
                             wire: "project",
                             description: "The project key.",
-                            shape: &Shape::String(STRING),
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
                             required: true,
                             location: Location::Path,
                             ..FIELD
@@ -1036,11 +1055,12 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
                         schema: ISSUES_DELETE_0_SCHEMA,
-                        tokens: 54,
+                        tokens: 57,
                         active: &[],
                         widest: true,
                         paths: ISSUES_DELETE_0_PATHS,
@@ -1049,7 +1069,7 @@ pub mod tracker {
                     View {
                         key: ViewKey::Unmatched,
                         schema: ISSUES_DELETE_0_SCHEMA,
-                        tokens: 54,
+                        tokens: 57,
                         active: &[],
                         widest: false,
                         paths: ISSUES_DELETE_0_PATHS,
@@ -1082,7 +1102,10 @@ pub mod tracker {
                             name: "project",
                             wire: "project",
                             description: "The project key.",
-                            shape: &Shape::String(STRING),
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
                             required: true,
                             location: Location::Path,
                             ..FIELD
@@ -1091,7 +1114,10 @@ pub mod tracker {
                             name: "path",
                             wire: "path",
                             description: "The file path, e.g. `src/main.rs`.",
-                            shape: &Shape::String(STRING),
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
                             required: true,
                             location: Location::Path,
                             allow_slash: true,
@@ -1107,11 +1133,12 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
                         schema: FILES_GET_0_SCHEMA,
-                        tokens: 83,
+                        tokens: 90,
                         active: &[],
                         widest: true,
                         paths: FILES_GET_0_PATHS,
@@ -1120,7 +1147,7 @@ pub mod tracker {
                     View {
                         key: ViewKey::Unmatched,
                         schema: FILES_GET_0_SCHEMA,
-                        tokens: 83,
+                        tokens: 90,
                         active: &[],
                         widest: false,
                         paths: FILES_GET_0_PATHS,
@@ -1153,7 +1180,10 @@ pub mod tracker {
                             name: "project",
                             wire: "project",
                             description: "The project key.",
-                            shape: &Shape::String(STRING),
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
                             required: true,
                             location: Location::Path,
                             ..FIELD
@@ -1162,7 +1192,10 @@ pub mod tracker {
                             name: "path",
                             wire: "path",
                             description: "The file path.",
-                            shape: &Shape::String(STRING),
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
                             required: true,
                             location: Location::Path,
                             allow_slash: true,
@@ -1170,11 +1203,12 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
                         schema: FILES_EXISTS_0_SCHEMA,
-                        tokens: 52,
+                        tokens: 59,
                         active: &[],
                         widest: true,
                         paths: FILES_EXISTS_0_PATHS,
@@ -1183,7 +1217,7 @@ pub mod tracker {
                     View {
                         key: ViewKey::Unmatched,
                         schema: FILES_EXISTS_0_SCHEMA,
-                        tokens: 52,
+                        tokens: 59,
                         active: &[],
                         widest: false,
                         paths: FILES_EXISTS_0_PATHS,
@@ -1314,6 +1348,7 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -1376,6 +1411,7 @@ pub mod tracker {
                         },
                     ],
                 },
+                require_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -1557,13 +1593,8 @@ pub mod tracker {
         query: &[],
     };
     /// Shared by the views of `tracker_issues_list` that show the same fields.
-    const ISSUES_LIST_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100},"internal_score":{"type":"number","description":"Minimum triage score.","minimum":-1.5}},"required":["project"],"additionalProperties":false}"#;
+    const ISSUES_LIST_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100},"internal_score":{"type":"number","description":"Minimum triage score.","minimum":-1.5}},"required":["project"],"additionalProperties":false}"#;
     const ISSUES_LIST_0_PATHS: &[PathCost] = &[
-        PathCost {
-            path: "labels",
-            depth: 1,
-            saves: 28,
-        },
         PathCost {
             path: "state",
             depth: 1,
@@ -1572,17 +1603,22 @@ pub mod tracker {
         PathCost {
             path: "project",
             depth: 1,
-            saves: 24,
+            saves: 27,
+        },
+        PathCost {
+            path: "labels",
+            depth: 1,
+            saves: 27,
         },
         PathCost {
             path: "page",
             depth: 1,
-            saves: 23,
+            saves: 22,
         },
         PathCost {
             path: "per_page",
             depth: 1,
-            saves: 23,
+            saves: 22,
         },
         PathCost {
             path: "internal_score",
@@ -1593,52 +1629,57 @@ pub mod tracker {
     const ISSUES_LIST_0_SPANS: &[PropSpan] = &[
         PropSpan {
             name: "project",
-            property: (31, 105),
-            required: Some((596, 619)),
+            property: (31, 119),
+            required: Some((610, 633)),
         },
         PropSpan {
             name: "labels",
-            property: (104, 214),
+            property: (118, 228),
             required: None,
         },
         PropSpan {
             name: "state",
-            property: (214, 326),
+            property: (228, 340),
             required: None,
         },
         PropSpan {
             name: "page",
-            property: (326, 417),
+            property: (340, 431),
             required: None,
         },
         PropSpan {
             name: "per_page",
-            property: (417, 507),
+            property: (431, 521),
             required: None,
         },
         PropSpan {
             name: "internal_score",
-            property: (507, 595),
+            property: (521, 609),
             required: None,
         },
     ];
     /// Shared by the views of `tracker_issues_update` that show the same fields.
-    const ISSUES_UPDATE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#;
+    const ISSUES_UPDATE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#;
     const ISSUES_UPDATE_0_PATHS: &[PathCost] = &[
         PathCost {
             path: "extra",
             depth: 1,
-            saves: 73,
+            saves: 74,
         },
         PathCost {
             path: "reason",
             depth: 1,
-            saves: 27,
+            saves: 28,
         },
         PathCost {
             path: "extra.gte",
             depth: 2,
             saves: 23,
+        },
+        PathCost {
+            path: "project",
+            depth: 1,
+            saves: 22,
         },
         PathCost {
             path: "number",
@@ -1648,58 +1689,53 @@ pub mod tracker {
         PathCost {
             path: "state",
             depth: 1,
-            saves: 20,
+            saves: 21,
         },
         PathCost {
             path: "extra.lt",
             depth: 2,
-            saves: 20,
-        },
-        PathCost {
-            path: "project",
-            depth: 1,
-            saves: 18,
+            saves: 21,
         },
         PathCost {
             path: "title",
             depth: 1,
-            saves: 14,
+            saves: 15,
         },
     ];
     const ISSUES_UPDATE_0_SPANS: &[PropSpan] = &[
         PropSpan {
             name: "project",
-            property: (31, 92),
-            required: Some((712, 722)),
+            property: (31, 106),
+            required: Some((726, 736)),
         },
         PropSpan {
             name: "number",
-            property: (91, 165),
-            required: Some((721, 730)),
+            property: (105, 179),
+            required: Some((735, 744)),
         },
         PropSpan {
             name: "title",
-            property: (165, 222),
+            property: (179, 236),
             required: None,
         },
         PropSpan {
             name: "state",
-            property: (222, 304),
+            property: (236, 318),
             required: None,
         },
         PropSpan {
             name: "reason",
-            property: (304, 405),
-            required: Some((730, 739)),
+            property: (318, 419),
+            required: Some((744, 753)),
         },
         PropSpan {
             name: "extra",
-            property: (405, 698),
+            property: (419, 712),
             required: None,
         },
     ];
     /// Shared by the views of `tracker_issues_lock` that show the same fields.
-    const ISSUES_LOCK_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"type":"string","description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"],"additionalProperties":false}"#;
+    const ISSUES_LOCK_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"type":"string","description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"],"additionalProperties":false}"#;
     const ISSUES_LOCK_0_PATHS: &[PathCost] = &[
         PathCost {
             path: "lock_reason",
@@ -1709,7 +1745,7 @@ pub mod tracker {
         PathCost {
             path: "project",
             depth: 1,
-            saves: 18,
+            saves: 21,
         },
         PathCost {
             path: "number",
@@ -1720,27 +1756,27 @@ pub mod tracker {
     const ISSUES_LOCK_0_SPANS: &[PropSpan] = &[
         PropSpan {
             name: "project",
-            property: (31, 92),
-            required: Some((299, 309)),
+            property: (31, 106),
+            required: Some((313, 323)),
         },
         PropSpan {
             name: "number",
-            property: (91, 153),
-            required: Some((308, 317)),
+            property: (105, 167),
+            required: Some((322, 331)),
         },
         PropSpan {
             name: "lock_reason",
-            property: (153, 285),
+            property: (167, 299),
             required: None,
         },
     ];
     /// Shared by the views of `tracker_issues_delete` that show the same fields.
-    const ISSUES_DELETE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#;
+    const ISSUES_DELETE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#;
     const ISSUES_DELETE_0_PATHS: &[PathCost] = &[
         PathCost {
             path: "project",
             depth: 1,
-            saves: 18,
+            saves: 21,
         },
         PathCost {
             path: "number",
@@ -1751,17 +1787,17 @@ pub mod tracker {
     const ISSUES_DELETE_0_SPANS: &[PropSpan] = &[
         PropSpan {
             name: "project",
-            property: (31, 92),
-            required: Some((167, 177)),
+            property: (31, 106),
+            required: Some((181, 191)),
         },
         PropSpan {
             name: "number",
-            property: (91, 153),
-            required: Some((176, 185)),
+            property: (105, 167),
+            required: Some((190, 199)),
         },
     ];
     /// Shared by the views of `tracker_files_get` that show the same fields.
-    const FILES_GET_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`."},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"],"additionalProperties":false}"#;
+    const FILES_GET_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`.","minLength":1},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"],"additionalProperties":false}"#;
     const FILES_GET_0_PATHS: &[PathCost] = &[
         PathCost {
             path: "if_none_match",
@@ -1771,55 +1807,55 @@ pub mod tracker {
         PathCost {
             path: "path",
             depth: 1,
-            saves: 20,
+            saves: 24,
         },
         PathCost {
             path: "project",
             depth: 1,
-            saves: 17,
+            saves: 21,
         },
     ];
     const FILES_GET_0_SPANS: &[PropSpan] = &[
         PropSpan {
             name: "project",
-            property: (31, 92),
-            required: Some((288, 298)),
+            property: (31, 106),
+            required: Some((316, 326)),
         },
         PropSpan {
             name: "path",
-            property: (91, 167),
-            required: Some((297, 304)),
+            property: (105, 195),
+            required: Some((325, 332)),
         },
         PropSpan {
             name: "if_none_match",
-            property: (167, 274),
+            property: (195, 302),
             required: None,
         },
     ];
     /// Shared by the views of `tracker_files_exists` that show the same fields.
-    const FILES_EXISTS_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path."}},"required":["project","path"],"additionalProperties":false}"#;
+    const FILES_EXISTS_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path.","minLength":1}},"required":["project","path"],"additionalProperties":false}"#;
     const FILES_EXISTS_0_PATHS: &[PathCost] = &[
         PathCost {
             path: "project",
             depth: 1,
-            saves: 18,
+            saves: 22,
         },
         PathCost {
             path: "path",
             depth: 1,
-            saves: 16,
+            saves: 20,
         },
     ];
     const FILES_EXISTS_0_SPANS: &[PropSpan] = &[
         PropSpan {
             name: "project",
-            property: (31, 92),
-            required: Some((161, 171)),
+            property: (31, 106),
+            required: Some((189, 199)),
         },
         PropSpan {
             name: "path",
-            property: (91, 147),
-            required: Some((170, 177)),
+            property: (105, 175),
+            required: Some((198, 205)),
         },
     ];
     /// Shared by the views of `tracker_events_search` that show the same fields.

@@ -77,7 +77,7 @@ fn assert_github_headers(r: &Recorded) {
 // Actions
 
 #[tokio::test]
-async fn workflows_dispatch_posts_ref_and_free_form_inputs_as_json() {
+async fn workflows_dispatch_posts_ref_and_string_inputs_as_json() {
     let stub = Stub::start(|_| Reply::empty(204)).await;
     let s = session(&stub.base);
     let out = dispatch(
@@ -88,7 +88,7 @@ async fn workflows_dispatch_posts_ref_and_free_form_inputs_as_json() {
             "repo": "hello-world",
             "workflow_id": "deploy.yml",
             "ref": "release/2.x",
-            "inputs": {"environment": "staging", "dry_run": true, "replicas": 3}
+            "inputs": {"environment": "staging", "dry_run": "true", "replicas": "3"}
         }),
     )
     .await
@@ -108,10 +108,11 @@ async fn workflows_dispatch_posts_ref_and_free_form_inputs_as_json() {
     );
     assert_github_headers(&r);
     assert_eq!(r.header("content-type"), Some("application/json"));
-    // Declared order on the wire; the inputs map keeps the caller's keys and JSON types.
+    // Declared order on the wire; the inputs map keeps the caller's keys, every value a string
+    // (the API takes input values as strings).
     assert_eq!(
         r.text(),
-        r#"{"ref":"release/2.x","inputs":{"environment":"staging","dry_run":true,"replicas":3}}"#
+        r#"{"ref":"release/2.x","inputs":{"environment":"staging","dry_run":"true","replicas":"3"}}"#
     );
 
     // `ref` is required: refused before any request.

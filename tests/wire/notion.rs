@@ -15,7 +15,9 @@ use stub::{Stub, call, check_curated, route, session, tool};
 const TOKEN: &str = "ntn_0123456789abcdefABCDEF";
 const TABLE: &charter::table::Table = &charter::packs::notion::TOOLS;
 const PAGE: &str = "59833787-2cf9-4fdf-8782-e53db20768a5";
-const DATABASE: &str = "d9824bdc84454327be8b5b47500af6ce";
+const DATA_SOURCE: &str = "d9824bdc84454327be8b5b47500af6ce";
+/// The API version the pack pins (data sources, `in_trash`, block `position`).
+const VERSION: &str = "2026-03-11";
 
 fn notion(stub: &Stub) -> charter::ToolSession {
     session(TABLE, &stub.base, &[("NOTION_TOKEN", TOKEN)])
@@ -67,7 +69,7 @@ async fn search_is_a_read_only_post_with_the_version_header_and_a_cursor() {
             "object": "list",
             "results": [{
                 "object": "page", "id": "p1", "url": "https://www.notion.so/p1",
-                "last_edited_time": "2024-05-02T10:00:00.000Z", "archived": false,
+                "last_edited_time": "2024-05-02T10:00:00.000Z", "in_trash": false,
                 "parent": {"type": "workspace", "workspace": true},
                 "properties": {"title": {"id": "title", "type": "title", "title": [{"plain_text": "Roadmap"}]}}
             }],
@@ -91,7 +93,7 @@ async fn search_is_a_read_only_post_with_the_version_header_and_a_cursor() {
             r.header("authorization").unwrap(),
             format!("Bearer {TOKEN}")
         );
-        assert_eq!(r.header("notion-version"), Some("2022-06-28"));
+        assert_eq!(r.header("notion-version"), Some(VERSION));
         assert_eq!(r.header("content-type"), Some("application/json"));
     }
     assert_eq!(
@@ -166,7 +168,7 @@ async fn the_model_can_neither_see_nor_set_the_notion_version() {
         ]
     );
     for r in &log {
-        assert_eq!(r.header("notion-version"), Some("2022-06-28"), "{}", r.path);
+        assert_eq!(r.header("notion-version"), Some(VERSION), "{}", r.path);
         assert!(r.body.is_empty(), "{}", r.path);
     }
 }
@@ -188,7 +190,7 @@ async fn pages_create_sends_parent_properties_and_blocks_as_json() {
         &s,
         "notion_pages_create",
         json!({
-            "parent": {"database_id": DATABASE},
+            "parent": {"data_source_id": DATA_SOURCE},
             "properties": properties,
             "children": children,
             "icon": {"type": "emoji", "emoji": "🐛"}
@@ -199,11 +201,11 @@ async fn pages_create_sends_parent_properties_and_blocks_as_json() {
     assert_eq!(out["id"], "new-page", "a write answers whole");
     let r = stub.only();
     assert_eq!((r.method.as_str(), r.path.as_str()), ("POST", "/v1/pages"));
-    assert_eq!(r.header("notion-version"), Some("2022-06-28"));
+    assert_eq!(r.header("notion-version"), Some(VERSION));
     assert_eq!(
         r.json(),
         json!({
-            "parent": {"database_id": DATABASE},
+            "parent": {"data_source_id": DATA_SOURCE},
             "properties": properties,
             "children": children,
             "icon": {"type": "emoji", "emoji": "🐛"}
@@ -211,14 +213,14 @@ async fn pages_create_sends_parent_properties_and_blocks_as_json() {
     );
     // Free-form property values pass through untouched, in the caller's key order.
     assert!(r.text().starts_with(&format!(
-        r#"{{"parent":{{"database_id":"{DATABASE}"}},"properties":{{"Name":{{"title":[{{"text":{{"content":"Fix login"}}}}]}},"Status""#
+        r#"{{"parent":{{"data_source_id":"{DATA_SOURCE}"}},"properties":{{"Name":{{"title":[{{"text":{{"content":"Fix login"}}}}]}},"Status""#
     )));
 
-    // The parent is exactly one of database_id / page_id; an icon has a known type.
+    // The parent is exactly one of data_source_id / page_id; an icon has a known type.
     for bad in [
         json!({"parent": {}, "properties": {}}),
-        json!({"parent": {"database_id": DATABASE}, "properties": {}, "icon": {"type": "sticker"}}),
-        json!({"parent": {"database_id": DATABASE}}),
+        json!({"parent": {"data_source_id": DATA_SOURCE}, "properties": {}, "icon": {"type": "sticker"}}),
+        json!({"properties": {}}),
     ] {
         let err = call(&s, "notion_pages_create", bad.clone())
             .await
@@ -229,7 +231,7 @@ async fn pages_create_sends_parent_properties_and_blocks_as_json() {
 }
 
 #[tokio::test]
-async fn databases_query_posts_the_filter_and_projects_rows() {
+async fn data_sources_query_posts_the_filter_and_projects_rows() {
     let stub = Stub::start(|_| {
         (
             200,
@@ -245,9 +247,9 @@ async fn databases_query_posts_the_filter_and_projects_rows() {
     ]});
     let out = call(
         &s,
-        "notion_databases_query",
+        "notion_data_sources_query",
         json!({
-            "database_id": DATABASE,
+            "data_source_id": DATA_SOURCE,
             "filter": filter,
             "sorts": [{"property": "Due", "direction": "ascending"}],
             "filter_properties": ["title", ":UPp"]
@@ -262,11 +264,12 @@ async fn databases_query_posts_the_filter_and_projects_rows() {
             .keys()
             .collect::<Vec<_>>(),
         [
+            "object",
             "id",
             "url",
             "created_time",
             "last_edited_time",
-            "archived",
+            "in_trash",
             "properties"
         ]
     );
@@ -274,7 +277,10 @@ async fn databases_query_posts_the_filter_and_projects_rows() {
     let r = stub.only();
     assert_eq!(
         (r.method.as_str(), r.path.as_str()),
-        ("POST", format!("/v1/databases/{DATABASE}/query").as_str())
+        (
+            "POST",
+            format!("/v1/data_sources/{DATA_SOURCE}/query").as_str()
+        )
     );
     assert_eq!(
         r.query.as_deref(),
@@ -284,7 +290,7 @@ async fn databases_query_posts_the_filter_and_projects_rows() {
         r.json(),
         json!({"filter": filter, "sorts": [{"property": "Due", "direction": "ascending"}]})
     );
-    let a = tool(TABLE, "notion_databases_query").annotations;
+    let a = tool(TABLE, "notion_data_sources_query").annotations;
     assert!(a.read_only && a.idempotent);
 }
 
@@ -353,31 +359,50 @@ async fn block_content_is_projected_to_text() {
 
 #[test]
 fn the_pack_is_curated() {
-    // The document's 13 operations, plus search, page/database/comment creation and users.
-    check_curated(TABLE, 19, 2500, &["Notion-Version", "id"]);
+    // Every operation of the 2026-03-11 content API an agent needs (see docs/packs/notion.md).
+    check_curated(TABLE, 37, 2500, &["Notion-Version", "id", "archived"]);
     for name in [
         "notion_search",
         "notion_pages_get",
         "notion_pages_create",
         "notion_pages_update",
+        "notion_pages_move",
         "notion_pages_property_get",
+        "notion_pages_markdown_get",
+        "notion_pages_markdown_update",
         "notion_blocks_children_list",
         "notion_blocks_children_append",
         "notion_blocks_get",
         "notion_blocks_update",
         "notion_blocks_delete",
-        "notion_databases_query",
+        "notion_data_sources_query",
+        "notion_data_sources_get",
+        "notion_data_sources_create",
+        "notion_data_sources_update",
+        "notion_data_sources_templates_list",
         "notion_databases_get",
         "notion_databases_create",
         "notion_databases_update",
+        "notion_views_list",
+        "notion_views_get",
         "notion_users_list",
         "notion_users_get",
         "notion_users_me",
         "notion_comments_list",
         "notion_comments_create",
+        "notion_comments_get",
+        "notion_comments_update",
+        "notion_comments_delete",
+        "notion_file_uploads_create",
+        "notion_file_uploads_complete",
+        "notion_file_uploads_get",
+        "notion_file_uploads_list",
+        "notion_custom_emojis_list",
+        "notion_async_tasks_get",
     ] {
         tool(TABLE, name);
     }
+    assert_eq!(TABLE.tools.len(), 37);
     for def in TABLE.tools {
         let charter::table::Exec::Http(route) = def.exec else {
             unreachable!()
@@ -397,12 +422,24 @@ fn the_pack_is_curated() {
         let a = def.annotations;
         assert_eq!(
             a.read_only,
-            method == "GET" || def.name == "notion_search" || def.name == "notion_databases_query",
+            method == "GET"
+                || def.name == "notion_search"
+                || def.name == "notion_data_sources_query",
             "{}",
             def.name
         );
     }
     assert!(tool(TABLE, "notion_blocks_delete").annotations.destructive);
+    assert!(
+        tool(TABLE, "notion_comments_delete")
+            .annotations
+            .destructive
+    );
+    assert!(
+        tool(TABLE, "notion_pages_markdown_update")
+            .annotations
+            .destructive
+    );
     assert!(
         !tool(TABLE, "notion_blocks_children_append")
             .annotations

@@ -228,6 +228,89 @@ pub fn check_curated(table: &'static Table, min_tools: usize, max_tokens: u32, b
     }
 }
 
+/// One call and the exact request it must produce.
+pub struct Expect {
+    pub tool: &'static str,
+    pub args: Value,
+    pub method: &'static str,
+    pub path: String,
+    /// The raw query string, as sent (percent-encoded).
+    pub query: Option<&'static str>,
+    /// The JSON body; `None` for a request without one.
+    pub body: Option<Value>,
+}
+
+/// Sends each call through `session` to `stub` and checks that exactly one request arrived with
+/// the expected method, path, query and body, carrying every `(header, value)` of `headers` (a
+/// body also carries `content-type: application/json`). Answers are whatever the stub returns.
+pub async fn expect_requests(
+    stub: &Stub,
+    session: &ToolSession,
+    headers: &[(&str, &str)],
+    cases: Vec<Expect>,
+) {
+    for case in cases {
+        let name = case.tool;
+        call(session, name, case.args)
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let log = stub.take();
+        assert_eq!(log.len(), 1, "{name}: one request, got {log:#?}");
+        let r = &log[0];
+        assert_eq!(
+            (r.method.as_str(), r.path.as_str(), r.query.as_deref()),
+            (case.method, case.path.as_str(), case.query),
+            "{name}"
+        );
+        for (header, value) in headers {
+            assert_eq!(r.header(header), Some(*value), "{name}: {header}");
+        }
+        match case.body {
+            Some(body) => {
+                assert_eq!(r.json(), body, "{name}: body");
+                assert_eq!(r.header("content-type"), Some("application/json"), "{name}");
+            }
+            None => assert!(r.body.is_empty(), "{name}: no body, got {:?}", r.text()),
+        }
+    }
+}
+
+/// Calls `name` expecting the API's failure: an `Api` error with the given status, method and
+/// URL template whose body mentions `body_contains` and whose text never shows `secret`.
+pub async fn expect_api_error(
+    session: &ToolSession,
+    name: &str,
+    args: Value,
+    (status, method, template): (u16, &str, &str),
+    body_contains: &str,
+    secret: &str,
+) {
+    let err = call(session, name, args).await.unwrap_err();
+    let CharterError::Api(api) = &err else {
+        panic!("{name}: {err:?}")
+    };
+    assert_eq!(
+        (api.status, api.method, api.url_template),
+        (status, method, template),
+        "{name}"
+    );
+    assert!(api.body.contains(body_contains), "{name}: {}", api.body);
+    assert!(
+        !err.to_string().contains(secret),
+        "{name}: no secret in errors"
+    );
+}
+
+/// Each call must be refused by validation, and nothing may reach the stub.
+pub async fn expect_refused(stub: &Stub, session: &ToolSession, cases: Vec<(&str, Value)>) {
+    for (name, args) in cases {
+        let shown = args.to_string();
+        let err = call(session, name, args).await.unwrap_err();
+        assert!(err.is_validation(), "{name} {shown}: {err:?}");
+    }
+    assert!(stub.take().is_empty(), "nothing was sent");
+}
+
 /// Checks `err` is the API error of `status` for `(method, template)`, that its body carries
 /// `code` (the provider's error code), and that neither its text nor its debug form holds
 /// `secret`.

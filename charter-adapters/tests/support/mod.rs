@@ -656,6 +656,7 @@ macro_rules! demo_tool {
             input: &ObjectShape {
                 fields: &[string_field($field, $field_description)],
             },
+            require_one_of: &[],
             views: &[
                 View {
                     key: ViewKey::Default,

@@ -2,12 +2,55 @@
 
 use super::kinds::article;
 use super::tool::Cx;
-use crate::diagnostic::Sink;
+use crate::diagnostic::{Loc, Sink};
 use crate::graphql;
-use crate::pack::{Field, Kind, Sp, Spec};
+use crate::pack::{Field, Kind, Sp, Spec, Tool};
+
+/// Why a parameter does not fit its variable's type, and where, when it is deeper than the
+/// parameter's own type (an input object's property, an enum value).
+#[derive(Debug)]
+pub(super) struct Misfit {
+    pub(super) at: Option<Loc>,
+    pub(super) why: String,
+}
+
+impl Misfit {
+    pub(super) fn new(why: impl Into<String>) -> Self {
+        Self {
+            at: None,
+            why: why.into(),
+        }
+    }
+
+    #[cfg_attr(not(feature = "graphql-schema"), allow(dead_code))]
+    pub(super) fn at(at: Loc, why: impl Into<String>) -> Self {
+        Self {
+            at: Some(at),
+            why: why.into(),
+        }
+    }
+
+    /// Places a misfit found without a location of its own at `at`.
+    #[cfg_attr(not(feature = "graphql-schema"), allow(dead_code))]
+    pub(super) fn or_at(self, at: Loc) -> Self {
+        Self {
+            at: self.at.or(Some(at)),
+            why: self.why,
+        }
+    }
+}
 
 impl Cx<'_> {
-    pub(super) fn graphql(&self, s: &mut Sink, doc: &Sp<String>, body_params: &[&Field]) {
+    pub(super) fn graphql(
+        &self,
+        s: &mut Sink,
+        tool: &Tool,
+        doc: &Sp<String>,
+        body_params: &[&Field],
+    ) {
+        if let Some(schema) = self.schema {
+            super::schema::document(s, schema, doc, tool.graphql_origin);
+        }
         let info = match graphql::scan(&doc.value) {
             Ok(info) => info,
             Err(e) => {
@@ -97,7 +140,8 @@ impl Cx<'_> {
 
     /// A body parameter against the type its GraphQL variable declares: what the server would
     /// refuse (a missing non-null value, a null, a value of another scalar type) is a build
-    /// error. Custom scalars, enums and input objects are not checked: a pack has no schema.
+    /// error. Custom scalars, enums and input objects are checked when the pack declares its
+    /// schema (`graphql_schema`).
     fn graphql_variable(&self, s: &mut Sink, p: &Field, def: &graphql::VarDef) {
         let spec = &p.spec;
         let name = &p.name.value;
@@ -123,13 +167,14 @@ impl Cx<'_> {
                 );
             }
         }
-        if let Err(why) = self.graphql_fits(spec, def.ty.nullable()) {
-            let at = spec
-                .kind
-                .as_ref()
-                .map(|k| k.loc)
-                .or(spec.reference.as_ref().map(|r| r.loc))
-                .unwrap_or(p.name.loc);
+        if let Err(Misfit { at, why }) = self.graphql_fits(spec, def.ty.nullable()) {
+            let at = at.unwrap_or_else(|| {
+                spec.kind
+                    .as_ref()
+                    .map(|k| k.loc)
+                    .or(spec.reference.as_ref().map(|r| r.loc))
+                    .unwrap_or(p.name.loc)
+            });
             s.err(
                 at,
                 format!(
@@ -141,7 +186,7 @@ impl Cx<'_> {
     }
 
     /// Whether values of `spec` are valid for the GraphQL input type `ty` (outer `!` removed).
-    fn graphql_fits(&self, spec: &Spec, ty: &graphql::GqlType) -> Result<(), String> {
+    pub(super) fn graphql_fits(&self, spec: &Spec, ty: &graphql::GqlType) -> Result<(), Misfit> {
         use graphql::GqlType;
         let spec = self.resolved(spec);
         if let Some(alternatives) = &spec.one_of {
@@ -158,9 +203,9 @@ impl Cx<'_> {
             GqlType::List(inner) => match (kind, &spec.items) {
                 (Kind::Array, Some(items)) => {
                     if inner.is_non_null() && self.resolved(items).is_nullable() {
-                        return Err(format!(
+                        return Err(Misfit::new(format!(
                             "its items may be null, but the list holds `{inner}`: remove `nullable: true` from `items`"
-                        ));
+                        )));
                     }
                     self.graphql_fits(items, inner.nullable())
                 }
@@ -175,20 +220,29 @@ impl Cx<'_> {
                     "String" => &[Kind::String],
                     "ID" => &[Kind::String, Kind::Integer],
                     "Boolean" => &[Kind::Boolean],
-                    _ => return Ok(()),
+                    _ => return self.schema_fits(spec, n),
                 };
                 if kind == Kind::Any || fits.contains(&kind) {
                     Ok(())
                 } else {
                     let want: Vec<&str> = fits.iter().map(|k| k.as_str()).collect();
-                    Err(format!(
+                    Err(Misfit::new(format!(
                         "`{n}` takes {}, but the parameter is {}: declare `type: {}`",
                         article(fits[0]),
                         article(kind),
                         want.join("` or `type: ")
-                    ))
+                    )))
                 }
             }
+        }
+    }
+
+    /// A named type that is not a built-in scalar, against the pack's schema when it declares
+    /// one (without a schema, anything fits).
+    fn schema_fits(&self, spec: &Spec, name: &str) -> Result<(), Misfit> {
+        match self.schema {
+            Some(schema) => super::schema::fits(self, schema, spec, name),
+            None => Ok(()),
         }
     }
 }

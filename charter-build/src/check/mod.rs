@@ -19,6 +19,7 @@ mod auth;
 mod graphql;
 mod kinds;
 mod names;
+mod schema;
 mod spec;
 mod tool;
 mod types;
@@ -115,6 +116,28 @@ pub fn unique_names(packs: &[Pack]) -> Vec<Diagnostic> {
     out
 }
 
+/// Checks the `{name}` placeholders of a `base_url` (each a deployment setting,
+/// `CHARTER_<PACK>_<NAME>`) and returns the URL with each filled by a sample host label, for the
+/// checks of its shape.
+fn base_url_settings(s: &mut Sink, url: &Sp<String>) -> String {
+    let Ok(found) = placeholders(&url.value) else {
+        return url.value.clone(); // reported as not a plain URL
+    };
+    let mut filled = url.value.clone();
+    for (_, name) in found {
+        if !charter_terms::names::valid_base_url_setting(name) {
+            s.err(
+                url.loc,
+                format!(
+                    "`base_url` placeholder `{{{name}}}` must be a lower-case setting name (`[a-z][a-z0-9_]*`, not `base_url`): its value comes from CHARTER_<PACK>_<NAME> at run time"
+                ),
+            );
+        }
+        filled = filled.replace(&format!("{{{name}}}"), "setting");
+    }
+    filled
+}
+
 /// Runs every check of one pack.
 fn pack(s: &mut Sink, pack: &Pack) {
     let types: HashMap<&str, &TypeDecl> = pack
@@ -126,10 +149,12 @@ fn pack(s: &mut Sink, pack: &Pack) {
     let mut recursive = pack.recursive_types();
     // A type already reported as an unguarded cycle is not reported again as an alternative.
     recursive.retain(|t| !unguarded.contains(t));
+    let schema = schema::load(s, pack);
     let cx = Cx {
         types: &types,
         pack,
         recursive: &recursive,
+        schema: schema.as_ref(),
     };
 
     if let Some(label) = &pack.label
@@ -166,9 +191,10 @@ fn pack(s: &mut Sink, pack: &Pack) {
         }
     } else if let Some(url) = &pack.base_url {
         let v = &url.value;
-        let rest = v
+        let shape = base_url_settings(s, url);
+        let rest = shape
             .strip_prefix("https://")
-            .or_else(|| v.strip_prefix("http://"));
+            .or_else(|| shape.strip_prefix("http://"));
         match rest {
             None => s.err(
                 url.loc,
@@ -177,10 +203,10 @@ fn pack(s: &mut Sink, pack: &Pack) {
             Some(rest) if rest.is_empty() || rest.starts_with('/') => {
                 s.err(url.loc, format!("`base_url` `{v}` has no host"))
             }
-            Some(_) if v.contains(['{', '}', '?', '#', ' ']) => s.err(
+            Some(_) if shape.contains(['{', '}', '?', '#', ' ']) => s.err(
                 url.loc,
                 format!(
-                    "`base_url` `{v}` must be a plain URL: put query constants under `query:` and path placeholders in each tool's `path`"
+                    "`base_url` `{v}` must be a plain URL: put query constants under `query:` and path placeholders in each tool's `path` (a `{{setting}}` placeholder is filled from the deployment's CHARTER_<PACK>_<SETTING>)"
                 ),
             ),
             Some(_) => {}

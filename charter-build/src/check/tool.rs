@@ -32,6 +32,8 @@ pub(super) struct Cx<'a> {
     pub(super) types: &'a HashMap<&'a str, &'a TypeDecl>,
     pub(super) pack: &'a Pack,
     pub(super) recursive: &'a HashSet<String>,
+    /// The pack's GraphQL schema, when it declares one (and the feature can read it).
+    pub(super) schema: Option<&'a super::schema::Schema>,
 }
 
 impl Cx<'_> {
@@ -168,6 +170,7 @@ impl Cx<'_> {
         {
             s.err(t.loc, "`timeout_ms: 0` would fail every call: remove it for the default or give milliseconds");
         }
+        require_one_of(s, tool);
     }
 
     /// Body parameters against the method and the encoding, and the GraphQL document.
@@ -205,7 +208,7 @@ impl Cx<'_> {
         }
 
         if let Some(doc) = &tool.graphql {
-            self.graphql(s, doc, &body_params);
+            self.graphql(s, tool, doc, &body_params);
         }
     }
 
@@ -437,5 +440,52 @@ impl Cx<'_> {
             .get(r.value.as_str())
             .and_then(|t| t.spec.kind.as_ref())
             .map(|k| k.value)
+    }
+}
+
+/// `require_one_of`: at least two groups, each naming optional parameters of this tool, none
+/// empty or repeated (a required parameter or a single group would just be `required: true`).
+fn require_one_of(s: &mut Sink, tool: &Tool) {
+    let groups = &tool.require_one_of;
+    if groups.len() == 1 {
+        s.err(
+            groups[0].loc,
+            "`require_one_of` with one group is `required: true` on its parameters: give two groups or more",
+        );
+    }
+    let mut seen: Vec<Vec<&str>> = Vec::new();
+    for g in groups {
+        if g.value.is_empty() {
+            s.err(
+                g.loc,
+                "empty group in `require_one_of`: name at least one parameter",
+            );
+            continue;
+        }
+        for name in &g.value {
+            match tool.params.iter().find(|p| p.name.value == name.value) {
+                None => s.err(
+                    name.loc,
+                    format!(
+                        "`require_one_of` names `{}`, which is not a parameter of tool `{}`",
+                        name.value, tool.name.value
+                    ),
+                ),
+                Some(p) if p.spec.is_required() => s.err(
+                    name.loc,
+                    format!(
+                        "`{}` is required already: a `require_one_of` group names optional parameters",
+                        name.value
+                    ),
+                ),
+                Some(_) => {}
+            }
+        }
+        let mut names: Vec<&str> = g.value.iter().map(|n| n.value.as_str()).collect();
+        names.sort_unstable();
+        if seen.contains(&names) {
+            s.err(g.loc, "this `require_one_of` group is listed twice");
+        }
+        seen.push(names);
     }
 }

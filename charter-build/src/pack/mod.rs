@@ -54,6 +54,8 @@ pub struct Pack {
     pub body: Vec<(Sp<String>, Json)>,
     /// `envelope`.
     pub envelope: Option<EnvelopeDecl>,
+    /// `graphql_schema`: the API's schema (SDL, optionally gzipped), relative to the pack file.
+    pub graphql_schema: Option<Sp<String>>,
     /// `types`, in declaration order.
     pub types: Vec<TypeDecl>,
     /// `tools`, in declaration order.
@@ -109,6 +111,8 @@ pub enum Casing {
 pub enum EnvelopeDecl {
     /// GraphQL `errors`.
     GraphQl,
+    /// GraphQL `errors`, and a mutation payload's non-empty `userErrors`.
+    GraphQlUserErrors,
     /// A boolean flag and an error member.
     OkFlag {
         /// The flag member (default `ok`).
@@ -199,10 +203,14 @@ pub struct Tool {
     pub body_encoding: Option<Sp<BodyEnc>>,
     /// `graphql`: a fixed document.
     pub graphql: Option<Sp<String>>,
+    /// Where the `graphql` document's text starts, to place diagnostics inside it.
+    pub graphql_origin: Option<DocOrigin>,
     /// `hints`: search hints.
     pub hints: Vec<Sp<String>>,
     /// `timeout_ms`.
     pub timeout_ms: Option<Sp<u32>>,
+    /// `require_one_of`: "at least one of" groups of top-level parameter names.
+    pub require_one_of: Vec<Sp<Vec<Sp<String>>>>,
     /// `redirects`.
     pub redirects: Option<Sp<u8>>,
     /// `response.keep`.
@@ -306,12 +314,16 @@ pub enum FormatName {
     DateTime,
     /// `date`
     Date,
+    /// `date-time-local`
+    DateTimeLocal,
     /// `email`
     Email,
     /// `uri`
     Uri,
     /// `uuid`
     Uuid,
+    /// `base64url`
+    Base64Url,
 }
 
 impl FormatName {
@@ -320,9 +332,11 @@ impl FormatName {
         match self {
             FormatName::DateTime => "date-time",
             FormatName::Date => "date",
+            FormatName::DateTimeLocal => "date-time-local",
             FormatName::Email => "email",
             FormatName::Uri => "uri",
             FormatName::Uuid => "uuid",
+            FormatName::Base64Url => "base64url",
         }
     }
 }
@@ -460,6 +474,70 @@ pub fn parse(file: &str, source: &str) -> (Option<Pack>, Vec<Diagnostic>) {
         Err(d) => return (None, vec![d]),
     };
     let mut sink = Sink::new(file);
-    let pack = lower::pack(&mut sink, &root);
+    let mut pack = lower::pack(&mut sink, &root);
+    for tool in pack.iter_mut().flat_map(|p| p.tools.iter_mut()) {
+        tool.graphql_origin = tool
+            .graphql
+            .as_ref()
+            .map(|d| DocOrigin::find(source, d.loc));
+    }
     (pack, sink.diags)
+}
+
+/// Where an embedded document's text starts in the pack file: the first content line of a
+/// block scalar (`|`, `>`) and its indentation, or the first character of an inline one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DocOrigin {
+    start: Loc,
+    block: bool,
+}
+
+impl DocOrigin {
+    /// The origin of the scalar whose value YAML places at `loc` in `source`.
+    pub fn find(source: &str, loc: Loc) -> Self {
+        let mut lines = source.lines().skip(loc.line.saturating_sub(1) as usize);
+        let first = lines.next().unwrap_or("");
+        let col = loc.col.saturating_sub(1) as usize;
+        let at = first.chars().nth(col);
+        // YAML places a block scalar's value at its first content line.
+        if first.chars().take(col).all(char::is_whitespace) {
+            return Self {
+                start: loc,
+                block: true,
+            };
+        }
+        match at {
+            Some('|' | '>') => {
+                let (offset, indent) = lines
+                    .enumerate()
+                    .find(|(_, l)| !l.trim().is_empty())
+                    .map_or((0, 0), |(i, l)| (i + 1, l.len() - l.trim_start().len()));
+                Self {
+                    start: Loc::new(loc.line + offset as u32, indent as u32 + 1),
+                    block: true,
+                }
+            }
+            Some('"' | '\'') => Self {
+                start: Loc::new(loc.line, loc.col + 1),
+                block: false,
+            },
+            _ => Self {
+                start: loc,
+                block: false,
+            },
+        }
+    }
+
+    /// The pack position of a 1-based `line` and `col` of the document. Inside a folded inline
+    /// scalar, any line past the first is placed at the scalar's start.
+    pub fn at(&self, line: usize, col: usize) -> Loc {
+        let (line, col) = (line.max(1) as u32, col.max(1) as u32);
+        if self.block {
+            Loc::new(self.start.line + line - 1, self.start.col + col - 1)
+        } else if line == 1 {
+            Loc::new(self.start.line, self.start.col + col - 1)
+        } else {
+            self.start
+        }
+    }
 }

@@ -192,6 +192,17 @@ impl ClientHandler for Watcher {
     }
 }
 
+/// The names of every tool a client is offered, in order.
+pub async fn names(client: &RunningService<RoleClient, Watcher>) -> Vec<String> {
+    client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect()
+}
+
 /// A client config that negotiates `2025-11-25` (a revision on which a tool list may change).
 pub fn client_config() -> ClientConfig {
     ClientConfig::default().with_protocol_version(ProtocolVersion::V_2025_11_25)

@@ -165,7 +165,7 @@ fn spawn_relister(toolkit: Weak<Inner>, mut changed: mpsc::UnboundedReceiver<()>
 /// The HTTP client for the streamable HTTP transport: rustls with the ring provider (this
 /// workspace builds reqwest without a default one), Mozilla's roots, no redirects, and no idle
 /// pooling (rmcp's advice: a reused connection can stall ~40 ms on delayed ACKs).
-fn http_client(connect_timeout: Duration) -> Result<reqwest::Client, String> {
+pub(crate) fn http_client(connect_timeout: Duration) -> Result<reqwest::Client, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let roots = rustls::RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),

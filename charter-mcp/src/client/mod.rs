@@ -31,7 +31,7 @@
 //! (qualified names for remote tools) and `convert` (remote tools as charter reads them).
 
 mod call;
-mod connect;
+pub(crate) mod connect;
 mod convert;
 mod names;
 mod upstream;

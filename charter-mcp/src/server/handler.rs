@@ -14,6 +14,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use super::auth::{self, Caller};
 use super::stdio::{Marks, RAW_LIST};
 use super::{Disclosure, Form, Shared, build_session};
 
@@ -22,6 +23,22 @@ struct Live {
     session: Arc<ToolSession>,
     /// Progressive disclosure in force: loads grow the list and are announced.
     progressive: bool,
+    /// The authenticated caller it was built for (over HTTP with `--auth`): its rule's tools,
+    /// and no other caller may use this MCP session.
+    caller: Option<Arc<Caller>>,
+}
+
+impl Live {
+    /// The per-call context: the caller's rule may name the user pack calls act for.
+    fn context<'a>(
+        &'a self,
+        shared: &'a Shared,
+    ) -> std::borrow::Cow<'a, charter_runtime::CallContext> {
+        match &self.caller {
+            Some(caller) => std::borrow::Cow::Owned(caller.access.context(caller.user.as_deref())),
+            None => std::borrow::Cow::Borrowed(&shared.options.context),
+        }
+    }
 }
 
 /// One MCP connection: a stdio pipe, or one MCP session over HTTP.
@@ -61,22 +78,37 @@ impl Connection {
             .live
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let caller = auth::caller_of(context);
         if let Some(live) = slot.as_ref() {
+            let owner = live.caller.as_ref().map(|c| c.identity());
+            if owner != caller.as_ref().map(|c| c.identity()) {
+                return Err(McpError::invalid_request(
+                    "this MCP session was started by another caller; start a new session",
+                    None,
+                ));
+            }
             return Ok(live.clone());
         }
         let version = context.protocol_version();
         let form = self.form(stable_list_required(version.as_ref()));
         let progressive = form == Form::ListChanged;
-        let session = build_session(
-            &self.shared.tables,
-            &self.shared.toolkits,
-            &self.shared.options,
-            form,
-        )
+        let session = match &caller {
+            Some(caller) => {
+                let access = &caller.access;
+                build_session(&access.tables, &access.toolkits, &access.options, form)
+            }
+            None => build_session(
+                &self.shared.tables,
+                &self.shared.toolkits,
+                &self.shared.options,
+                form,
+            ),
+        }
         .map_err(|e| McpError::internal_error(e.to_string(), None))?;
         let live = Arc::new(Live {
             session: Arc::new(session),
             progressive,
+            caller,
         });
         *slot = Some(live.clone());
         Ok(live)
@@ -97,6 +129,7 @@ impl Connection {
         let next = Arc::new(Live {
             session: Arc::new(session),
             progressive: live.progressive,
+            caller: live.caller.clone(),
         });
         let current = {
             let mut slot = self
@@ -213,13 +246,19 @@ impl ServerHandler for Connection {
             if !stable_list_required(context.protocol_version().as_ref()) {
                 return result;
             }
-            // The list holds no per-user data: the same for every client of this server.
+            // Without authentication the list is the same for every client of this server; with
+            // it, the list is the caller's rule's, for this caller only.
             let ttl = if self.shared.toolkits.is_empty() {
                 LIST_TTL_MS
             } else {
                 0
             };
-            result.with_ttl_ms(ttl).with_cache_scope(CacheScope::Public)
+            let scope = if live.caller.is_some() {
+                CacheScope::Private
+            } else {
+                CacheScope::Public
+            };
+            result.with_ttl_ms(ttl).with_cache_scope(scope)
         };
         if let Some(marks) = &self.marks
             && let Some(indices) = self.shared.catalog.serialised(&visible)
@@ -254,6 +293,9 @@ impl ServerHandler for Connection {
         let name = name.as_ref();
         let offered = if name == TOOL_SEARCH || name == CALL_TOOL {
             session.is_callable(name)
+        } else if live.caller.is_some() {
+            // Only what the caller's rule holds (the catalog is every caller's).
+            session.annotations(name).is_some()
         } else {
             // A toolkit tool listed after the server started is not in the prebuilt catalog.
             self.shared.catalog.knows(name) || session.annotations(name).is_some()
@@ -266,8 +308,8 @@ impl ServerHandler for Connection {
         }
         let arguments = Value::Object(arguments.unwrap_or_default());
         let before = session.generation();
-        let ctx = &self.shared.options.context;
-        let outcome = AssertUnwindSafe(session.dispatch(name, arguments, ctx))
+        let ctx = live.context(&self.shared);
+        let outcome = AssertUnwindSafe(session.dispatch(name, arguments, &ctx))
             .catch_unwind()
             .await;
         let result = match outcome {

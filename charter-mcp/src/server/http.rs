@@ -5,6 +5,10 @@
 //! names by default) and its `Origin`, when present, must be a loopback origin: anything else is
 //! refused with 403 before it reaches MCP. `--allow-host` / `--allow-origin` extend the lists
 //! for a deliberate deployment.
+//!
+//! With an auth file (`HttpOptions::auth`), every request to `/mcp` is authenticated and its
+//! caller authorised first (`auth/`); without one, a non-loopback bind is refused unless
+//! waived (`insecure_no_auth`).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -29,6 +33,11 @@ pub struct HttpOptions {
     /// origins on any port are always accepted; requests without `Origin` (non-browser clients)
     /// pass.
     pub allow_origins: Vec<String>,
+    /// Who may call, and what each caller gets (`--auth FILE`); `None`: no authentication,
+    /// which is refused on a non-loopback address unless `insecure_no_auth`.
+    pub auth: Option<super::auth::AuthConfig>,
+    /// Serve without authentication on a non-loopback address (`--insecure-no-auth`).
+    pub insecure_no_auth: bool,
 }
 
 /// A bound, not yet running, HTTP transport.
@@ -36,6 +45,8 @@ pub struct HttpServer {
     listener: TcpListener,
     router: axum::Router,
     local: SocketAddr,
+    /// Where the protected-resource metadata is, with authentication on.
+    metadata_url: Option<String>,
 }
 
 impl std::fmt::Debug for HttpServer {
@@ -55,6 +66,12 @@ impl HttpServer {
     /// The MCP endpoint's URL.
     pub fn url(&self) -> String {
         format!("http://{}{MCP_PATH}", self.local)
+    }
+
+    /// The protected-resource metadata URL (RFC 9728) clients are pointed at, with
+    /// authentication on.
+    pub fn metadata_url(&self) -> Option<&str> {
+        self.metadata_url.as_deref()
     }
 
     /// Serves until Ctrl-C or SIGTERM.
@@ -92,7 +109,20 @@ pub(crate) async fn bind(
         reason: e.to_string(),
     })?;
 
+    let guard = match &options.auth {
+        Some(config) => Some(super::auth::guard(&server.shared, config, local).await?),
+        None => {
+            super::auth::check_exposure(local, options.insecure_no_auth)?;
+            None
+        }
+    };
     let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec();
+    hosts.extend(
+        options
+            .auth
+            .as_ref()
+            .and_then(super::auth::resource_authority),
+    );
     if !local.ip().is_unspecified() && !local.ip().is_loopback() {
         hosts.push(local.to_string());
     }
@@ -115,11 +145,16 @@ pub(crate) async fn bind(
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let router = axum::Router::new().route_service(MCP_PATH, service);
+    let mut router = axum::Router::new().route_service(MCP_PATH, service);
+    let metadata_url = guard.as_ref().map(|g| g.metadata_url.clone());
+    if let Some(guard) = guard {
+        router = super::auth::protect(router, guard);
+    }
     Ok(HttpServer {
         listener,
         router,
         local,
+        metadata_url,
     })
 }
 

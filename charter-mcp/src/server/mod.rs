@@ -19,6 +19,7 @@
 //!   requests) always gets search-and-call; the other revisions get the form the server chose
 //!   (list-changed by default).
 
+pub mod auth;
 mod catalog;
 mod handler;
 mod http;
@@ -168,6 +169,19 @@ pub enum ServeError {
     /// The connection failed before or while serving.
     #[error("MCP transport error: {0}")]
     Transport(String),
+    /// No authentication on an address other machines can reach.
+    #[error(
+        "refusing to serve {addr} without authentication: anyone who can reach it could call \
+         every tool. Give an auth file (--auth FILE, see docs/mcp.md), bind 127.0.0.1, or pass \
+         --insecure-no-auth to serve it open anyway"
+    )]
+    AuthRequired {
+        /// The address bound.
+        addr: String,
+    },
+    /// The auth file cannot be applied to this server.
+    #[error("authentication setup: {0}")]
+    Auth(String),
 }
 
 /// Serves a fixed set of tables over MCP; cheap to clone (shared state).

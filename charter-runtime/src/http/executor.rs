@@ -319,6 +319,7 @@ impl HttpExecutor {
         if base.is_empty() {
             return Err(no_base_url(route.pack));
         }
+        let base = fill_base_url(route.pack, &base, |var| std::env::var(var).ok())?;
         let request = build_request(tool, route, &base, arguments, ctx)?;
         let credential = self.credential(route.pack, ctx, None).await?;
         let renewable = credential.renewable.clone();
@@ -648,6 +649,42 @@ fn error_chain(error: &reqwest::Error) -> String {
     parts.join(": ")
 }
 
+/// Fills each `{setting}` of a base URL (a shop's subdomain, a tenant) from the deployment's
+/// `CHARTER_<PACK>_<SETTING>` (docs/pack-format.md, `base_url`). A missing or unsafe value is an
+/// error naming the variable, and nothing is sent.
+fn fill_base_url(
+    pack: &HttpPack,
+    base: &str,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<String, CharterError> {
+    let Ok(found) = charter_terms::http::placeholders(base) else {
+        return Ok(base.to_owned());
+    };
+    let mut url = base.to_owned();
+    for (_, name) in found {
+        let var = charter_terms::names::pack_env(pack.label, name);
+        let value = lookup(&var).map(|v| v.trim().to_owned());
+        let problem = match &value {
+            None => "is not set".to_owned(),
+            Some(v) if v.is_empty() => "is empty".to_owned(),
+            Some(v) if !charter_terms::names::valid_base_url_value(v) => {
+                "must hold only letters, digits, `.` and `-`".to_owned()
+            }
+            Some(_) => String::new(),
+        };
+        if !problem.is_empty() {
+            return Err(CharterError::Declaration(
+                crate::error::DeclarationError::new(format!(
+                    "pack `{}` needs {var} (the `{{{name}}}` of its base URL {base}), which {problem}: set it, or give the whole URL through {} or `HttpExecutor::with_base_url`",
+                    pack.label, pack.base_url_env
+                )),
+            ));
+        }
+        url = url.replace(&format!("{{{name}}}"), value.as_deref().unwrap_or(""));
+    }
+    Ok(url)
+}
+
 /// A pack imported without a usable server URL leaves it to the deployment.
 fn no_base_url(pack: &HttpPack) -> CharterError {
     let how = if pack.base_url_env.is_empty() {
@@ -662,4 +699,48 @@ fn no_base_url(pack: &HttpPack) -> CharterError {
         "pack `{}` has no base URL: {how}",
         pack.label
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static SHOP: HttpPack = HttpPack {
+        label: "shopify",
+        base_url: "https://{shop}.myshopify.com/admin/api/2025-01/graphql.json",
+        base_url_env: "CHARTER_SHOPIFY_BASE_URL",
+        auth: Auth::None,
+        headers: &[],
+        query: &[],
+        body: &[],
+        envelope: None,
+    };
+
+    fn fill(value: Option<&str>) -> Result<String, CharterError> {
+        fill_base_url(&SHOP, SHOP.base_url, |var| {
+            assert_eq!(var, "CHARTER_SHOPIFY_SHOP");
+            value.map(str::to_owned)
+        })
+    }
+
+    #[test]
+    fn base_url_settings_are_filled_from_the_pack_variable() {
+        assert_eq!(
+            fill(Some(" my-store ")).unwrap(),
+            "https://my-store.myshopify.com/admin/api/2025-01/graphql.json"
+        );
+        for (value, why) in [
+            (None, "is not set"),
+            (Some(""), "is empty"),
+            (Some("evil.example/x"), "only letters"),
+            (Some("a@b"), "only letters"),
+        ] {
+            let err = fill(value).unwrap_err().to_string();
+            assert!(err.contains("CHARTER_SHOPIFY_SHOP"), "{err}");
+            assert!(err.contains(why), "{err}");
+        }
+        // A URL without placeholders is left alone and reads nothing.
+        let plain = fill_base_url(&SHOP, "https://api.example.com/v1", |_| unreachable!());
+        assert_eq!(plain.unwrap(), "https://api.example.com/v1");
+    }
 }

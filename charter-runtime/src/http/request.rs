@@ -387,21 +387,21 @@ fn push_pair(out: &mut String, key: &str, value: impl FnOnce(&mut String)) {
 
 /// A scalar as percent-encoded text (null as empty).
 fn write_scalar(out: &mut String, value: &Value) {
-    use std::fmt::Write as _;
     match value {
         Value::String(s) => out.extend(utf8_percent_encode(s, VALUE)),
         Value::Null => {}
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => {
-            let _ = write!(out, "{n}");
-        }
+        // Percent-encoded too: a float's exponent may carry a `+`, which a form decoder reads
+        // as a space.
+        Value::Number(n) => out.extend(utf8_percent_encode(&n.to_string(), VALUE)),
         other => out.extend(utf8_percent_encode(&other.to_string(), VALUE)),
     }
 }
 
 /// Bracket notation with wire names at every depth: `key[sub]`, `key[0]`; values
-/// percent-encoded. An empty object or array, or null, is sent as `key=` (the form-encoding way
-/// to say "set to empty").
+/// percent-encoded. An empty object or array, or null, is sent as `key=`: Stripe documents the
+/// empty value as "unset this field", so `[]` clears a list. Packs refuse `[]` with
+/// `min_items: 1` where the API takes no empty value (docs/pack-format.md, `body_encoding`).
 fn flatten(out: &mut String, key: &mut String, value: &Value, shape: &Shape) {
     use std::fmt::Write as _;
     let shape = resolve(shape, value);

@@ -86,7 +86,12 @@ fn envelopes(route: &Route) -> impl Iterator<Item = Envelope> {
         .graphql
         .is_some()
         .then_some(Envelope::GraphQl)
-        .filter(|_| !matches!(route.pack.envelope, Some(Envelope::GraphQl)));
+        .filter(|_| {
+            !matches!(
+                route.pack.envelope,
+                Some(Envelope::GraphQl | Envelope::GraphQlUserErrors)
+            )
+        });
     route.pack.envelope.into_iter().chain(graphql)
 }
 
@@ -98,6 +103,13 @@ pub fn check_envelope(route: &'static Route, status: u16, value: &Value) -> Resu
             Envelope::GraphQl => match value.get("errors") {
                 Some(Value::Array(errors)) if !errors.is_empty() => graphql_errors(errors),
                 _ => continue,
+            },
+            Envelope::GraphQlUserErrors => match value.get("errors") {
+                Some(Value::Array(errors)) if !errors.is_empty() => graphql_errors(errors),
+                _ => match user_errors(value) {
+                    Some(message) => message,
+                    None => continue,
+                },
             },
             Envelope::OkFlag { field, error_field } => match value.get(field) {
                 Some(Value::Bool(false)) => match value.get(error_field) {
@@ -117,6 +129,42 @@ pub fn check_envelope(route: &'static Route, status: u16, value: &Value) -> Resu
         });
     }
     Ok(())
+}
+
+/// A mutation the API ran and refused: each non-empty `userErrors` (or `<name>UserErrors`) array
+/// of a `data.<field>` payload, as `field: message (at input.title)`, joined. `None` when every
+/// such array is empty or absent (a query, a mutation that succeeded).
+fn user_errors(value: &Value) -> Option<String> {
+    let data = value.get("data")?.as_object()?;
+    let mut messages = Vec::new();
+    for (operation, payload) in data {
+        let Some(payload) = payload.as_object() else {
+            continue;
+        };
+        let lists = payload
+            .iter()
+            .filter(|(k, _)| *k == "userErrors" || k.ends_with("UserErrors"));
+        for (_, list) in lists {
+            for e in list.as_array().into_iter().flatten() {
+                let message = e.get("message").and_then(Value::as_str);
+                let Some(message) = message else {
+                    messages.push(format!("{operation}: {e}"));
+                    continue;
+                };
+                let field: Vec<&str> = e
+                    .get("field")
+                    .and_then(Value::as_array)
+                    .map(|f| f.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                messages.push(if field.is_empty() {
+                    format!("{operation}: {message}")
+                } else {
+                    format!("{operation}: {message} (at {})", field.join("."))
+                });
+            }
+        }
+    }
+    (!messages.is_empty()).then(|| format!("refused (userErrors): {}", messages.join("; ")))
 }
 
 /// GraphQL errors for the model: each `message` with its `path` (`issue.assignee`), joined;
@@ -424,7 +472,7 @@ fn parse_json(route: &Route, body: &[u8]) -> Option<(Value, Vec<&'static str>)> 
     let mut extras = Vec::new();
     let envelope_keys: Vec<&'static str> = envelopes(route)
         .flat_map(|e| match e {
-            Envelope::GraphQl => vec!["errors"],
+            Envelope::GraphQl | Envelope::GraphQlUserErrors => vec!["errors"],
             Envelope::OkFlag { field, error_field } => vec![field, error_field],
         })
         .collect();

@@ -42,6 +42,7 @@ pub const fn tool_def<T: Tool>(pack: &'static str, name: &'static str) -> ToolDe
         annotations: T::ANNOTATIONS,
         mode: T::MODE,
         input: T::INPUT,
+        require_one_of: &[],
         views: T::VIEWS,
         search: T::SEARCH,
         exec: Exec::Rust(T::HANDLER),

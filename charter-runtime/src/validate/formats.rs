@@ -7,9 +7,13 @@ pub(super) fn format_expected(format: Format) -> &'static str {
     match format {
         Format::DateTime => "an RFC 3339 date-time such as 2026-11-30T09:30:00Z",
         Format::Date => "a date such as 2026-11-30",
+        Format::DateTimeLocal => {
+            "an RFC 3339 date-time such as 2026-11-30T09:30:00+01:00, or 2026-11-30T09:30:00 in the given time zone"
+        }
         Format::Email => "an e-mail address such as ada@example.com",
         Format::Uri => "an absolute URI such as https://example.com/x",
         Format::Uuid => "a UUID such as 123e4567-e89b-12d3-a456-426614174000",
+        Format::Base64Url => "base64url text (A-Z a-z 0-9 - _, `=` padding only at the end)",
     }
 }
 
@@ -18,9 +22,11 @@ pub fn format_ok(format: Format, s: &str) -> bool {
     match format {
         Format::DateTime => is_date_time(s),
         Format::Date => is_date(s),
+        Format::DateTimeLocal => is_date_time(s) || is_date_time(&format!("{s}Z")),
         Format::Email => is_email(s),
         Format::Uri => is_uri(s),
         Format::Uuid => is_uuid(s),
+        Format::Base64Url => is_base64url(s),
     }
 }
 
@@ -117,6 +123,19 @@ pub(super) fn is_uuid(s: &str) -> bool {
         })
 }
 
+/// Whether `s` decodes as base64url: the URL-safe alphabet, a length that is not one past a
+/// multiple of four (no 6-bit remainder), and `=` padding, if any, only to a multiple of four.
+pub(super) fn is_base64url(s: &str) -> bool {
+    let data = s.trim_end_matches('=');
+    let pad = s.len() - data.len();
+    !data.is_empty()
+        && data
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
+        && data.len() % 4 != 1
+        && (pad == 0 || (pad <= 2 && s.len().is_multiple_of(4)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,5 +161,17 @@ mod tests {
         assert!(!is_uri("1http://x"));
         assert!(is_uuid("123e4567-e89b-12d3-a456-426614174000"));
         assert!(!is_uuid("123e4567e89b12d3a456426614174000"));
+        let local = |s: &str| format_ok(Format::DateTimeLocal, s);
+        assert!(local("2025-03-21T15:00:00") && local("2025-03-21T15:00:00.5+01:00"));
+        assert!(!local("0747-81-15T67:97:00") && !local("2025-02-30T15:00:00"));
+        assert!(!local("2025-03-21T15:00:00ZZ") && !local("2025-03-21T15:00"));
+        assert!(is_base64url("SGVsbG8_-w"));
+        assert!(is_base64url("SGVsbG8="));
+        assert!(!is_base64url("SGVsbG8"[..5].as_ref()));
+        assert!(!is_base64url("A"));
+        assert!(!is_base64url("A==="));
+        assert!(!is_base64url("SGVsbG8+/w=="));
+        assert!(!is_base64url("SGV=sbG8"));
+        assert!(!is_base64url(""));
     }
 }

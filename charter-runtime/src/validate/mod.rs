@@ -12,6 +12,8 @@
 //! session) and deployment pins, after refusing them from the model.
 
 mod formats;
+mod groups;
+mod numbers;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -21,6 +23,8 @@ use serde_json::{Map, Value};
 
 use formats::format_expected;
 pub use formats::format_ok;
+pub use groups::unmet_groups;
+use numbers::{INTEGER_RANGE, exact_integer, is_whole};
 
 use crate::context::CallContext;
 use crate::error::{CharterError, DeclarationError};
@@ -223,6 +227,12 @@ pub fn prepare_arguments(
     match &mut arguments {
         Value::Object(map) => walk.object(tool.input, map, 0, narrowed),
         other => walk.issue("an object of named arguments".into(), got(other)),
+    }
+    if let Value::Object(map) = &arguments {
+        let given = |name: &str| map.contains_key(name) || narrowed.iter().any(|(n, _)| *n == name);
+        if let Some(issue) = unmet_groups(tool.require_one_of, given) {
+            walk.issues.push(issue);
+        }
     }
     walk.finish(tool.name)?;
     let Value::Object(map) = &mut arguments else {
@@ -484,7 +494,13 @@ impl<'a> Walk<'a> {
                 }
             }
             Shape::Integer(rules) => match value.as_f64() {
-                Some(n) if is_whole(value) => self.number(rules, n, value),
+                Some(n) if is_whole(value) => match exact_integer(value) {
+                    Some(exact) => {
+                        *value = exact;
+                        self.number(rules, n, value)
+                    }
+                    None => self.issue(INTEGER_RANGE.into(), got(value)),
+                },
                 _ => self.issue(expected(shape), got(value)),
             },
             Shape::Number(rules) => match value.as_f64() {
@@ -675,18 +691,6 @@ fn coerce_json_string(value: &mut Value, open: char) {
         && (parsed.is_object() || parsed.is_array())
     {
         *value = parsed;
-    }
-}
-
-fn is_whole(value: &Value) -> bool {
-    match value {
-        Value::Number(n) => {
-            n.is_i64()
-                || n.is_u64()
-                || n.as_f64()
-                    .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
-        }
-        _ => false,
     }
 }
 

@@ -317,6 +317,7 @@ pub const fn tool(
         annotations: charter_runtime::Annotations::for_method(route.method),
         mode: None,
         input: fields,
+        require_one_of: &[],
         views: &[],
         search: SearchData {
             description_lc: "a tool.",

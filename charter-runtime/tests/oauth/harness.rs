@@ -52,6 +52,35 @@ pub fn test_client() -> reqwest::Client {
     reqwest::Client::builder().no_proxy().build().unwrap()
 }
 
+/// Starts a Node script over `oauth2-mock-server` (`node SCRIPT PREFIX`) that prints
+/// `{"port": N}` once it listens on 127.0.0.1: the child (killed on drop, gone when its stdin
+/// closes) and `http://127.0.0.1:N`.
+pub async fn start_script(script: &Path) -> (Child, String) {
+    let prefix = mock_prefix();
+    assert!(
+        prefix
+            .join("node_modules/oauth2-mock-server/package.json")
+            .is_file(),
+        "no oauth2-mock-server@{MOCK_VERSION} in {}",
+        prefix.display()
+    );
+    let mut child = Command::new(charter_testkit::npm::node(&prefix))
+        .arg(script)
+        .arg(&prefix)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start node from {}: {e}", prefix.display()));
+    let stdout = child.stdout.take().unwrap();
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).await.unwrap();
+    let port: Value = serde_json::from_str(&line)
+        .unwrap_or_else(|_| panic!("{} printed `{line}`, not its port", script.display()));
+    (child, format!("http://127.0.0.1:{}", port["port"]))
+}
+
 /// The running authorization server; killed on drop.
 pub struct OAuthServer {
     child: Child,
@@ -63,30 +92,8 @@ pub struct OAuthServer {
 impl OAuthServer {
     /// Starts the server on an ephemeral port and waits until it listens.
     pub async fn start() -> Self {
-        let prefix = mock_prefix();
-        assert!(
-            prefix
-                .join("node_modules/oauth2-mock-server/package.json")
-                .is_file(),
-            "no oauth2-mock-server@{MOCK_VERSION} in {}",
-            prefix.display()
-        );
         let script = workspace_root().join("charter-runtime/tests/oauth/server.mjs");
-        let mut child = Command::new(charter_testkit::npm::node(&prefix))
-            .arg(&script)
-            .arg(&prefix)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start node from {}: {e}", prefix.display()));
-        let stdout = child.stdout.take().unwrap();
-        let mut line = String::new();
-        BufReader::new(stdout).read_line(&mut line).await.unwrap();
-        let port: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|_| panic!("server.mjs printed `{line}`, not its port"));
-        let base = format!("http://127.0.0.1:{}", port["port"]);
+        let (child, base) = start_script(&script).await;
         let http = test_client();
         OAuthServer { child, base, http }
     }

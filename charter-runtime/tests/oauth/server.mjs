@@ -15,6 +15,7 @@
 import http from "node:http";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
+import { readJson, json } from "./json.mjs";
 import { randomUUID } from "node:crypto";
 
 const prefix = process.argv[2];
@@ -100,22 +101,6 @@ service.on(Events.BeforeResponse, (res, req) => {
   accessTokens.set(res.body.access_token, { user, exp_ms: Date.now() + config.expires_in * 1000, revoked: false });
   stats.issued_access.push(res.body.access_token);
 });
-
-function readJson(req) {
-  return new Promise((resolve) => {
-    let data = "";
-    req.on("data", (c) => (data += c));
-    req.on("end", () => {
-      try { resolve(data ? JSON.parse(data) : {}); } catch { resolve({}); }
-    });
-  });
-}
-
-function json(res, status, value) {
-  const text = JSON.stringify(value);
-  res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
-  res.end(text);
-}
 
 async function control(body) {
   if (body.reset_stats) {

@@ -66,6 +66,7 @@ const PACK_KEYS: &[&str] = &[
     "query",
     "body",
     "envelope",
+    "graphql_schema",
     "types",
     "tools",
 ];
@@ -80,6 +81,7 @@ const TOOL_KEYS: &[&str] = &[
     "graphql",
     "hints",
     "timeout_ms",
+    "require_one_of",
     "redirects",
     "response",
     "headers",
@@ -115,6 +117,7 @@ pub(super) fn pack(s: &mut Sink, root: &Node) -> Option<Pack> {
         query: Vec::new(),
         body: Vec::new(),
         envelope: None,
+        graphql_schema: None,
         types: Vec::new(),
         tools: Vec::new(),
         tools_loc: o.loc,
@@ -157,6 +160,7 @@ pub(super) fn pack(s: &mut Sink, root: &Node) -> Option<Pack> {
                 }
             }
             "envelope" => pack.envelope = envelope(s, value),
+            "graphql_schema" => pack.graphql_schema = string(s, value, key),
             "types" => {
                 for (name, node) in entries(s, value, "`types`").unwrap_or_default() {
                     let spec = spec(s, node, Role::Type);
@@ -227,38 +231,46 @@ fn envelope(s: &mut Sink, node: &Node) -> Option<EnvelopeDecl> {
     let Some(kind_node) = o.get("kind") else {
         s.err(
             o.loc,
-            "missing `kind` in `envelope`: add `kind: graphql` or `kind: ok_flag`",
+            "missing `kind` in `envelope`: add `kind: graphql`, `kind: graphql_user_errors` or `kind: ok_flag`",
         );
         return None;
     };
     #[derive(Clone, Copy)]
     enum K {
         GraphQl,
+        GraphQlUserErrors,
         OkFlag,
     }
     let kind = choice(
         s,
         kind_node,
         "envelope kind",
-        &[("graphql", K::GraphQl), ("ok_flag", K::OkFlag)],
+        &[
+            ("graphql", K::GraphQl),
+            ("graphql_user_errors", K::GraphQlUserErrors),
+            ("ok_flag", K::OkFlag),
+        ],
     )?;
     let field = o.get("field").and_then(|n| string(s, n, "envelope.field"));
     let error_field = o
         .get("error_field")
         .and_then(|n| string(s, n, "envelope.error_field"));
     match kind.value {
-        K::GraphQl => {
+        K::GraphQl | K::GraphQlUserErrors => {
             for (key, v) in [("field", &field), ("error_field", &error_field)] {
                 if let Some(v) = v {
                     s.err(
                         v.loc,
                         format!(
-                            "`{key}` only applies to `kind: ok_flag`; remove it for `kind: graphql`"
+                            "`{key}` only applies to `kind: ok_flag`; remove it for a GraphQL envelope"
                         ),
                     );
                 }
             }
-            Some(EnvelopeDecl::GraphQl)
+            Some(match kind.value {
+                K::GraphQlUserErrors => EnvelopeDecl::GraphQlUserErrors,
+                _ => EnvelopeDecl::GraphQl,
+            })
         }
         K::OkFlag => Some(EnvelopeDecl::OkFlag {
             field: field.map_or_else(|| "ok".to_owned(), |f| f.value),
@@ -287,8 +299,10 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
         mode: None,
         body_encoding: None,
         graphql: None,
+        graphql_origin: None,
         hints: Vec::new(),
         timeout_ms: None,
+        require_one_of: Vec::new(),
         redirects: None,
         keep: Vec::new(),
         pagination: None,
@@ -338,6 +352,7 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
                     .unwrap_or_default()
             }
             "timeout_ms" => t.timeout_ms = whole(s, value, key, u32::MAX),
+            "require_one_of" => t.require_one_of = groups(s, value),
             "redirects" => t.redirects = whole(s, value, key, u8::MAX),
             "response" => response(s, value, &mut t),
             "headers" => t.headers = string_pairs(s, value, "headers"),
@@ -346,6 +361,24 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
         }
     }
     Some(t)
+}
+
+/// `require_one_of: [[a], [b, c]]`: a list of groups, each a list of parameter names.
+fn groups(s: &mut Sink, node: &Node) -> Vec<Sp<Vec<Sp<String>>>> {
+    let Value::Seq(items) = &node.value else {
+        s.err(
+            node.loc,
+            format!(
+                "`require_one_of` must be a list of parameter-name lists (`[[reviewers], [team_reviewers]]`), found {}",
+                node.value.kind()
+            ),
+        );
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| string_list(s, item, "require_one_of"))
+        .collect()
 }
 
 fn annotations(s: &mut Sink, node: &Node) -> AnnotationOverrides {
@@ -570,9 +603,11 @@ fn shape_key(s: &mut Sink, sp: &mut Spec, k: &str, value: &Node) -> bool {
                 &[
                     ("date-time", FormatName::DateTime),
                     ("date", FormatName::Date),
+                    ("date-time-local", FormatName::DateTimeLocal),
                     ("email", FormatName::Email),
                     ("uri", FormatName::Uri),
                     ("uuid", FormatName::Uuid),
+                    ("base64url", FormatName::Base64Url),
                 ],
             )
         }

@@ -1,0 +1,289 @@
+//! A pack's declared GraphQL schema (`graphql_schema:`): every tool's document is validated
+//! against it (fields, arguments, variable and input types, enum values: the GraphQL
+//! specification's validation rules, through `apollo-compiler`), and every parameter against its
+//! variable's custom scalar, enum or input object.
+//!
+//! The check needs charter-build's `graphql-schema` feature. Without it, a declared schema is
+//! only checked to exist (the documents are then checked as a pack without a schema is).
+
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::Sink;
+use crate::pack::Pack;
+
+/// A parsed, valid schema; without the `graphql-schema` feature none can exist.
+#[cfg(feature = "graphql-schema")]
+pub(crate) type Schema = apollo_compiler::validation::Valid<apollo_compiler::Schema>;
+/// A parsed, valid schema; without the `graphql-schema` feature none can exist.
+#[cfg(not(feature = "graphql-schema"))]
+pub(crate) enum Schema {}
+
+/// The declared schema file, relative to the pack file's folder.
+fn schema_path(pack: &Pack, declared: &str) -> PathBuf {
+    Path::new(&pack.file)
+        .parent()
+        .unwrap_or(Path::new(""))
+        .join(declared)
+}
+
+/// Reads and parses the pack's schema, reporting a missing, unreadable or invalid file at the
+/// declaration.
+pub(super) fn load(s: &mut Sink, pack: &Pack) -> Option<Schema> {
+    let declared = pack.graphql_schema.as_ref()?;
+    let path = schema_path(pack, &declared.value);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) => {
+            s.err(
+                declared.loc,
+                format!(
+                    "cannot read the GraphQL schema `{}` ({e}): the path is relative to the pack file",
+                    path.display()
+                ),
+            );
+            return None;
+        }
+    };
+    parse(s, pack, &path, bytes)
+}
+
+#[cfg(not(feature = "graphql-schema"))]
+fn parse(_: &mut Sink, _: &Pack, _: &Path, _: Vec<u8>) -> Option<Schema> {
+    None
+}
+
+#[cfg(feature = "graphql-schema")]
+fn parse(s: &mut Sink, pack: &Pack, path: &Path, bytes: Vec<u8>) -> Option<Schema> {
+    use std::io::Read;
+    let at = pack.graphql_schema.as_ref()?.loc;
+    let text = if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = String::new();
+        if let Err(e) = flate2::read::GzDecoder::new(&bytes[..]).read_to_string(&mut out) {
+            s.err(
+                at,
+                format!("cannot gunzip the GraphQL schema `{}`: {e}", path.display()),
+            );
+            return None;
+        }
+        out
+    } else {
+        match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(_) => {
+                s.err(
+                    at,
+                    format!("the GraphQL schema `{}` is not UTF-8 text", path.display()),
+                );
+                return None;
+            }
+        }
+    };
+    match apollo_compiler::Schema::parse_and_validate(text, path) {
+        Ok(schema) => Some(schema),
+        Err(e) => {
+            let first = e.errors.iter().next().map(|d| {
+                let at = d
+                    .line_column_range()
+                    .map(|r| format!(" (line {}, column {})", r.start.line, r.start.column))
+                    .unwrap_or_default();
+                format!("{}{at}", d.error)
+            });
+            s.err(
+                at,
+                format!(
+                    "the GraphQL schema `{}` is not a valid schema (SDL): {}",
+                    path.display(),
+                    first.unwrap_or_default()
+                ),
+            );
+            None
+        }
+    }
+}
+
+#[cfg(feature = "graphql-schema")]
+pub(super) use with_schema::{document, fits};
+
+/// Without the feature no schema exists, so neither check can be reached.
+#[cfg(not(feature = "graphql-schema"))]
+pub(super) fn document(
+    _: &mut Sink,
+    schema: &Schema,
+    _: &crate::pack::Sp<String>,
+    _: Option<crate::pack::DocOrigin>,
+) {
+    match *schema {}
+}
+
+/// Without the feature no schema exists, so neither check can be reached.
+#[cfg(not(feature = "graphql-schema"))]
+pub(super) fn fits(
+    _: &super::tool::Cx<'_>,
+    schema: &Schema,
+    _: &crate::pack::Spec,
+    _: &str,
+) -> Result<(), super::graphql::Misfit> {
+    match *schema {}
+}
+
+#[cfg(feature = "graphql-schema")]
+mod with_schema {
+    use apollo_compiler::ExecutableDocument;
+    use apollo_compiler::schema::ExtendedType;
+
+    use super::Schema;
+    use crate::check::graphql::Misfit;
+    use crate::check::kinds::article;
+    use crate::check::tool::Cx;
+    use crate::diagnostic::Sink;
+    use crate::graphql::GqlType;
+    use crate::pack::{DocOrigin, Kind, Sp, Spec};
+
+    /// Validates `doc` against the schema; each error is placed inside the document.
+    pub(in crate::check) fn document(
+        s: &mut Sink,
+        schema: &Schema,
+        doc: &Sp<String>,
+        origin: Option<DocOrigin>,
+    ) {
+        let Err(e) = ExecutableDocument::parse_and_validate(schema, doc.value.as_str(), "graphql")
+        else {
+            return;
+        };
+        for d in e.errors.iter() {
+            let at = match (d.line_column_range(), origin) {
+                (Some(r), Some(o)) => o.at(r.start.line, r.start.column),
+                _ => doc.loc,
+            };
+            s.err(
+                at,
+                format!(
+                    "the `graphql` document does not fit the pack's schema: {}",
+                    d.error
+                ),
+            );
+        }
+    }
+
+    /// Whether `spec` fits the named schema type `name` (a custom scalar, an enum or an input
+    /// object; the built-in scalars are checked without a schema).
+    pub(in crate::check) fn fits(
+        cx: &Cx<'_>,
+        schema: &Schema,
+        spec: &Spec,
+        name: &str,
+    ) -> Result<(), Misfit> {
+        let Some(ty) = schema.types.get(name) else {
+            return Err(Misfit::new(format!("the schema has no type `{name}`")));
+        };
+        let kind = spec.kind.as_ref().map(|k| k.value);
+        if kind == Some(Kind::Any) {
+            return Ok(());
+        }
+        match ty {
+            ExtendedType::Scalar(_) => {
+                let json_like = name.to_ascii_lowercase().contains("json");
+                match kind {
+                    Some(Kind::Object | Kind::Map | Kind::Array) if !json_like => {
+                        Err(Misfit::new(format!(
+                            "the custom scalar `{name}` is written as a string or number, but the parameter is {}",
+                            article(kind.unwrap_or(Kind::Any))
+                        )))
+                    }
+                    _ => Ok(()),
+                }
+            }
+            ExtendedType::Enum(e) => {
+                if kind != Some(Kind::String) {
+                    return Err(Misfit::new(format!(
+                        "the enum `{name}` takes a string, but the parameter is {}: declare `type: string` and its `enum`",
+                        article(kind.unwrap_or(Kind::Any))
+                    )));
+                }
+                for v in spec.enum_values.iter().flat_map(|e| e.value.iter()) {
+                    let Some(text) = v.value.as_str() else {
+                        continue; // a non-string value is reported by the enum checks
+                    };
+                    if !e.values.keys().any(|k| k.as_str() == text) {
+                        let known: Vec<&str> = e.values.keys().map(|k| k.as_str()).collect();
+                        return Err(Misfit::at(
+                            v.loc,
+                            format!(
+                                "`{text}` is not a value of the enum `{name}`: use one of {}",
+                                known.join(", ")
+                            ),
+                        ));
+                    }
+                }
+                Ok(())
+            }
+            ExtendedType::InputObject(input) => {
+                if matches!(kind, Some(Kind::Map)) {
+                    return Ok(());
+                }
+                if kind != Some(Kind::Object) {
+                    return Err(Misfit::new(format!(
+                        "the input object `{name}` takes an object, but the parameter is {}",
+                        article(kind.unwrap_or(Kind::Any))
+                    )));
+                }
+                let props = spec.properties.as_ref().map_or(&[][..], |p| &p.value[..]);
+                for prop in props {
+                    let wire = cx.pack.casing.wire_name(
+                        &prop.name.value,
+                        prop.spec.wire.as_ref().map(|w| w.value.as_str()),
+                    );
+                    let Some(field) = input.fields.get(wire.as_str()) else {
+                        let known: Vec<&str> = input.fields.keys().map(|k| k.as_str()).collect();
+                        return Err(Misfit::at(
+                            prop.name.loc,
+                            format!(
+                                "`{}` (sent as `{wire}`) is not a field of the input object `{name}`: its fields are {}",
+                                prop.name.value,
+                                known.join(", ")
+                            ),
+                        ));
+                    };
+                    let ty = GqlType::from_schema(&field.ty);
+                    cx.graphql_fits(&prop.spec, ty.nullable())
+                        .map_err(|m| m.or_at(prop.name.loc))?;
+                }
+                for (field, def) in &input.fields {
+                    let needed = def.ty.is_non_null() && def.default_value.is_none();
+                    let given = props.iter().any(|p| {
+                        p.spec.is_required()
+                            && cx.pack.casing.wire_name(
+                                &p.name.value,
+                                p.spec.wire.as_ref().map(|w| w.value.as_str()),
+                            ) == field.as_str()
+                    });
+                    if needed && !given {
+                        return Err(Misfit::new(format!(
+                            "the input object `{name}` requires `{field}: {}`: add it as a required property",
+                            def.ty
+                        )));
+                    }
+                }
+                Ok(())
+            }
+            _ => Err(Misfit::new(format!(
+                "`{name}` is an output type, which a variable cannot hold"
+            ))),
+        }
+    }
+
+    impl GqlType {
+        /// The crate's own form of a schema type.
+        pub(crate) fn from_schema(ty: &apollo_compiler::ast::Type) -> GqlType {
+            use apollo_compiler::ast::Type;
+            match ty {
+                Type::Named(n) => GqlType::Named(n.to_string()),
+                Type::NonNullNamed(n) => GqlType::NonNull(Box::new(GqlType::Named(n.to_string()))),
+                Type::List(inner) => GqlType::List(Box::new(GqlType::from_schema(inner))),
+                Type::NonNullList(inner) => GqlType::NonNull(Box::new(GqlType::List(Box::new(
+                    GqlType::from_schema(inner),
+                )))),
+            }
+        }
+    }
+}

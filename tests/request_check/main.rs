@@ -1,0 +1,414 @@
+//! The independent request check (docs/request-check.md): every shipped pack whose API
+//! description is vendored under `openapi/` (named in the pack's header comment) has calls
+//! generated for each tool from the tool's own published schema, sent through the real
+//! `HttpExecutor` to Stoplight Prism's mock server (`prism mock --errors <document>`) on
+//! 127.0.0.1, which judges each request against the API's description. Form bodies (Stripe) are
+//! also decoded and checked against the operation's schema, which Prism reads one level deep.
+//!
+//! Every violation fails the check unless `openapi/validator-quirks.yaml` lists it, with a
+//! reason, as a document quirk or a validator limitation.
+//!
+//! Environment: `CHARTER_REQUEST_CHECK=all` runs every variant with four seeds (the default is
+//! three calls per tool, one seed); `CHARTER_REQUEST_CHECK_SEED` changes the seed;
+//! `CHARTER_REQUEST_CHECK_PACKS=github,stripe` limits the packs.
+
+#![cfg(feature = "http")]
+
+mod document;
+mod form;
+mod generate;
+mod prism;
+mod quirks;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use charter::http::{HttpExecutor, StaticCredentials};
+use charter::table::{Auth, Exec, Table};
+use charter::{CallContext, SessionOptions, Source, ToolSession};
+use serde_json::Value;
+
+use generate::{Gen, Variant};
+use prism::{Exchange, Prism, Recorder, Violation};
+use quirks::{Kind, Quirk};
+
+const DEFAULT_SEED: u64 = 19;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The vendored description a pack names in its header comment (`openapi/<name>.json.gz`).
+fn vendored_document(label: &str) -> Option<String> {
+    let text = std::fs::read_to_string(root().join(format!("packs/{label}.yaml"))).ok()?;
+    text.lines()
+        .take_while(|l| l.starts_with('#'))
+        .find_map(|l| {
+            let start = l.find("openapi/")? + "openapi/".len();
+            let end = l[start..].find(".json.gz")? + start;
+            Some(l[start..end].to_owned())
+        })
+        .filter(|name| root().join(format!("openapi/{name}.json.gz")).is_file())
+}
+
+/// What to run.
+struct Settings {
+    seeds: Vec<u64>,
+    variants: Vec<Variant>,
+    packs: Option<Vec<String>>,
+}
+
+impl Settings {
+    fn from_env() -> Settings {
+        let all = std::env::var("CHARTER_REQUEST_CHECK").is_ok_and(|v| v == "all");
+        let seed = std::env::var("CHARTER_REQUEST_CHECK_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(DEFAULT_SEED);
+        let seeds = if all {
+            (0..4).map(|i| seed + i).collect()
+        } else {
+            vec![seed]
+        };
+        let packs = std::env::var("CHARTER_REQUEST_CHECK_PACKS")
+            .ok()
+            .map(|s| s.split(',').map(str::to_owned).collect());
+        Settings {
+            seeds,
+            variants: vec![Variant::Minimal, Variant::Full, Variant::Edge],
+            packs,
+        }
+    }
+}
+
+/// One violation found, with the call that caused it.
+struct Found {
+    tool: &'static str,
+    arguments: String,
+    request: String,
+    violation: Violation,
+}
+
+/// One pack's run.
+#[derive(Default)]
+struct PackRun {
+    label: &'static str,
+    document: String,
+    calls: usize,
+    rejected: Vec<(&'static str, String, String)>,
+    unexplained: Vec<Found>,
+    /// Quirk index -> violations it explained.
+    explained: BTreeMap<usize, usize>,
+}
+
+#[test]
+fn every_request_is_one_the_api_accepts() {
+    let settings = Settings::from_env();
+    let quirks = Arc::new(quirks::load(&root().join("openapi/validator-quirks.yaml")));
+    let mut packs: Vec<(&'static Table, String)> = charter::packs::ALL
+        .iter()
+        .filter(|t| {
+            settings
+                .packs
+                .as_ref()
+                .is_none_or(|p| p.iter().any(|l| l == t.pack))
+        })
+        .filter_map(|t| vendored_document(t.pack).map(|d| (*t, d)))
+        .collect();
+    assert!(!packs.is_empty(), "no pack with a vendored description");
+    // The biggest documents first: they take longest to load.
+    packs.sort_by_key(|(t, _)| std::cmp::Reverse(t.tools.len()));
+    let prefix = prism::install();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let settings = Arc::new(settings);
+    let runs: Vec<PackRun> = runtime.block_on(async {
+        // Two packs at a time: Prism is one Node process per document, and CI has two cores.
+        let gate = Arc::new(tokio::sync::Semaphore::new(2));
+        let mut tasks = Vec::new();
+        for (table, document) in packs {
+            let (gate, prefix, quirks, settings) = (
+                gate.clone(),
+                prefix.clone(),
+                quirks.clone(),
+                settings.clone(),
+            );
+            tasks.push(tokio::spawn(async move {
+                let _permit = gate.acquire().await.unwrap();
+                run_pack(&prefix, table, document, &quirks, &settings).await
+            }));
+        }
+        let mut out = Vec::new();
+        for t in tasks {
+            out.push(t.await.expect("a pack run"));
+        }
+        out
+    });
+    let report = summary(&runs, &quirks);
+    let dir = root().join("target/request-check");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("summary.txt"), &report).unwrap();
+    println!("{report}");
+    let failures: usize = runs
+        .iter()
+        .map(|r| r.unexplained.len() + r.rejected.len())
+        .sum();
+    assert_eq!(
+        failures, 0,
+        "{failures} request(s) the API would refuse or the session refused (see above; a \
+         violation that is not this project's goes in openapi/validator-quirks.yaml)"
+    );
+}
+
+async fn run_pack(
+    prefix: &Path,
+    table: &'static Table,
+    document: String,
+    quirks: &[Quirk],
+    settings: &Settings,
+) -> PackRun {
+    let doc_text = read_document(&document);
+    let dir = root().join("target/request-check");
+    std::fs::create_dir_all(&dir).unwrap();
+    let doc_path = dir.join(format!("{document}.json"));
+    let doc: Value = serde_json::from_str(&doc_text).expect("a JSON document");
+    std::fs::write(&doc_path, document::for_requests(&doc).to_string()).unwrap();
+    let mut run = PackRun {
+        label: table.pack,
+        document,
+        ..PackRun::default()
+    };
+    let prism = match Prism::start(prefix, &doc_path).await {
+        Ok(prism) => prism,
+        Err(e) => {
+            run.rejected.push((table.pack, String::new(), e));
+            return run;
+        }
+    };
+    let recorder = Recorder::start(&prism.base).await;
+    let session = session(
+        table,
+        &format!("{}{}", recorder.base, local_prefix(table, &doc)),
+    );
+    let ctx = CallContext::new();
+    for tool in table
+        .tools
+        .iter()
+        .filter(|t| matches!(t.exec, Exec::Http(_)))
+    {
+        let schema: Value = serde_json::from_str(tool.views[0].schema).unwrap();
+        for &seed in &settings.seeds {
+            for (i, &variant) in settings.variants.iter().enumerate() {
+                let mut generator = Gen::new(&schema, variant, mix(seed, tool.name, i));
+                let arguments = generator.value(&schema, 0);
+                let shown = clip(&arguments.to_string(), 400);
+                run.calls += 1;
+                let outcome = session.dispatch(tool.name, arguments, &ctx).await;
+                let exchanges = recorder.take();
+                if exchanges.is_empty() {
+                    let why = outcome
+                        .err()
+                        .map_or("no request sent".into(), |e| e.to_string());
+                    run.rejected.push((tool.name, shown, why));
+                    continue;
+                }
+                for x in &exchanges {
+                    for v in judge(&doc, x) {
+                        match quirks
+                            .iter()
+                            .position(|q| q.matches(table.pack, tool.name, &v))
+                        {
+                            Some(q) => *run.explained.entry(q).or_default() += 1,
+                            None => run.unexplained.push(Found {
+                                tool: tool.name,
+                                arguments: shown.clone(),
+                                request: request_line(x),
+                                violation: v,
+                            }),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    prism.stop().await;
+    run
+}
+
+/// Prism's violations, plus the form check's for a form body.
+fn judge(doc: &Value, x: &Exchange) -> Vec<Violation> {
+    let mut found = prism::violations(x);
+    if x.content_type
+        .starts_with("application/x-www-form-urlencoded")
+        && let Some(op) = form::operation(doc, &x.method, &x.path)
+    {
+        for mut v in form::check(doc, op, &x.body) {
+            v.code = format!("form-{}", v.code);
+            found.push(v);
+        }
+    }
+    found
+}
+
+/// A non-progressive session over `table` with its base URL at `base` and a made-up credential.
+fn session(table: &'static Table, base: &str) -> ToolSession {
+    let mut creds = StaticCredentials::new();
+    let auth = table.tools.iter().find_map(|t| match t.exec {
+        Exec::Http(route) => Some(route.pack.auth),
+        Exec::Rust(_) => None,
+    });
+    if let Some(env) = auth.as_ref().and_then(Auth::env) {
+        creds = creds.with(env, "charter-request-check-token");
+    }
+    let http = HttpExecutor::builder()
+        .no_proxy()
+        .credentials(creds)
+        .base_url(table.pack, base)
+        .build()
+        .unwrap();
+    ToolSession::with_options(
+        vec![Source::Table(table)],
+        SessionOptions {
+            progressive: false,
+            http: Some(Arc::new(http)),
+            ..SessionOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+/// The part of the pack's base path that the document's server URL does not already hold
+/// (the documents' paths are relative to their first server).
+fn local_prefix(table: &Table, doc: &Value) -> String {
+    let base = table
+        .tools
+        .iter()
+        .find_map(|t| match t.exec {
+            Exec::Http(route) => Some(route.pack.base_url),
+            Exec::Rust(_) => None,
+        })
+        .unwrap_or_default();
+    let path_of = |url: &str| {
+        reqwest::Url::parse(url)
+            .map(|u| u.path().trim_end_matches('/').to_owned())
+            .unwrap_or_default()
+    };
+    let server = doc["servers"][0]["url"]
+        .as_str()
+        .map(path_of)
+        .unwrap_or_default();
+    let pack = path_of(base);
+    pack.strip_prefix(&server).unwrap_or(&pack).to_owned()
+}
+
+fn request_line(x: &Exchange) -> String {
+    let body = String::from_utf8_lossy(&x.body);
+    let mut line = format!("{} {}", x.method, clip(&x.target, 300));
+    if !body.is_empty() {
+        let _ = write!(line, " body {}", clip(&body, 400));
+    }
+    line
+}
+
+/// A per-call seed: the run's seed, the tool, the variant.
+fn mix(seed: u64, tool: &str, variant: usize) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    for b in tool.bytes().chain([variant as u8]) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+    }
+    h
+}
+
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        text.chars().take(max).chain("...".chars()).collect()
+    }
+}
+
+fn summary(runs: &[PackRun], quirks: &[Quirk]) -> String {
+    let mut out = String::from("request check (Prism --errors, form decoder)\n");
+    let _ = writeln!(
+        out,
+        "{:<12} {:<18} {:>6} {:>9} {:>10} {:>9}",
+        "pack", "document", "calls", "refused", "violations", "quirks"
+    );
+    let mut used: BTreeMap<usize, usize> = BTreeMap::new();
+    for r in runs {
+        let quirked: usize = r.explained.values().sum();
+        for (q, n) in &r.explained {
+            *used.entry(*q).or_default() += n;
+        }
+        let _ = writeln!(
+            out,
+            "{:<12} {:<18} {:>6} {:>9} {:>10} {:>9}",
+            r.label,
+            r.document,
+            r.calls,
+            r.rejected.len(),
+            r.unexplained.len(),
+            quirked
+        );
+    }
+    let total: usize = runs.iter().map(|r| r.calls).sum();
+    let _ = writeln!(out, "calls: {total}");
+    for (q, n) in &used {
+        let quirk = &quirks[*q];
+        let kind = match quirk.kind {
+            Kind::Document => "document",
+            Kind::Validator => "validator",
+            Kind::Open => "OPEN, this project's",
+        };
+        let _ = writeln!(
+            out,
+            "quirk ({kind}) {} {}: {n} violation(s): {}",
+            quirk.pack,
+            quirk.tool.as_deref().unwrap_or("*"),
+            clip(&quirk.reason, 100)
+        );
+    }
+    for (i, q) in quirks.iter().enumerate() {
+        if !used.contains_key(&i) && runs.iter().any(|r| r.label == q.pack) {
+            let _ = writeln!(out, "quirk not met this run: {} {:?}", q.pack, q.tool);
+        }
+    }
+    let mut shown = 0;
+    for r in runs {
+        for (tool, args, why) in &r.rejected {
+            if shown < 2000 {
+                let _ = writeln!(out, "REFUSED {tool} {args}\n  {}", clip(why, 300));
+            }
+            shown += 1;
+        }
+        for f in &r.unexplained {
+            if shown < 2000 {
+                let v = &f.violation;
+                let _ = writeln!(
+                    out,
+                    "VIOLATION {} [{}] {} {}\n  args {}\n  sent {}",
+                    f.tool, v.code, v.location, v.message, f.arguments, f.request
+                );
+            }
+            shown += 1;
+        }
+    }
+    out
+}
+
+/// The text of a vendored document (`openapi/<name>.json.gz`).
+fn read_document(name: &str) -> String {
+    use std::io::Read as _;
+    let path = root().join(format!("openapi/{name}.json.gz"));
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text
+}

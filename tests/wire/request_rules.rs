@@ -1,0 +1,284 @@
+//! What the request check (tests/request_check) found, each kept fixed on the wire: a call the
+//! API would refuse is refused before it leaves (a validation error naming the field, nothing
+//! sent), and the corrected shapes go out as the API documents them.
+
+#![cfg(all(
+    feature = "pack-github",
+    feature = "pack-stripe",
+    feature = "pack-gmail",
+    feature = "pack-gcalendar",
+    feature = "pack-gdrive"
+))]
+
+use charter::CharterError;
+use charter::table::Table;
+use serde_json::{Value, json};
+
+use crate::wire_stub::{Stub, call, session, tool};
+
+const GITHUB: &Table = &charter::packs::github::TOOLS;
+const STRIPE: &Table = &charter::packs::stripe::TOOLS;
+
+async fn stub() -> Stub {
+    Stub::start(|_| (200, json!({"id": "x"}))).await
+}
+
+/// The validation message of a refused call, checking that nothing was sent.
+async fn refused(table: &'static Table, env: &str, name: &str, args: Value) -> String {
+    let stub = stub().await;
+    let s = session(table, &stub.base, &[(env, "test-secret")]);
+    let err = call(&s, name, args).await.unwrap_err();
+    assert!(
+        stub.take().is_empty(),
+        "{name}: a refused call sent a request"
+    );
+    match err {
+        CharterError::Validation(m) => m,
+        other => panic!("{name}: expected a validation error, got {other:?}"),
+    }
+}
+
+/// The one request an accepted call sent.
+async fn sent(
+    table: &'static Table,
+    env: &str,
+    name: &str,
+    args: Value,
+) -> crate::wire_stub::Recorded {
+    let stub = stub().await;
+    let s = session(table, &stub.base, &[(env, "test-secret")]);
+    call(&s, name, args).await.unwrap();
+    stub.only()
+}
+
+fn schema(table: &'static Table, name: &str) -> Value {
+    serde_json::from_str(tool(table, name).views[0].schema).unwrap()
+}
+
+#[tokio::test]
+async fn at_least_one_of_groups_are_checked_before_the_call_and_shown_in_the_schema() {
+    let base = json!({"owner": "o", "repo": "r", "pull_number": 7});
+    let m = refused(
+        GITHUB,
+        "GITHUB_TOKEN",
+        "github_pulls_request_reviewers",
+        base.clone(),
+    )
+    .await;
+    assert!(
+        m.contains("at least one of: `reviewers`, or `team_reviewers`"),
+        "{m}"
+    );
+    let mut with = base.clone();
+    with["team_reviewers"] = json!(["core"]);
+    let r = sent(
+        GITHUB,
+        "GITHUB_TOKEN",
+        "github_pulls_request_reviewers",
+        with,
+    )
+    .await;
+    assert_eq!(r.json(), json!({"team_reviewers": ["core"]}));
+    assert_eq!(
+        schema(GITHUB, "github_pulls_request_reviewers")["anyOf"],
+        json!([{"required": ["reviewers"]}, {"required": ["team_reviewers"]}])
+    );
+    for (name, args) in [
+        ("github_pages_create", json!({"owner": "o", "repo": "r"})),
+        ("github_pages_update", json!({"owner": "o", "repo": "r"})),
+        ("github_gists_update", json!({"gist_id": "g"})),
+    ] {
+        let m = refused(GITHUB, "GITHUB_TOKEN", name, args).await;
+        assert!(m.contains("at least one of"), "{name}: {m}");
+        assert!(schema(GITHUB, name)["anyOf"].is_array(), "{name}");
+    }
+    // `null` counts as given, as in the schema: it removes the custom domain.
+    let r = sent(
+        GITHUB,
+        "GITHUB_TOKEN",
+        "github_pages_update",
+        json!({"owner": "o", "repo": "r", "cname": null}),
+    )
+    .await;
+    assert_eq!(r.json(), json!({"cname": null}));
+}
+
+#[tokio::test]
+async fn workflow_dispatch_inputs_are_strings() {
+    let args = json!({"owner": "o", "repo": "r", "workflow_id": "deploy.yml", "ref": "main",
+                      "inputs": {"dry_run": true}});
+    let m = refused(GITHUB, "GITHUB_TOKEN", "github_workflows_dispatch", args).await;
+    assert!(m.contains("/inputs/dry_run"), "{m}");
+    let d = tool(GITHUB, "github_workflows_dispatch").views[0].schema;
+    assert!(d.contains(r#"\"dry_run\": \"true\""#), "{d}");
+    let args = json!({"owner": "o", "repo": "r", "workflow_id": "deploy.yml", "ref": "main",
+                      "inputs": {"dry_run": "true"}});
+    let r = sent(GITHUB, "GITHUB_TOKEN", "github_workflows_dispatch", args).await;
+    assert_eq!(r.json()["inputs"], json!({"dry_run": "true"}));
+}
+
+#[tokio::test]
+async fn stripe_quotes_and_invoices_take_their_own_line_item_and_discount_shapes() {
+    let key = "STRIPE_API_KEY";
+    let m = refused(
+        STRIPE,
+        key,
+        "stripe_quotes_create",
+        json!({"line_items": [{"price_data": {"currency": "usd", "product_data": {"name": "X"}}}]}),
+    )
+    .await;
+    assert!(m.contains("/line_items/0/price_data/product_data"), "{m}");
+    assert!(m.contains("/line_items/0/price_data/product"), "{m}");
+    let r = sent(
+        STRIPE,
+        key,
+        "stripe_quotes_create",
+        json!({"line_items": [{"price_data": {"currency": "usd", "product": "prod_1", "unit_amount": 500}}]}),
+    )
+    .await;
+    assert_eq!(
+        r.text(),
+        "line_items[0][price_data][currency]=usd&line_items[0][price_data][product]=prod_1\
+         &line_items[0][price_data][unit_amount]=500"
+    );
+    let m = refused(
+        STRIPE,
+        key,
+        "stripe_invoices_update",
+        json!({"invoice": "in_1", "discounts": [{"promotion_code": "promo_1"}]}),
+    )
+    .await;
+    assert!(m.contains("/discounts/0/promotion_code"), "{m}");
+    let r = sent(
+        STRIPE,
+        key,
+        "stripe_invoices_update",
+        json!({"invoice": "in_1", "discounts": [{"discount": "di_1"}]}),
+    )
+    .await;
+    assert_eq!(r.text(), "discounts[0][discount]=di_1");
+    // Checkout still takes promotion codes and product_data.
+    assert!(
+        tool(STRIPE, "stripe_checkout_sessions_create").views[0]
+            .schema
+            .contains("promotion_code")
+    );
+}
+
+#[tokio::test]
+async fn integers_beyond_64_bits_are_refused_at_their_path() {
+    let args: Value =
+        serde_json::from_str(r#"{"owner": "o", "repo": "r", "page": 9.98e37}"#).unwrap();
+    let m = refused(GITHUB, "GITHUB_TOKEN", "github_issues_list", args).await;
+    assert!(
+        m.contains("/page: expected an integer from -9223372036854775808"),
+        "{m}"
+    );
+    // A whole float inside the range goes out as an integer.
+    let args: Value = serde_json::from_str(r#"{"owner": "o", "repo": "r", "page": 3.0}"#).unwrap();
+    let r = sent(GITHUB, "GITHUB_TOKEN", "github_issues_list", args).await;
+    assert!(
+        r.query.as_deref().unwrap().contains("page=3"),
+        "{:?}",
+        r.query
+    );
+    assert!(
+        !r.query.as_deref().unwrap().contains("page=3.0"),
+        "{:?}",
+        r.query
+    );
+}
+
+#[tokio::test]
+async fn a_plus_in_a_form_value_is_percent_encoded() {
+    let r = sent(
+        STRIPE,
+        "STRIPE_API_KEY",
+        "stripe_customers_create",
+        json!({"email": "ada+test@example.com", "description": "1e+3 & more"}),
+    )
+    .await;
+    assert!(
+        r.text().contains("email=ada%2Btest%40example.com"),
+        "{}",
+        r.text()
+    );
+    assert!(
+        r.text().contains("description=1e%2B3%20%26%20more"),
+        "{}",
+        r.text()
+    );
+}
+
+#[tokio::test]
+async fn required_query_strings_and_path_segments_are_not_empty() {
+    let m = refused(
+        STRIPE,
+        "STRIPE_API_KEY",
+        "stripe_customers_search",
+        json!({"query": ""}),
+    )
+    .await;
+    assert!(m.contains("/query: expected at least 1 character"), "{m}");
+    let m = refused(
+        &charter::packs::gdrive::TOOLS,
+        "GOOGLE_ACCESS_TOKEN",
+        "gdrive_files_export",
+        json!({"file_id": "f1", "mime_type": ""}),
+    )
+    .await;
+    assert!(
+        m.contains("/mime_type: expected at least 1 character"),
+        "{m}"
+    );
+    let s = schema(STRIPE, "stripe_customers_search");
+    assert_eq!(s["properties"]["query"]["minLength"], 1);
+}
+
+#[tokio::test]
+async fn calendar_times_and_gmail_raw_are_checked_for_real_values() {
+    let m = refused(
+        &charter::packs::gcalendar::TOOLS,
+        "GOOGLE_ACCESS_TOKEN",
+        "gcalendar_events_create",
+        json!({"calendar_id": "primary", "summary": "x",
+               "start": {"date_time": "0747-81-15T67:97:00"},
+               "end": {"date_time": "2025-03-14T16:00:00Z"}}),
+    )
+    .await;
+    assert!(m.contains("/start/date_time"), "{m}");
+    for raw in ["A", "A===", "SGVsbG8+/w=="] {
+        let m = refused(
+            &charter::packs::gmail::TOOLS,
+            "GOOGLE_ACCESS_TOKEN",
+            "gmail_messages_send",
+            json!({"user_id": "me", "raw": raw}),
+        )
+        .await;
+        assert!(m.contains("/raw: expected base64url text"), "{raw}: {m}");
+    }
+}
+
+#[tokio::test]
+async fn stripe_empty_lists_unset_only_where_stripe_takes_the_empty_value() {
+    // products.create takes no empty value: `[]` is refused before the call.
+    let m = refused(
+        STRIPE,
+        "STRIPE_API_KEY",
+        "stripe_products_create",
+        json!({"name": "Mug", "images": []}),
+    )
+    .await;
+    assert!(m.contains("/images: expected at least 1 item"), "{m}");
+    // products.update documents `""` as "unset": `[]` goes out as `images=`, and says so.
+    let r = sent(
+        STRIPE,
+        "STRIPE_API_KEY",
+        "stripe_products_update",
+        json!({"id": "prod_1", "images": []}),
+    )
+    .await;
+    assert_eq!(r.text(), "images=");
+    let d = tool(STRIPE, "stripe_products_update").views[0].schema;
+    assert!(d.contains("[] removes every image"), "{d}");
+}
