@@ -22,6 +22,8 @@ fn feature_on(label: &str) -> Option<bool> {
         "notion" => Some(cfg!(feature = "pack-notion")),
         "gdocs" => Some(cfg!(feature = "pack-gdocs")),
         "gforms" => Some(cfg!(feature = "pack-gforms")),
+        "outlook" => Some(cfg!(feature = "pack-outlook")),
+        "granola" => Some(cfg!(feature = "pack-granola")),
         _ => None,
     }
 }

@@ -310,3 +310,27 @@ pub async fn expect_refused(stub: &Stub, session: &ToolSession, cases: Vec<(&str
     }
     assert!(stub.take().is_empty(), "nothing was sent");
 }
+
+/// Checks `err` is the API error of `status` for `(method, template)`, that its body carries
+/// `code` (the provider's error code), and that neither its text nor its debug form holds
+/// `secret`.
+pub fn assert_api_error(
+    err: &CharterError,
+    (status, method, template): (u16, &str, &str),
+    code: &str,
+    secret: &str,
+) {
+    let CharterError::Api(api) = err else {
+        panic!("expected an API error, got {err:?}")
+    };
+    assert_eq!(
+        (api.status, api.method, api.url_template),
+        (status, method, template)
+    );
+    assert!(api.body.contains(code), "{}", api.body);
+    assert!(!err.to_string().contains(secret), "no secret in the error");
+    assert!(
+        !format!("{err:?}").contains(secret),
+        "no secret in the debug form"
+    );
+}

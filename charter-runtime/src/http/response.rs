@@ -12,6 +12,7 @@ use reqwest::header::{HeaderMap, RETRY_AFTER};
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, CharterError};
+use crate::http::pagination::path_segments;
 use crate::table::{Envelope, Pagination, Route, ToolOutput};
 
 /// How much of an error body an [`ApiError`] keeps: enough to say what went wrong, not a page.
@@ -204,10 +205,7 @@ pub fn project<S: AsRef<str>>(value: Value, paths: &[S]) -> Value {
     if paths.is_empty() {
         return value;
     }
-    let split: Vec<Vec<&str>> = paths
-        .iter()
-        .map(|p| p.as_ref().split('.').collect())
-        .collect();
+    let split: Vec<Vec<&str>> = paths.iter().map(|p| path_segments(p.as_ref())).collect();
     let refs: Vec<&[&str]> = split.iter().map(Vec::as_slice).collect();
     project_in(value, &refs)
 }
@@ -253,8 +251,9 @@ pub fn projection_paths(route: &Route) -> Vec<String> {
         return paths;
     }
     if let Some(Pagination::Cursor { next, .. }) = route.pagination {
-        let stripped: Vec<&str> = next
-            .split('.')
+        let next = next.split_once('?').map_or(next, |(path, _)| path);
+        let stripped: Vec<&str> = path_segments(next)
+            .into_iter()
             .filter(|s| s.parse::<i64>().is_err())
             .collect();
         paths.push(stripped.join("."));
@@ -469,7 +468,7 @@ fn parse_json(route: &Route, body: &[u8]) -> Option<(Value, Vec<&'static str>)> 
         return serde_json::from_slice(body).ok().map(|v| (v, Vec::new()));
     }
     let owned = projection_paths(route);
-    let mut split: Vec<Vec<&str>> = owned.iter().map(|p| p.split('.').collect()).collect();
+    let mut split: Vec<Vec<&str>> = owned.iter().map(|p| path_segments(p)).collect();
     let mut extras = Vec::new();
     let envelope_keys: Vec<&'static str> = envelopes(route)
         .flat_map(|e| match e {
@@ -540,6 +539,21 @@ mod tests {
                 serde::de::DeserializeSeed::deserialize(Keep { paths: &refs }, &mut de).unwrap();
             assert_eq!(streamed, project(parsed, &paths), "{paths:?}");
         }
+    }
+
+    #[test]
+    fn an_odata_annotation_is_one_segment() {
+        assert_eq!(path_segments("data.-1.id"), ["data", "-1", "id"]);
+        assert_eq!(path_segments("@odata.nextLink"), ["@odata.nextLink"]);
+        assert_eq!(path_segments("value.@odata.etag"), ["value", "@odata.etag"]);
+        let page = json!({
+            "@odata.context": "x", "@odata.nextLink": "https://n", "odata": {"nextLink": 1},
+            "value": [{"id": "a", "subject": "s", "@odata.etag": "W/1"}]
+        });
+        assert_eq!(
+            project(page, &["value.id", "@odata.nextLink"]),
+            json!({"@odata.nextLink": "https://n", "value": [{"id": "a"}]})
+        );
     }
 
     #[test]
