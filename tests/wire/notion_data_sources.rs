@@ -379,7 +379,10 @@ async fn malformed_edits_are_refused_before_sending() {
             ),
             // A comment needs a place (parent or thread) and a text (rich_text or markdown).
             ("notion_comments_create", json!({})),
-            ("notion_comments_create", json!({"parent": {"page_id": PAGE}})),
+            (
+                "notion_comments_create",
+                json!({"parent": {"page_id": PAGE}}),
+            ),
             ("notion_comments_create", json!({"markdown": "hi"})),
         ],
     )
