@@ -1,44 +1,10 @@
 //! A GraphQL tool's document against its body parameters.
 
-use super::kinds::article;
+use super::schema::Misfit;
 use super::tool::Cx;
-use crate::diagnostic::{Loc, Sink};
+use crate::diagnostic::Sink;
 use crate::graphql;
 use crate::pack::{Field, Kind, Sp, Spec, Tool};
-
-/// Why a parameter does not fit its variable's type, and where, when it is deeper than the
-/// parameter's own type (an input object's property, an enum value).
-#[derive(Debug)]
-pub(super) struct Misfit {
-    pub(super) at: Option<Loc>,
-    pub(super) why: String,
-}
-
-impl Misfit {
-    pub(super) fn new(why: impl Into<String>) -> Self {
-        Self {
-            at: None,
-            why: why.into(),
-        }
-    }
-
-    #[cfg_attr(not(feature = "graphql-schema"), allow(dead_code))]
-    pub(super) fn at(at: Loc, why: impl Into<String>) -> Self {
-        Self {
-            at: Some(at),
-            why: why.into(),
-        }
-    }
-
-    /// Places a misfit found without a location of its own at `at`.
-    #[cfg_attr(not(feature = "graphql-schema"), allow(dead_code))]
-    pub(super) fn or_at(self, at: Loc) -> Self {
-        Self {
-            at: self.at.or(Some(at)),
-            why: self.why,
-        }
-    }
-}
 
 impl Cx<'_> {
     pub(super) fn graphql(
@@ -228,8 +194,8 @@ impl Cx<'_> {
                     let want: Vec<&str> = fits.iter().map(|k| k.as_str()).collect();
                     Err(Misfit::new(format!(
                         "`{n}` takes {}, but the parameter is {}: declare `type: {}`",
-                        article(fits[0]),
-                        article(kind),
+                        fits[0].article(),
+                        kind.article(),
                         want.join("` or `type: ")
                     )))
                 }
@@ -244,5 +210,15 @@ impl Cx<'_> {
             Some(schema) => super::schema::fits(self, schema, spec, name),
             None => Ok(()),
         }
+    }
+}
+
+impl super::schema::Inside for Cx<'_> {
+    fn casing(&self) -> &crate::pack::Casing {
+        &self.pack.casing
+    }
+
+    fn graphql_fits(&self, spec: &Spec, ty: &graphql::GqlType) -> Result<(), Misfit> {
+        Cx::graphql_fits(self, spec, ty)
     }
 }

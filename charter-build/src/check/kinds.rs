@@ -211,7 +211,7 @@ impl Cx<'_> {
                 } else if !fits(&v.value) {
                     s.err(
                         v.loc,
-                        format!("enum value `{}` is not {}", v.value, article(kind)),
+                        format!("enum value `{}` is not {}", v.value, kind.article()),
                     );
                 } else if !seen.insert(v.value.to_string()) {
                     s.err(v.loc, format!("enum value `{}` is listed twice", v.value));
@@ -222,7 +222,7 @@ impl Cx<'_> {
             if !fits(&d.value) {
                 s.err(
                     d.loc,
-                    format!("`default` `{}` is not {}", d.value, article(kind)),
+                    format!("`default` `{}` is not {}", d.value, kind.article()),
                 );
             } else if let Some(values) = &spec.enum_values
                 && !d.value.is_null()
@@ -264,18 +264,5 @@ fn same_json(a: &Json, b: &Json) -> bool {
     match (a, b) {
         (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
         _ => a == b,
-    }
-}
-
-pub(super) fn article(kind: Kind) -> &'static str {
-    match kind {
-        Kind::String => "a string",
-        Kind::Integer => "an integer",
-        Kind::Number => "a number",
-        Kind::Boolean => "a boolean",
-        Kind::Object => "an object",
-        Kind::Array => "a list",
-        Kind::Map => "a mapping",
-        Kind::Any => "a value",
     }
 }

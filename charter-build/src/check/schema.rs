@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::Sink;
+use crate::diagnostic::{Loc, Sink};
 use crate::pack::Pack;
 
 /// A parsed, valid schema; without the `graphql-schema` feature none can exist.
@@ -101,6 +101,55 @@ fn parse(s: &mut Sink, pack: &Pack, path: &Path, bytes: Vec<u8>) -> Option<Schem
     }
 }
 
+/// Why a parameter does not fit its variable's type, and where, when it is deeper than the
+/// parameter's own type (an input object's property, an enum value).
+#[derive(Debug)]
+pub(in crate::check) struct Misfit {
+    pub(in crate::check) at: Option<Loc>,
+    pub(in crate::check) why: String,
+}
+
+impl Misfit {
+    pub(in crate::check) fn new(why: impl Into<String>) -> Self {
+        Self {
+            at: None,
+            why: why.into(),
+        }
+    }
+
+    #[cfg_attr(not(feature = "graphql-schema"), allow(dead_code))]
+    pub(in crate::check) fn at(at: Loc, why: impl Into<String>) -> Self {
+        Self {
+            at: Some(at),
+            why: why.into(),
+        }
+    }
+
+    /// Places a misfit found without a location of its own at `at`.
+    #[cfg_attr(not(feature = "graphql-schema"), allow(dead_code))]
+    pub(in crate::check) fn or_at(self, at: Loc) -> Self {
+        Self {
+            at: self.at.or(Some(at)),
+            why: self.why,
+        }
+    }
+}
+
+/// What the schema check needs of the tool check it runs inside: the pack's casing, and the
+/// check of a nested parameter against its GraphQL type (which may lead back here). A trait, so
+/// this module depends on neither `tool` nor `graphql`.
+#[cfg_attr(not(feature = "graphql-schema"), allow(dead_code))]
+pub(in crate::check) trait Inside {
+    /// How the pack spells parameter names on the wire.
+    fn casing(&self) -> &crate::pack::Casing;
+    /// Whether `spec` fits the GraphQL type `ty`.
+    fn graphql_fits(
+        &self,
+        spec: &crate::pack::Spec,
+        ty: &crate::graphql::GqlType,
+    ) -> Result<(), Misfit>;
+}
+
 #[cfg(feature = "graphql-schema")]
 pub(super) use with_schema::{document, fits};
 
@@ -118,11 +167,11 @@ pub(super) fn document(
 /// Without the feature no schema exists, so neither check can be reached.
 #[cfg(not(feature = "graphql-schema"))]
 pub(super) fn fits(
-    _: &super::tool::Cx<'_>,
+    _: &impl Inside,
     schema: &Schema,
     _: &crate::pack::Spec,
     _: &str,
-) -> Result<(), super::graphql::Misfit> {
+) -> Result<(), Misfit> {
     match *schema {}
 }
 
@@ -132,9 +181,7 @@ mod with_schema {
     use apollo_compiler::schema::ExtendedType;
 
     use super::Schema;
-    use crate::check::graphql::Misfit;
-    use crate::check::kinds::article;
-    use crate::check::tool::Cx;
+    use super::{Inside, Misfit};
     use crate::diagnostic::Sink;
     use crate::graphql::GqlType;
     use crate::pack::{DocOrigin, Kind, Sp, Spec};
@@ -168,7 +215,7 @@ mod with_schema {
     /// Whether `spec` fits the named schema type `name` (a custom scalar, an enum or an input
     /// object; the built-in scalars are checked without a schema).
     pub(in crate::check) fn fits(
-        cx: &Cx<'_>,
+        cx: &impl Inside,
         schema: &Schema,
         spec: &Spec,
         name: &str,
@@ -187,7 +234,7 @@ mod with_schema {
                     Some(Kind::Object | Kind::Map | Kind::Array) if !json_like => {
                         Err(Misfit::new(format!(
                             "the custom scalar `{name}` is written as a string or number, but the parameter is {}",
-                            article(kind.unwrap_or(Kind::Any))
+                            kind.unwrap_or(Kind::Any).article()
                         )))
                     }
                     _ => Ok(()),
@@ -197,7 +244,7 @@ mod with_schema {
                 if kind != Some(Kind::String) {
                     return Err(Misfit::new(format!(
                         "the enum `{name}` takes a string, but the parameter is {}: declare `type: string` and its `enum`",
-                        article(kind.unwrap_or(Kind::Any))
+                        kind.unwrap_or(Kind::Any).article()
                     )));
                 }
                 for v in spec.enum_values.iter().flat_map(|e| e.value.iter()) {
@@ -224,12 +271,12 @@ mod with_schema {
                 if kind != Some(Kind::Object) {
                     return Err(Misfit::new(format!(
                         "the input object `{name}` takes an object, but the parameter is {}",
-                        article(kind.unwrap_or(Kind::Any))
+                        kind.unwrap_or(Kind::Any).article()
                     )));
                 }
                 let props = spec.properties.as_ref().map_or(&[][..], |p| &p.value[..]);
                 for prop in props {
-                    let wire = cx.pack.casing.wire_name(
+                    let wire = cx.casing().wire_name(
                         &prop.name.value,
                         prop.spec.wire.as_ref().map(|w| w.value.as_str()),
                     );
@@ -252,7 +299,7 @@ mod with_schema {
                     let needed = def.ty.is_non_null() && def.default_value.is_none();
                     let given = props.iter().any(|p| {
                         p.spec.is_required()
-                            && cx.pack.casing.wire_name(
+                            && cx.casing().wire_name(
                                 &p.name.value,
                                 p.spec.wire.as_ref().map(|w| w.value.as_str()),
                             ) == field.as_str()

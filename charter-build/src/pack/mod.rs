@@ -256,6 +256,22 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The kind with its article, for messages ("is not an integer").
+    pub(crate) fn article(self) -> &'static str {
+        match self {
+            Kind::String => "a string",
+            Kind::Integer => "an integer",
+            Kind::Number => "a number",
+            Kind::Boolean => "a boolean",
+            Kind::Object => "an object",
+            Kind::Array => "a list",
+            Kind::Map => "a mapping",
+            Kind::Any => "a value",
+        }
+    }
+}
+
+impl Kind {
     /// The name as written.
     pub fn as_str(self) -> &'static str {
         match self {

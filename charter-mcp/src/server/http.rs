@@ -20,10 +20,8 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::limits::{Gate, HttpLimits};
-use super::{McpServer, ServeError};
+use super::{MCP_PATH, McpServer, ServeError};
 
-/// The path the MCP endpoint is served at.
-pub const MCP_PATH: &str = "/mcp";
 /// The health check for load balancers: `200 ok` while the server takes requests, 503 once it
 /// is stopping. No authentication, no MCP, no state.
 pub const HEALTH_PATH: &str = "/healthz";

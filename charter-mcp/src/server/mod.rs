@@ -39,7 +39,10 @@ use charter_runtime::table::Table;
 use catalog::Catalog;
 use handler::Connection;
 
-pub use http::{HEALTH_PATH, HttpOptions, HttpServer, MCP_PATH};
+pub use http::{HEALTH_PATH, HttpOptions, HttpServer};
+
+/// The path the MCP endpoint is served at.
+pub const MCP_PATH: &str = "/mcp";
 pub use limits::{CallLimits, HttpLimits};
 
 /// How an [`McpServer`] serves its tools.

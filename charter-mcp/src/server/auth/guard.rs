@@ -15,7 +15,7 @@ use super::Caller;
 use super::access::Access;
 use super::config::{ApiKey, Rule, sha256};
 use super::jwt::{JwtVerifier, TokenError, TokenIdentity};
-use crate::server::http::MCP_PATH;
+use crate::server::MCP_PATH;
 
 /// What the middleware checks against; one per server.
 pub(crate) struct Guard {

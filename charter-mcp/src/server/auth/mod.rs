@@ -34,7 +34,7 @@ pub(crate) use access::Access;
 use guard::Guard;
 use jwt::JwtVerifier;
 
-use super::http::MCP_PATH;
+use super::MCP_PATH;
 use super::{ServeError, Shared};
 
 /// The RFC 9728 path; the document is also served with the resource's path appended.
