@@ -391,3 +391,16 @@ fn the_tool_whose_resource_the_query_names_wins_a_near_tie() {
     assert_eq!(first(&s, "approve pull"), "gh_pulls_runs_approve");
     assert_eq!(first(&s, "approve run"), "gh_runs_pulls_approve");
 }
+
+#[test]
+fn a_query_holding_a_whole_hint_phrase_prefers_its_tool() {
+    let t = testing::table(json!({"pack": "p", "tools": [
+        {"name": "replies_list", "description": "Replies.", "hints": ["thread", "replies"]},
+        {"name": "replies_list_all", "description": "Replies.", "hints": ["thread replies"]}
+    ]}));
+    let s = relevance(&[t]);
+    // The same terms in the same fields: the plain tool wins the tie, unless the query holds
+    // the other tool's hint whole.
+    assert_eq!(first(&s, "thread"), "p_replies_list");
+    assert_eq!(first(&s, "thread replies"), "p_replies_list_all");
+}

@@ -19,7 +19,8 @@
 //!   matching both words of `payment history` beats one matching `history` alone);
 //! - a tool whose resource (the first word of its own name) the query names gains a little
 //!   ([`RESOURCE`]), and a list or search tool gains when the query holds a plural
-//!   ([`PLURAL_LIST`]).
+//!   ([`PLURAL_LIST`]); a tool one of whose multi-word hints the query holds whole gains too
+//!   ([`HINT_PHRASE`]).
 //!
 //! Ties go, in order, to the plain list/get/create of a resource over its variants (then the
 //! plain update/delete of one item), to the kind of tool the query asks for (a plural asks for a
@@ -67,6 +68,10 @@ const RESOURCE: f32 = 1.05;
 /// What a list or search tool gains (a factor) when the query holds a plural (`open pull
 /// requests`, `saved cards`): a plural asks for a collection.
 const PLURAL_LIST: f32 = 1.15;
+
+/// What a tool gains (a factor) when the query holds one of its multi-word hints whole
+/// (`thread replies`, `share calendar`): the pack author wrote the words users say for it.
+const HINT_PHRASE: f32 = 1.1;
 
 /// Inverse document frequency (the BM25 form, always positive) of a term `df` of `n` tools hold.
 fn idf(n: f32, df: u32) -> f32 {
@@ -193,6 +198,8 @@ pub(super) struct TermIndex {
     lister: Vec<bool>,
     /// Per candidate: the term id of its resource, the first word of its own name.
     resource: Vec<u32>,
+    /// Multi-word hints by their first term: (candidate, the hint's other terms).
+    hint_phrases: Map<u32, Vec<(u32, Box<[u32]>)>>,
     synonyms: Synonyms,
 }
 
@@ -208,6 +215,7 @@ impl TermIndex {
         let mut name_len = Vec::with_capacity(count);
         let mut lister = Vec::with_capacity(count);
         let mut resource = Vec::with_capacity(count);
+        let mut hint_phrases: Map<u32, Vec<(u32, Box<[u32]>)>> = Map::default();
         let id_of = |term: Cow<'static, str>, ids: &mut Map<Cow<'static, str>, u32>| -> u32 {
             if let Some(id) = ids.get(term.as_ref()) {
                 return *id;
@@ -264,6 +272,19 @@ impl TermIndex {
             variant.push(charter_terms::variant_tier(c.tool));
             name_len.push(c.tool.len().min(u16::MAX as usize) as u16);
             lister.push(c.tool.split('_').any(|p| p == "list") || c.tool.ends_with("_search"));
+            for hint in c.hints {
+                let ids_of: Vec<u32> = charter_terms::terms(hint)
+                    .map(|t| id_of(Cow::Owned(t), &mut ids))
+                    .collect();
+                if let [head, rest @ ..] = ids_of.as_slice()
+                    && !rest.is_empty()
+                {
+                    hint_phrases
+                        .entry(*head)
+                        .or_default()
+                        .push((k32, rest.into()));
+                }
+            }
             let first_word = c.tool.split('_').next().unwrap_or_default();
             resource.push(match charter_terms::terms(first_word).next() {
                 Some(term) => id_of(Cow::Owned(term), &mut ids),
@@ -315,6 +336,7 @@ impl TermIndex {
             name_len,
             lister,
             resource,
+            hint_phrases,
             synonyms: Synonyms::parse(SYNONYMS),
         }
     }
@@ -457,6 +479,22 @@ impl TermIndex {
                 best[k] = 0.0;
             }
             i += len;
+        }
+        // A multi-word hint the query holds whole names the tool the way its users do.
+        let typed: Vec<u32> = stems
+            .iter()
+            .filter_map(|t| self.ids.get(t.as_str()).copied())
+            .collect();
+        let mut phrased: Vec<u32> = Vec::new();
+        for head in &typed {
+            for (k, rest) in self.hint_phrases.get(head).into_iter().flatten() {
+                if rest.iter().all(|t| typed.contains(t)) && !phrased.contains(k) {
+                    phrased.push(*k);
+                }
+            }
+        }
+        for k in &phrased {
+            total[*k as usize] *= HINT_PHRASE;
         }
         // Coordination: a tool matching more of the query's slots answers more of it.
         for k in &hit {
