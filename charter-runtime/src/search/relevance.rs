@@ -134,6 +134,10 @@ struct Posting {
     lead: bool,
 }
 
+/// A multi-word hint, filed under its first term: the candidate declaring it, and the ids of
+/// the hint's other terms.
+type HintPhrase = (u32, Box<[u32]>);
+
 /// The synonym table, stemmed: for a phrase (as stems), the phrases it also means, each with
 /// what a match through it counts.
 #[derive(Debug, Default)]
@@ -198,8 +202,8 @@ pub(super) struct TermIndex {
     lister: Vec<bool>,
     /// Per candidate: the term id of its resource, the first word of its own name.
     resource: Vec<u32>,
-    /// Multi-word hints by their first term: (candidate, the hint's other terms).
-    hint_phrases: Map<u32, Vec<(u32, Box<[u32]>)>>,
+    /// Multi-word hints by their first term.
+    hint_phrases: Map<u32, Vec<HintPhrase>>,
     synonyms: Synonyms,
 }
 
@@ -215,7 +219,7 @@ impl TermIndex {
         let mut name_len = Vec::with_capacity(count);
         let mut lister = Vec::with_capacity(count);
         let mut resource = Vec::with_capacity(count);
-        let mut hint_phrases: Map<u32, Vec<(u32, Box<[u32]>)>> = Map::default();
+        let mut hint_phrases: Map<u32, Vec<HintPhrase>> = Map::default();
         let id_of = |term: Cow<'static, str>, ids: &mut Map<Cow<'static, str>, u32>| -> u32 {
             if let Some(id) = ids.get(term.as_ref()) {
                 return *id;
