@@ -400,6 +400,20 @@ async fn firecrawl_errors_are_api_errors_and_bad_arguments_are_refused() {
                 "firecrawl_monitor_create",
                 json!({"name": "x", "schedule": {"text": "hourly"}, "targets": []}),
             ),
+            // Each target kind has its own required fields (the document's `oneOf`).
+            (
+                "firecrawl_monitor_create",
+                json!({"name": "x", "schedule": {"text": "hourly"}, "targets": [{"type": "crawl", "urls": ["https://example.com"]}]}),
+            ),
+            // The document's bounds and proxy names, not the older `stealth`.
+            (
+                "firecrawl_scrape",
+                json!({"url": "https://example.com", "timeout": 500}),
+            ),
+            (
+                "firecrawl_scrape",
+                json!({"url": "https://example.com", "proxy": "stealth"}),
+            ),
             (
                 "firecrawl_search_feedback",
                 json!({"job_id": JOB, "rating": "great"}),

@@ -97,7 +97,7 @@ async fn pages_data_sources_and_databases_send_the_2026_requests() {
             "POST",
             format!("/v1/pages/{PAGE}/move"),
             json!({"page_id": PAGE}),
-            json!({"parent": {"data_source_id": DATA_SOURCE}}),
+            json!({"parent": {"type": "data_source_id", "data_source_id": DATA_SOURCE}}),
         ),
         get(
             "notion_pages_markdown_get",
@@ -372,6 +372,18 @@ async fn malformed_edits_are_refused_before_sending() {
                 "notion_pages_move",
                 json!({"page_id": PAGE, "parent": {"database_id": DATABASE}}),
             ),
+            // A move names the parent's kind, as Notion's move-page body does.
+            (
+                "notion_pages_move",
+                json!({"page_id": PAGE, "parent": {"page_id": PAGE}}),
+            ),
+            // A comment needs a place (parent or thread) and a text (rich_text or markdown).
+            ("notion_comments_create", json!({})),
+            (
+                "notion_comments_create",
+                json!({"parent": {"page_id": PAGE}}),
+            ),
+            ("notion_comments_create", json!({"markdown": "hi"})),
         ],
     )
     .await;

@@ -282,3 +282,33 @@ async fn stripe_empty_lists_unset_only_where_stripe_takes_the_empty_value() {
     let d = tool(STRIPE, "stripe_products_update").views[0].schema;
     assert!(d.contains("[] removes every image"), "{d}");
 }
+
+#[tokio::test]
+async fn a_stripe_subscription_item_names_its_price() {
+    // An item needs `price` or `price_data`: `{}` (sent as `items[0]=`) is refused.
+    let key = "STRIPE_API_KEY";
+    let m = refused(
+        STRIPE,
+        key,
+        "stripe_subscriptions_create",
+        json!({"customer": "cus_1", "items": [{}]}),
+    )
+    .await;
+    assert!(m.contains("/items/0"), "{m}");
+    let r = sent(
+        STRIPE,
+        key,
+        "stripe_subscriptions_create",
+        json!({"customer": "cus_1", "items": [
+            {"price": "price_1", "quantity": 2},
+            {"price_data": {"currency": "usd", "product": "prod_1", "recurring": {"interval": "month"}}}
+        ]}),
+    )
+    .await;
+    assert_eq!(
+        r.text(),
+        "customer=cus_1&items[0][price]=price_1&items[0][quantity]=2\
+         &items[1][price_data][currency]=usd&items[1][price_data][product]=prod_1\
+         &items[1][price_data][recurring][interval]=month"
+    );
+}
