@@ -361,3 +361,46 @@ fn toolkit_tools_rank_from_their_text() {
     // The pack label counts as a term.
     assert_eq!(top(&s, "wiki", 5).len(), 2);
 }
+
+#[test]
+fn a_plural_outweighs_a_slightly_better_match_for_a_list() {
+    let t = testing::table(json!({"pack": "p", "tools": [
+        {"name": "cards_attach", "description": "Save a card to a customer."},
+        {"name": "cards_list", "description": "Cards a customer chose to save."},
+        {"name": "notes_create", "description": "Save a note."},
+        {"name": "files_create", "description": "Save a file."},
+        {"name": "drafts_create", "description": "Save a draft."},
+        {"name": "views_create", "description": "Save a view."}
+    ]}));
+    let s = relevance(&[t]);
+    // `save` (common here, so worth little) opens the attach tool's description: it outscores
+    // the list by a little; a plural asks for a collection, and that outweighs it.
+    assert_eq!(first(&s, "save card"), "p_cards_attach");
+    assert_eq!(first(&s, "saved cards"), "p_cards_list");
+}
+
+#[test]
+fn the_tool_whose_resource_the_query_names_wins_a_near_tie() {
+    let t = testing::table(json!({"pack": "gh", "tools": [
+        {"name": "pulls_runs_approve", "description": "Approve a run for a pull request."},
+        {"name": "runs_pulls_approve", "description": "Approve a run for a pull request."}
+    ]}));
+    let s = relevance(&[t]);
+    // The same words in the same fields: only the resource (the name's first word) tells them
+    // apart, and the tool about what the query names wins over the alphabet.
+    assert_eq!(first(&s, "approve pull"), "gh_pulls_runs_approve");
+    assert_eq!(first(&s, "approve run"), "gh_runs_pulls_approve");
+}
+
+#[test]
+fn a_query_holding_a_whole_hint_phrase_prefers_its_tool() {
+    let t = testing::table(json!({"pack": "p", "tools": [
+        {"name": "replies_list", "description": "Replies.", "hints": ["thread", "replies"]},
+        {"name": "replies_list_all", "description": "Replies.", "hints": ["thread replies"]}
+    ]}));
+    let s = relevance(&[t]);
+    // The same terms in the same fields: the plain tool wins the tie, unless the query holds
+    // the other tool's hint whole.
+    assert_eq!(first(&s, "thread"), "p_replies_list");
+    assert_eq!(first(&s, "thread replies"), "p_replies_list_all");
+}

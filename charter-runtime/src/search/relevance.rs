@@ -16,7 +16,11 @@
 //! - the query's first word also counts when it is the first word of the description (the
 //!   imperative verb a description opens with: "Comment on an issue", "Share a calendar");
 //! - the slots' scores add up, times the number of slots matched (coordination: a tool
-//!   matching both words of `payment history` beats one matching `history` alone).
+//!   matching both words of `payment history` beats one matching `history` alone);
+//! - a tool whose resource (the first word of its own name) the query names gains a little
+//!   ([`RESOURCE`]), and a list or search tool gains when the query holds a plural
+//!   ([`PLURAL_LIST`]); a tool one of whose multi-word hints the query holds whole gains too
+//!   ([`HINT_PHRASE`]).
 //!
 //! Ties go, in order, to the plain list/get/create of a resource over its variants (then the
 //! plain update/delete of one item), to the kind of tool the query asks for (a plural asks for a
@@ -55,6 +59,19 @@ const SYNONYM: f32 = 0.9;
 
 /// What a term reached through a one-way entry (`new` read as `create`) counts.
 const BROADER: f32 = 0.8;
+
+/// What a tool gains (a factor) when the query names its resource, the first word of its own
+/// name (`pulls` in `pulls_submit_review` for `approve the PR`): the query says what it acts on,
+/// and a tool about something else that merely shares the verb (`runs_approve`) answers less.
+const RESOURCE: f32 = 1.05;
+
+/// What a list or search tool gains (a factor) when the query holds a plural (`open pull
+/// requests`, `saved cards`): a plural asks for a collection.
+const PLURAL_LIST: f32 = 1.15;
+
+/// What a tool gains (a factor) when the query holds one of its multi-word hints whole
+/// (`thread replies`, `share calendar`): the pack author wrote the words users say for it.
+const HINT_PHRASE: f32 = 1.1;
 
 /// Inverse document frequency (the BM25 form, always positive) of a term `df` of `n` tools hold.
 fn idf(n: f32, df: u32) -> f32 {
@@ -116,6 +133,10 @@ struct Posting {
     /// Whether the term is the first word of the tool's description.
     lead: bool,
 }
+
+/// A multi-word hint, filed under its first term: the candidate declaring it, and the ids of
+/// the hint's other terms.
+type HintPhrase = (u32, Box<[u32]>);
 
 /// The synonym table, stemmed: for a phrase (as stems), the phrases it also means, each with
 /// what a match through it counts.
@@ -179,6 +200,10 @@ pub(super) struct TermIndex {
     /// Per candidate: whether it lists or searches a collection (`_list` in its name, or a
     /// trailing `_search`).
     lister: Vec<bool>,
+    /// Per candidate: the term id of its resource, the first word of its own name.
+    resource: Vec<u32>,
+    /// Multi-word hints by their first term.
+    hint_phrases: Map<u32, Vec<HintPhrase>>,
     synonyms: Synonyms,
 }
 
@@ -193,6 +218,8 @@ impl TermIndex {
         let mut variant = Vec::with_capacity(count);
         let mut name_len = Vec::with_capacity(count);
         let mut lister = Vec::with_capacity(count);
+        let mut resource = Vec::with_capacity(count);
+        let mut hint_phrases: Map<u32, Vec<HintPhrase>> = Map::default();
         let id_of = |term: Cow<'static, str>, ids: &mut Map<Cow<'static, str>, u32>| -> u32 {
             if let Some(id) = ids.get(term.as_ref()) {
                 return *id;
@@ -249,6 +276,24 @@ impl TermIndex {
             variant.push(charter_terms::variant_tier(c.tool));
             name_len.push(c.tool.len().min(u16::MAX as usize) as u16);
             lister.push(c.tool.split('_').any(|p| p == "list") || c.tool.ends_with("_search"));
+            for hint in c.hints {
+                let ids_of: Vec<u32> = charter_terms::terms(hint)
+                    .map(|t| id_of(Cow::Owned(t), &mut ids))
+                    .collect();
+                if let [head, rest @ ..] = ids_of.as_slice()
+                    && !rest.is_empty()
+                {
+                    hint_phrases
+                        .entry(*head)
+                        .or_default()
+                        .push((k32, rest.into()));
+                }
+            }
+            let first_word = c.tool.split('_').next().unwrap_or_default();
+            resource.push(match charter_terms::terms(first_word).next() {
+                Some(term) => id_of(Cow::Owned(term), &mut ids),
+                None => u32::MAX,
+            });
         }
         // Document frequency counts the tools whose name, hints, pack or description hold the
         // term: parameter names (`owner`, `repo`, `page` on hundreds of tools) would make a word
@@ -294,6 +339,8 @@ impl TermIndex {
             variant,
             name_len,
             lister,
+            resource,
+            hint_phrases,
             synonyms: Synonyms::parse(SYNONYMS),
         }
     }
@@ -381,6 +428,8 @@ impl TermIndex {
         let mut hit: Vec<u32> = Vec::new();
         let mut slot_touched: Vec<u32> = Vec::new();
         let mut phrase_touched: Vec<u32> = Vec::new();
+        // The ids of every term the query names, typed or through a synonym.
+        let mut named: Vec<u32> = Vec::new();
         let mut i = 0;
         while i < stems.len() {
             // The longest phrase at `i` the synonym table knows, else the single stem.
@@ -396,6 +445,14 @@ impl TermIndex {
                 len -= 1;
             };
             let literal = &stems[i..i + len];
+            named.extend(
+                literal
+                    .iter()
+                    .filter_map(|t| self.ids.get(t.as_str()).copied()),
+            );
+            for (alt, _) in alternatives.into_iter().flatten() {
+                named.extend(alt.iter().filter_map(|t| self.ids.get(t.as_str()).copied()));
+            }
             let lead = if i == 0 { LEAD } else { 0.0 };
             // The slot's score for a candidate: its best reading, the words typed or one of
             // their synonyms.
@@ -427,10 +484,32 @@ impl TermIndex {
             }
             i += len;
         }
+        // A multi-word hint the query holds whole names the tool the way its users do.
+        let typed: Vec<u32> = stems
+            .iter()
+            .filter_map(|t| self.ids.get(t.as_str()).copied())
+            .collect();
+        let mut phrased: Vec<u32> = Vec::new();
+        for head in &typed {
+            for (k, rest) in self.hint_phrases.get(head).into_iter().flatten() {
+                if rest.iter().all(|t| typed.contains(t)) && !phrased.contains(k) {
+                    phrased.push(*k);
+                }
+            }
+        }
+        for k in &phrased {
+            total[*k as usize] *= HINT_PHRASE;
+        }
         // Coordination: a tool matching more of the query's slots answers more of it.
         for k in &hit {
             let k = *k as usize;
             total[k] *= f32::from(matched[k]);
+            if named.contains(&self.resource[k]) {
+                total[k] *= RESOURCE;
+            }
+            if plural && self.lister[k] {
+                total[k] *= PLURAL_LIST;
+            }
         }
         let mut hits: Vec<usize> = hit
             .into_iter()
