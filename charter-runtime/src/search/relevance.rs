@@ -207,6 +207,65 @@ pub(super) struct TermIndex {
     synonyms: Synonyms,
 }
 
+/// The postings of `flat` grouped by term (`starts[id]..starts[id + 1]`), and each term's
+/// document frequency.
+///
+/// Document frequency counts the tools whose name, hints, pack or description hold the term:
+/// parameter names (`owner`, `repo`, `page` on hundreds of tools) would make a word look common
+/// that few tools are about.
+fn invert(flat: Vec<(u32, u32, Fields)>, terms: usize) -> (Vec<u32>, Vec<Posting>, Vec<u32>) {
+    let mut postings_of = vec![0u32; terms];
+    let mut df = vec![0u32; terms];
+    for (id, _, fields) in &flat {
+        postings_of[*id as usize] += 1;
+        if fields & !field::PARAM != 0 {
+            df[*id as usize] += 1;
+        }
+    }
+    let mut starts = Vec::with_capacity(terms + 1);
+    let mut at = 0u32;
+    for n in &postings_of {
+        starts.push(at);
+        at += n;
+    }
+    starts.push(at);
+    let mut fill = starts.clone();
+    let empty = Posting {
+        candidate: 0,
+        weight: 0.0,
+        lead: false,
+    };
+    let mut postings = vec![empty; flat.len()];
+    for (id, k, fields) in flat {
+        let slot = &mut fill[id as usize];
+        postings[*slot as usize] = Posting {
+            candidate: k,
+            weight: weight(fields),
+            lead: fields & field::LEAD != 0,
+        };
+        *slot += 1;
+    }
+    (starts, postings, df)
+}
+
+/// The stems of a query's words (stop words and single letters dropped), and whether any word
+/// is a plural (which asks for a list).
+fn query_stems(words: &[String]) -> (Vec<String>, bool) {
+    let mut stems: Vec<String> = Vec::new();
+    let mut plural = false;
+    for word in words {
+        for w in charter_terms::words(word) {
+            let lower = w.to_lowercase();
+            if lower.chars().count() < 2 || charter_terms::is_stop_word(&lower) {
+                continue;
+            }
+            plural |= charter_terms::is_plural(&lower);
+            stems.push(charter_terms::stem(&lower));
+        }
+    }
+    (stems, plural)
+}
+
 impl TermIndex {
     pub(super) fn build<'a>(count: usize, candidate: &impl Fn(usize) -> Candidate<'a>) -> Self {
         // A catalogue's vocabulary is a few distinct stems per tool (1,336 over the 815 shipped
@@ -295,41 +354,7 @@ impl TermIndex {
                 None => u32::MAX,
             });
         }
-        // Document frequency counts the tools whose name, hints, pack or description hold the
-        // term: parameter names (`owner`, `repo`, `page` on hundreds of tools) would make a word
-        // look common that few tools are about.
-        let terms = ids.len();
-        let mut postings_of = vec![0u32; terms];
-        let mut df = vec![0u32; terms];
-        for (id, _, fields) in &flat {
-            postings_of[*id as usize] += 1;
-            if fields & !field::PARAM != 0 {
-                df[*id as usize] += 1;
-            }
-        }
-        let mut starts = Vec::with_capacity(terms + 1);
-        let mut at = 0u32;
-        for n in &postings_of {
-            starts.push(at);
-            at += n;
-        }
-        starts.push(at);
-        let mut fill = starts.clone();
-        let empty = Posting {
-            candidate: 0,
-            weight: 0.0,
-            lead: false,
-        };
-        let mut postings = vec![empty; flat.len()];
-        for (id, k, fields) in flat {
-            let slot = &mut fill[id as usize];
-            postings[*slot as usize] = Posting {
-                candidate: k,
-                weight: weight(fields),
-                lead: fields & field::LEAD != 0,
-            };
-            *slot += 1;
-        }
+        let (starts, postings, df) = invert(flat, ids.len());
         let n = count as f32;
         TermIndex {
             ids,
@@ -388,6 +413,23 @@ impl TermIndex {
         }
     }
 
+    /// The candidates one of whose multi-word hints the query holds whole (in any order).
+    fn hinted_whole(&self, stems: &[String]) -> Vec<u32> {
+        let typed: Vec<u32> = stems
+            .iter()
+            .filter_map(|t| self.ids.get(t.as_str()).copied())
+            .collect();
+        let mut phrased: Vec<u32> = Vec::new();
+        for head in &typed {
+            for (k, rest) in self.hint_phrases.get(head).into_iter().flatten() {
+                if rest.iter().all(|t| typed.contains(t)) && !phrased.contains(k) {
+                    phrased.push(*k);
+                }
+            }
+        }
+        phrased
+    }
+
     /// Ranks the candidates (given in alphabetical order) for a query's words, best first:
     /// positions of at most `limit` candidates. `passes` says whether a candidate passes the
     /// `+term` filter (`None`: no filter).
@@ -398,18 +440,7 @@ impl TermIndex {
         limit: usize,
     ) -> Vec<usize> {
         let count = self.variant.len();
-        let mut stems: Vec<String> = Vec::new();
-        let mut plural = false;
-        for word in words {
-            for w in charter_terms::words(word) {
-                let lower = w.to_lowercase();
-                if lower.chars().count() < 2 || charter_terms::is_stop_word(&lower) {
-                    continue;
-                }
-                plural |= charter_terms::is_plural(&lower);
-                stems.push(charter_terms::stem(&lower));
-            }
-        }
+        let (stems, plural) = query_stems(words);
         let passes_k = |k: usize| passes.is_none_or(|p| p[k]);
         if stems.is_empty() {
             // Only `+term`s (or nothing usable): the filter alone, plain tools first.
@@ -485,19 +516,7 @@ impl TermIndex {
             i += len;
         }
         // A multi-word hint the query holds whole names the tool the way its users do.
-        let typed: Vec<u32> = stems
-            .iter()
-            .filter_map(|t| self.ids.get(t.as_str()).copied())
-            .collect();
-        let mut phrased: Vec<u32> = Vec::new();
-        for head in &typed {
-            for (k, rest) in self.hint_phrases.get(head).into_iter().flatten() {
-                if rest.iter().all(|t| typed.contains(t)) && !phrased.contains(k) {
-                    phrased.push(*k);
-                }
-            }
-        }
-        for k in &phrased {
+        for k in &self.hinted_whole(&stems) {
             total[*k as usize] *= HINT_PHRASE;
         }
         // Coordination: a tool matching more of the query's slots answers more of it.
