@@ -14,7 +14,7 @@ use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
 
-/// An API stub for `github_issues_get`: issue 999 answers after 3 s, issue 555 with 50 KB,
+/// An API stub for `github_issues_get`: number 999 answers after 3 s, number 555 with 50 KB,
 /// every other number with an issue that echoes the number (so answers cannot be mixed up).
 async fn issues_api() -> (String, Arc<Mutex<Vec<String>>>) {
     use axum::extract::Path;
