@@ -6,6 +6,7 @@
 //! (`OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME`, `OTEL_BSP_*`, `OTEL_SDK_DISABLED`) apply as
 //! the SDK reads them. What is recorded: `charter_mcp::server::telemetry`.
 
+#[cfg(feature = "otel")]
 use std::time::Duration;
 
 use crate::Failure;
