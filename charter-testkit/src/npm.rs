@@ -33,6 +33,15 @@ pub fn prefix(dir: &str, packages: &[&str], override_var: &str) -> PathBuf {
          that holds them"
     );
     std::fs::create_dir_all(&prefix).expect("create the npm prefix under target/npm");
+    // Tests run in parallel threads (and test binaries may run in parallel processes): two
+    // `npm install`s into one prefix fail (ENOTEMPTY). One holds the prefix's lock file while
+    // it installs; the others wait, then find the packages there.
+    let lock = std::fs::File::create(prefix.join(".install.lock"))
+        .expect("create the npm prefix's lock file");
+    lock.lock().expect("lock the npm prefix");
+    if packages.iter().all(|p| installed(&prefix, p)) {
+        return prefix;
+    }
     let out = Command::new("npm")
         .args([
             "install",
