@@ -154,6 +154,13 @@ pub enum PaginationModel {
         /// The size argument.
         size_param: Option<String>,
     },
+    /// Item offset.
+    Offset {
+        /// The argument.
+        param: String,
+        /// The size argument.
+        size_param: Option<String>,
+    },
 }
 
 /// A parameter or object property.
@@ -613,6 +620,10 @@ fn tool(
                 param: param.value.clone(),
             },
             PaginationDecl::Page { param, size_param } => PaginationModel::Page {
+                param: param.value.clone(),
+                size_param: size_param.as_ref().map(|s| s.value.clone()),
+            },
+            PaginationDecl::Offset { param, size_param } => PaginationModel::Offset {
                 param: param.value.clone(),
                 size_param: size_param.as_ref().map(|s| s.value.clone()),
             },

@@ -311,6 +311,17 @@ fn pagination_names_an_unknown_parameter() {
 }
 
 #[test]
+fn offset_pagination_mistakes() {
+    let file = "pagination_offset_mistakes.yaml";
+    let d = diagnostics(file);
+    assert_eq!(d.len(), 4, "{file}: {d:#?}");
+    has(&d, file, 13, 76, "`next` only applies to `style: cursor`");
+    has(&d, file, 13, 43, "pagination `param` `offset` must be an `integer`");
+    has(&d, file, 21, 28, "use one of: cursor, page, offset");
+    has(&d, file, 29, 19, "add `style: cursor`, `style: page` or `style: offset`");
+}
+
+#[test]
 fn pagination_next_with_a_bad_index() {
     only(
         "pagination_bad_index.yaml",

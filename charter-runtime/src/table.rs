@@ -606,6 +606,14 @@ pub enum Pagination {
         /// The argument holding the page size, if any.
         size_param: Option<&'static str>,
     },
+    /// An offset argument counting items skipped (`offset` with `limit`): APIs that page by
+    /// position, not page number, so the next offset is this one plus the items just received.
+    Offset {
+        /// The argument holding the number of items to skip.
+        param: &'static str,
+        /// The argument holding the page size, if any.
+        size_param: Option<&'static str>,
+    },
 }
 
 /// Everything needed to turn a validated call into a request.

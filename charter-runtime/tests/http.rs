@@ -288,6 +288,20 @@ static ISSUES_ROUTE: Route = Route {
     ..route(&OPEN, Method::Get, "/repos/o/r/issues")
 };
 static ISSUES: ToolDef = tool("open_issues", &PAGE_FIELDS, &ISSUES_ROUTE);
+static MONITORS_ROUTE: Route = Route {
+    pagination: Some(Pagination::Offset {
+        param: "offset",
+        size_param: Some("limit"),
+    }),
+    ..route(&OPEN, Method::Get, "/monitor")
+};
+static UNSIZED_OFFSET_ROUTE: Route = Route {
+    pagination: Some(Pagination::Offset {
+        param: "offset",
+        size_param: None,
+    }),
+    ..route(&OPEN, Method::Get, "/monitor")
+};
 static CURSOR_FIELDS: ObjectShape = ObjectShape {
     fields: &[
         field("limit", &INTEGER, Location::Query),
@@ -1181,6 +1195,61 @@ async fn projection_keeps_declared_fields_and_the_event_reports_bytes_before_and
     assert_eq!(short, None, "a short page is the last");
     assert_eq!(next_page(&ISSUES_ROUTE, &json!({}), &json!([])), None);
     assert_eq!(server.requests().len(), 1, "never looped silently");
+}
+
+#[test]
+fn offset_pagination_skips_the_items_received_and_stops_on_a_short_page() {
+    let page = |n: usize| json!({"success": true, "data": vec![json!({"id": "m"}); n]});
+    // No offset yet counts as 0; the next offset is this one plus the items on the page.
+    assert_eq!(
+        next_page(&MONITORS_ROUTE, &json!({"limit": 2}), &page(2)),
+        Some(json!({"limit": 2, "offset": 2}))
+    );
+    assert_eq!(
+        next_page(
+            &MONITORS_ROUTE,
+            &json!({"limit": 2, "offset": 2, "status": "x"}),
+            &page(2)
+        ),
+        Some(json!({"limit": 2, "offset": 4, "status": "x"}))
+    );
+    // A page shorter than the limit asked for is the last; so is an empty one.
+    assert_eq!(
+        next_page(&MONITORS_ROUTE, &json!({"limit": 2, "offset": 4}), &page(1)),
+        None
+    );
+    assert_eq!(
+        next_page(&MONITORS_ROUTE, &json!({"offset": 4}), &page(0)),
+        None
+    );
+    // A top-level list is the page too.
+    assert_eq!(
+        next_page(&MONITORS_ROUTE, &json!({"offset": 1}), &json!([1, 2, 3])),
+        Some(json!({"offset": 4}))
+    );
+    // No size asked for: the server's default is unknown, so only an empty page ends it.
+    assert_eq!(
+        next_page(&MONITORS_ROUTE, &json!({"offset": 10}), &page(1)),
+        Some(json!({"offset": 11}))
+    );
+    assert_eq!(
+        next_page(&UNSIZED_OFFSET_ROUTE, &json!({"limit": 5}), &page(1)),
+        Some(json!({"limit": 5, "offset": 1}))
+    );
+    assert_eq!(next_page(&UNSIZED_OFFSET_ROUTE, &json!({}), &page(0)), None);
+    // A response with no list, or `has_more: false`, has no next page.
+    assert_eq!(
+        next_page(&MONITORS_ROUTE, &json!({}), &json!({"id": 1})),
+        None
+    );
+    assert_eq!(
+        next_page(
+            &MONITORS_ROUTE,
+            &json!({}),
+            &json!({"data": [1], "has_more": false})
+        ),
+        None
+    );
 }
 
 #[test]

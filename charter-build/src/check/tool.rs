@@ -402,7 +402,8 @@ impl Cx<'_> {
                 }
                 find(param, s, "param");
             }
-            PaginationDecl::Page { param, size_param } => {
+            PaginationDecl::Page { param, size_param }
+            | PaginationDecl::Offset { param, size_param } => {
                 for (role, name) in [("param", Some(param)), ("size_param", size_param.as_ref())] {
                     let Some(name) = name else { continue };
                     if let Some(f) = find(name, s, role) {

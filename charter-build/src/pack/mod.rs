@@ -173,6 +173,13 @@ pub enum PaginationDecl {
         /// The page size argument.
         size_param: Option<Sp<String>>,
     },
+    /// An item offset (items skipped), for APIs that page by position (`offset` + `limit`).
+    Offset {
+        /// The offset argument.
+        param: Sp<String>,
+        /// The page size argument.
+        size_param: Option<Sp<String>>,
+    },
 }
 
 impl Tool {
