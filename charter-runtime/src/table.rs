@@ -393,6 +393,10 @@ pub enum Location {
     Header,
     /// The request body.
     Body,
+    /// The request body's top level, member by member: a map argument whose keys sit beside the
+    /// other body fields, for APIs that take free keys there (a Microsoft Graph open extension's
+    /// app data beside `extensionName`). A key that another body field sends is refused.
+    BodySpread,
 }
 
 /// How a list goes into a query string.

@@ -201,6 +201,28 @@ static JSON_ROUTE: Route = Route {
 };
 static JSON_TOOL: ToolDef = tool("open_create", &JSON_FIELDS, &JSON_ROUTE);
 
+// A spread map: its members sit beside the other body fields (an open extension).
+static EXTENSION_FIELDS: ObjectShape = ObjectShape {
+    fields: &[
+        field("message_id", &STRING, Location::Path),
+        wired("odata_type", "@odata.type", &STRING, Location::Body),
+        wired("extension_name", "extensionName", &STRING, Location::Body),
+        field("data", &ANY_MAP, Location::BodySpread),
+    ],
+};
+static ANY_MAP: Shape = Shape::Map(&ANY);
+static EXTENSION_ROUTE: Route = Route {
+    body: BodyEncoding::Json,
+    ..route(&OPEN, Method::Post, "/me/messages/{message_id}/extensions")
+};
+static EXTENSION_TOOL: ToolDef = tool("open_extension", &EXTENSION_FIELDS, &EXTENSION_ROUTE);
+static EXTENSION_FORM_ROUTE: Route = Route {
+    body: BodyEncoding::Form,
+    ..route(&OPEN, Method::Post, "/me/messages/{message_id}/extensions")
+};
+static EXTENSION_FORM_TOOL: ToolDef =
+    tool("open_extension_form", &EXTENSION_FIELDS, &EXTENSION_FORM_ROUTE);
+
 // Static constants.
 static STATIC_FIELDS: ObjectShape = ObjectShape {
     fields: &[
@@ -631,6 +653,45 @@ async fn form_bodies_use_bracket_notation_for_nested_keys_and_arrays() {
     assert_eq!(
         r.header("content-length"),
         Some(r.body.len().to_string().as_str())
+    );
+}
+
+#[tokio::test]
+async fn a_spread_map_puts_its_members_beside_the_other_body_fields() {
+    let server = TestServer::start(ok_server()).await;
+    let exec = executor(&server, &["open"]);
+    let args = json!({
+        "data": {"referrer": "Ada", "expiresInDays": 7, "vip": true, "nested": {"a": [1]}},
+        "extension_name": "Com.Contoso.Referral",
+        "message_id": "AAMk",
+        "odata_type": "microsoft.graph.openTypeExtension"
+    });
+    call(&exec, &EXTENSION_TOOL, args.clone()).await.unwrap();
+    let r = server.only();
+    assert_eq!(r.path, "/me/messages/AAMk/extensions");
+    assert_eq!(
+        r.body_text(),
+        r#"{"@odata.type":"microsoft.graph.openTypeExtension","extensionName":"Com.Contoso.Referral","referrer":"Ada","expiresInDays":7,"vip":true,"nested":{"a":[1]}}"#
+    );
+    // Absent or empty: nothing of it is sent.
+    call(&exec, &EXTENSION_TOOL, json!({"message_id": "AAMk", "data": {}}))
+        .await
+        .unwrap();
+    call(&exec, &EXTENSION_TOOL, json!({"message_id": "AAMk"}))
+        .await
+        .unwrap();
+    let sent: Vec<String> = server.requests()[1..]
+        .iter()
+        .map(|r| r.body_text().to_owned())
+        .collect();
+    assert_eq!(sent, ["{}", "{}"]);
+    // A form body spreads the same way, in bracket notation below the top level.
+    call(&exec, &EXTENSION_FORM_TOOL, args).await.unwrap();
+    let last = server.requests().pop().unwrap();
+    assert_eq!(
+        last.body_text(),
+        "%40odata.type=microsoft.graph.openTypeExtension&extensionName=Com.Contoso.Referral\
+         &referrer=Ada&expiresInDays=7&vip=true&nested[a][0]=1"
     );
 }
 

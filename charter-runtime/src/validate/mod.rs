@@ -14,6 +14,7 @@
 mod formats;
 mod groups;
 mod numbers;
+mod spread;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -25,6 +26,7 @@ use formats::format_expected;
 pub use formats::format_ok;
 pub use groups::unmet_groups;
 use numbers::{INTEGER_RANGE, exact_integer, is_whole};
+use spread::spread_collisions;
 
 use crate::context::CallContext;
 use crate::error::{CharterError, DeclarationError};
@@ -233,6 +235,7 @@ pub fn prepare_arguments(
         if let Some(issue) = unmet_groups(tool.require_one_of, given) {
             walk.issues.push(issue);
         }
+        walk.issues.extend(spread_collisions(tool.input.fields, map));
     }
     walk.finish(tool.name)?;
     let Value::Object(map) = &mut arguments else {
