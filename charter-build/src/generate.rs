@@ -348,6 +348,7 @@ impl Gen<'_> {
                 Some(In::Path) => "Path",
                 Some(In::Query) => "Query",
                 Some(In::Header) => "Header",
+                Some(In::Body) if f.spread => "BodySpread",
                 Some(In::Body) => "Body",
             }
         );

@@ -322,6 +322,17 @@ fn offset_pagination_mistakes() {
 }
 
 #[test]
+fn spread_mistakes() {
+    let file = "spread_mistakes.yaml";
+    let d = diagnostics(file);
+    assert_eq!(d.len(), 4, "{file}: {d:#?}");
+    has(&d, file, 12, 44, "a tool takes one `spread` parameter at most");
+    has(&d, file, 13, 71, "`spread` only applies to `in: body` parameters of `type: map`");
+    has(&d, file, 14, 47, "`spread` only applies to `in: body` parameters of `type: map`");
+    has(&d, file, 15, 72, "`spread` only goes on a tool's parameters");
+}
+
+#[test]
 fn pagination_next_with_a_bad_index() {
     only(
         "pagination_bad_index.yaml",

@@ -1,5 +1,6 @@
 //! The `outlook` pack (Microsoft Graph v1.0) on the wire: OData query options under their `$`
-//! names, camelCase JSON bodies (with `@odata.type`), the `Prefer` header of the reading tools,
+//! names, camelCase JSON bodies (with `@odata.type`), an open extension's values spread beside
+//! its name, the `Prefer` header of the reading tools,
 //! pages walked through `@odata.nextLink`, and Graph's `{"error": {"code", "message"}}`
 //! failures, through a `ToolSession` to a real axum server on 127.0.0.1.
 
@@ -416,6 +417,65 @@ async fn reply_move_and_the_mime_source() {
             ("GET", "/v1.0/me/messages/AAMk%3D1/$value", ""),
         ]
     );
+}
+
+#[tokio::test]
+async fn an_open_extension_sends_its_values_beside_its_name() {
+    let stub = Stub::start(|r| Reply::json(201, r.json())).await;
+    let s = outlook(&stub);
+    let out = call(
+        &s,
+        "outlook_message_extensions_create",
+        json!({
+            "message_id": "AAMk-1",
+            "odata_type": "microsoft.graph.openTypeExtension",
+            "extension_name": "Com.Contoso.Referral",
+            "data": {"companyName": "Wingtip Toys", "dealValue": 500050, "expired": false}
+        }),
+    )
+    .await
+    .unwrap();
+    let r = stub.only();
+    assert_eq!(
+        (r.method.as_str(), r.path.as_str()),
+        ("POST", "/v1.0/me/messages/AAMk-1/extensions")
+    );
+    assert_graph(&r);
+    assert_eq!(
+        r.text(),
+        concat!(
+            r#"{"@odata.type":"microsoft.graph.openTypeExtension","extensionName":"Com.Contoso.Referral","#,
+            r#""companyName":"Wingtip Toys","dealValue":500050,"expired":false}"#
+        )
+    );
+    assert_eq!(out["dealValue"], 500050);
+    stub.take();
+
+    // A value key that a declared field sends, or a value that is not a scalar, is refused at
+    // its path before anything is sent.
+    let err = call(
+        &s,
+        "outlook_message_extensions_create",
+        json!({
+            "message_id": "AAMk-1",
+            "odata_type": "microsoft.graph.openTypeExtension",
+            "extension_name": "Com.Contoso.Referral",
+            "data": {"extensionName": "Com.Other", "@odata.type": "x", "tags": ["a"]}
+        }),
+    )
+    .await
+    .unwrap_err();
+    let CharterError::Validation(message) = err else {
+        panic!("{err:?}")
+    };
+    for expected in [
+        "/data/extensionName: expected no `extensionName` here: the field `extension_name` sends it",
+        "/data/@odata.type: expected no `@odata.type` here: the field `odata_type` sends it",
+        "/data/tags: expected",
+    ] {
+        assert!(message.contains(expected), "{expected} in {message}");
+    }
+    assert!(stub.take().is_empty(), "nothing was sent");
 }
 
 #[tokio::test]

@@ -207,6 +207,15 @@ impl Cx<'_> {
             );
         }
 
+        // One spread map at most: two could send the same key, which no declaration rules out.
+        let spread = body_params.iter().filter_map(|p| p.spec.spread.as_ref());
+        if let Some(second) = spread.filter(|sp| sp.value).nth(1) {
+            s.err(
+                second.loc,
+                "a tool takes one `spread` parameter at most: merge the maps into one",
+            );
+        }
+
         if let Some(doc) = &tool.graphql {
             self.graphql(s, tool, doc, &body_params);
         }

@@ -54,7 +54,7 @@ const SHAPE_KEYS: &[&str] = &[
     "nullable",
 ];
 const NAMED_KEYS: &[&str] = &["required", "wire", "modes"];
-const PARAM_KEYS: &[&str] = &["in", "style", "allow_slash", "from_context"];
+const PARAM_KEYS: &[&str] = &["in", "style", "allow_slash", "spread", "from_context"];
 
 const PACK_KEYS: &[&str] = &[
     "pack",
@@ -657,6 +657,7 @@ fn placement_key(s: &mut Sink, sp: &mut Spec, k: &str, value: &Node) {
             )
         }
         "allow_slash" => sp.allow_slash = boolean(s, value, k),
+        "spread" => sp.spread = boolean(s, value, k),
         "modes" => sp.modes = string_list(s, value, k),
         "from_context" => sp.from_context = string(s, value, k),
         "in" => {
