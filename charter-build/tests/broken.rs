@@ -333,6 +333,16 @@ fn spread_mistakes() {
 }
 
 #[test]
+fn spread_in_a_graphql_tool() {
+    only(
+        "spread_graphql.yaml",
+        10,
+        36,
+        "`spread` does not apply to a GraphQL tool",
+    );
+}
+
+#[test]
 fn pagination_next_with_a_bad_index() {
     only(
         "pagination_bad_index.yaml",
