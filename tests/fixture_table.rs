@@ -40,6 +40,7 @@ fn names_and_order() {
             "tracker_issues_delete",
             "tracker_files_get",
             "tracker_files_exists",
+            "tracker_projects_list",
             "tracker_events_search",
             "tracker_issue_graph",
         ]

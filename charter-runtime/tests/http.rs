@@ -220,8 +220,11 @@ static EXTENSION_FORM_ROUTE: Route = Route {
     body: BodyEncoding::Form,
     ..route(&OPEN, Method::Post, "/me/messages/{message_id}/extensions")
 };
-static EXTENSION_FORM_TOOL: ToolDef =
-    tool("open_extension_form", &EXTENSION_FIELDS, &EXTENSION_FORM_ROUTE);
+static EXTENSION_FORM_TOOL: ToolDef = tool(
+    "open_extension_form",
+    &EXTENSION_FIELDS,
+    &EXTENSION_FORM_ROUTE,
+);
 
 // Static constants.
 static STATIC_FIELDS: ObjectShape = ObjectShape {
@@ -674,9 +677,13 @@ async fn a_spread_map_puts_its_members_beside_the_other_body_fields() {
         r#"{"@odata.type":"microsoft.graph.openTypeExtension","extensionName":"Com.Contoso.Referral","referrer":"Ada","expiresInDays":7,"vip":true,"nested":{"a":[1]}}"#
     );
     // Absent or empty: nothing of it is sent.
-    call(&exec, &EXTENSION_TOOL, json!({"message_id": "AAMk", "data": {}}))
-        .await
-        .unwrap();
+    call(
+        &exec,
+        &EXTENSION_TOOL,
+        json!({"message_id": "AAMk", "data": {}}),
+    )
+    .await
+    .unwrap();
     call(&exec, &EXTENSION_TOOL, json!({"message_id": "AAMk"}))
         .await
         .unwrap();

@@ -384,22 +384,32 @@ async fn monitor_checks_page_by_offset_until_a_short_page() {
     let s = firecrawl(&stub);
     let checks = route(TABLE, "firecrawl_monitor_checks_list");
     let args = json!({"monitor_id": MONITOR, "status": "completed", "limit": 2});
-    let first = call(&s, "firecrawl_monitor_checks_list", args.clone()).await.unwrap();
+    let first = call(&s, "firecrawl_monitor_checks_list", args.clone())
+        .await
+        .unwrap();
     let next = next_page(checks, &args, &first).expect("a second page");
     assert_eq!(
         next,
         json!({"monitor_id": MONITOR, "status": "completed", "limit": 2, "offset": 2})
     );
-    let second = call(&s, "firecrawl_monitor_checks_list", next.clone()).await.unwrap();
+    let second = call(&s, "firecrawl_monitor_checks_list", next.clone())
+        .await
+        .unwrap();
     assert_eq!(second["data"][0]["id"], "check-2");
     let next = next_page(checks, &next, &second).expect("a third page");
     assert_eq!(next["offset"], 4);
-    let third = call(&s, "firecrawl_monitor_checks_list", next.clone()).await.unwrap();
+    let third = call(&s, "firecrawl_monitor_checks_list", next.clone())
+        .await
+        .unwrap();
     assert_eq!(
         third,
         json!({"success": true, "data": [{"id": "check-4", "status": "completed", "trigger": "scheduled"}]})
     );
-    assert_eq!(next_page(checks, &next, &third), None, "a short page is the last");
+    assert_eq!(
+        next_page(checks, &next, &third),
+        None,
+        "a short page is the last"
+    );
     let log = stub.take();
     let sent: Vec<(&str, Option<&str>)> = log
         .iter()
@@ -416,10 +426,14 @@ async fn monitor_checks_page_by_offset_until_a_short_page() {
     );
     // Without a limit the server's page size is unknown: only an empty page ends the walk.
     let monitors = route(TABLE, "firecrawl_monitor_list");
-    let page = call(&s, "firecrawl_monitor_list", json!({"offset": 3})).await.unwrap();
+    let page = call(&s, "firecrawl_monitor_list", json!({"offset": 3}))
+        .await
+        .unwrap();
     let next = next_page(monitors, &json!({"offset": 3}), &page).expect("not known to be the last");
     assert_eq!(next, json!({"offset": 5}));
-    let empty = call(&s, "firecrawl_monitor_list", next.clone()).await.unwrap();
+    let empty = call(&s, "firecrawl_monitor_list", next.clone())
+        .await
+        .unwrap();
     assert_eq!(empty, json!({"success": true, "data": []}));
     assert_eq!(next_page(monitors, &next, &empty), None);
     let log = stub.take();

@@ -39,6 +39,14 @@ fn assert_graph(r: &Recorded) {
     }
 }
 
+/// The one request the stub received, checked for its method, path and Graph headers.
+fn graph_request(stub: &Stub, method: &str, path: &str) -> Recorded {
+    let r = stub.only();
+    assert_eq!((r.method.as_str(), r.path.as_str()), (method, path));
+    assert_graph(&r);
+    r
+}
+
 fn message(id: &str) -> Value {
     json!({
         "@odata.etag": "W/\"CQAAABYAAAA\"", "id": id, "subject": "Q3 budget",
@@ -208,12 +216,7 @@ async fn out_of_office_is_a_patch_of_the_mailbox_settings() {
     )
     .await
     .unwrap();
-    let r = stub.only();
-    assert_eq!(
-        (r.method.as_str(), r.path.as_str()),
-        ("PATCH", "/v1.0/me/mailboxSettings")
-    );
-    assert_graph(&r);
+    let r = graph_request(&stub, "PATCH", "/v1.0/me/mailboxSettings");
     assert_eq!(
         r.text(),
         concat!(
@@ -435,12 +438,7 @@ async fn an_open_extension_sends_its_values_beside_its_name() {
     )
     .await
     .unwrap();
-    let r = stub.only();
-    assert_eq!(
-        (r.method.as_str(), r.path.as_str()),
-        ("POST", "/v1.0/me/messages/AAMk-1/extensions")
-    );
-    assert_graph(&r);
+    let r = graph_request(&stub, "POST", "/v1.0/me/messages/AAMk-1/extensions");
     assert_eq!(
         r.text(),
         concat!(

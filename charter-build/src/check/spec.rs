@@ -246,7 +246,9 @@ impl Cx<'_> {
             let problem = if place != Some(In::Body) || kind != Some(Kind::Map) {
                 Some("`spread` only applies to `in: body` parameters of `type: map`; remove it")
             } else if tool.graphql.is_some() {
-                Some("`spread` does not apply to a GraphQL tool: its body is the query and its variables")
+                Some(
+                    "`spread` does not apply to a GraphQL tool: its body is the query and its variables",
+                )
             } else {
                 None
             };

@@ -235,7 +235,8 @@ pub fn prepare_arguments(
         if let Some(issue) = unmet_groups(tool.require_one_of, given) {
             walk.issues.push(issue);
         }
-        walk.issues.extend(spread_collisions(tool.input.fields, map));
+        walk.issues
+            .extend(spread_collisions(tool.input.fields, map));
     }
     walk.finish(tool.name)?;
     let Value::Object(map) = &mut arguments else {
