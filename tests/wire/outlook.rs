@@ -426,18 +426,18 @@ async fn reply_move_and_the_mime_source() {
 async fn an_open_extension_sends_its_values_beside_its_name() {
     let stub = Stub::start(|r| Reply::json(201, r.json())).await;
     let s = outlook(&stub);
-    let out = call(
-        &s,
-        "outlook_message_extensions_create",
-        json!({
+    let create = |data: Value| {
+        let args = json!({
             "message_id": "AAMk-1",
             "odata_type": "microsoft.graph.openTypeExtension",
             "extension_name": "Com.Contoso.Referral",
-            "data": {"companyName": "Wingtip Toys", "dealValue": 500050, "expired": false}
-        }),
-    )
-    .await
-    .unwrap();
+            "data": data
+        });
+        call(&s, "outlook_message_extensions_create", args)
+    };
+    let out = create(json!({"companyName": "Wingtip Toys", "dealValue": 500050, "expired": false}))
+        .await
+        .unwrap();
     let r = graph_request(&stub, "POST", "/v1.0/me/messages/AAMk-1/extensions");
     assert_eq!(
         r.text(),
@@ -451,18 +451,9 @@ async fn an_open_extension_sends_its_values_beside_its_name() {
 
     // A value key that a declared field sends, or a value that is not a scalar, is refused at
     // its path before anything is sent.
-    let err = call(
-        &s,
-        "outlook_message_extensions_create",
-        json!({
-            "message_id": "AAMk-1",
-            "odata_type": "microsoft.graph.openTypeExtension",
-            "extension_name": "Com.Contoso.Referral",
-            "data": {"extensionName": "Com.Other", "@odata.type": "x", "tags": ["a"]}
-        }),
-    )
-    .await
-    .unwrap_err();
+    let err = create(json!({"extensionName": "Com.Other", "@odata.type": "x", "tags": ["a"]}))
+        .await
+        .unwrap_err();
     let CharterError::Validation(message) = err else {
         panic!("{err:?}")
     };
