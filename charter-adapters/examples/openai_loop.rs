@@ -89,6 +89,7 @@ static EXAMPLE: Table = Table {
                 ],
             },
             require_one_of: &[],
+            require_exactly_one_of: &[],
             views: &[
                 View {
                     key: ViewKey::Default,
@@ -130,6 +131,7 @@ static EXAMPLE: Table = Table {
             mode: None,
             input: &ObjectShape { fields: &[] },
             require_one_of: &[],
+            require_exactly_one_of: &[],
             views: &[
                 View {
                     key: ViewKey::Default,

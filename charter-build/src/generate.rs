@@ -482,10 +482,12 @@ impl Gen<'_> {
         let (ro, id, de, ow) = (a.read_only, a.idempotent, a.destructive, a.open_world);
         let mode = opt_str(t.mode.as_deref());
         let fields = t.params.iter().map(|f| self.field(f));
-        let groups = t
-            .require_one_of
-            .iter()
-            .map(|g| strs(g.iter().map(String::as_str)));
+        let group_list = |groups: &[Vec<String>]| {
+            let items = groups.iter().map(|g| strs(g.iter().map(String::as_str)));
+            quote!(&[#(#items),*])
+        };
+        let groups = group_list(&t.require_one_of);
+        let exactly = group_list(&t.require_exactly_one_of);
         let schemas: Vec<ViewSchema> = t
             .views
             .iter()
@@ -505,7 +507,8 @@ impl Gen<'_> {
             annotations: Annotations { read_only: #ro, idempotent: #id, destructive: #de, open_world: #ow },
             mode: #mode,
             input: &ObjectShape { fields: &[#(#fields),*] },
-            require_one_of: &[#(#groups),*],
+            require_one_of: #groups,
+            require_exactly_one_of: #exactly,
             views: &[#(#views),*],
             search: SearchData {
                 description_lc: #description_lc,

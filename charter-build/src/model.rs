@@ -129,6 +129,8 @@ pub struct ToolModel {
     pub timeout_ms: Option<u32>,
     /// "At least one of" groups of parameter names (model names).
     pub require_one_of: Vec<Vec<String>>,
+    /// "Exactly one of" groups of parameter names (model names).
+    pub require_exactly_one_of: Vec<Vec<String>>,
     /// Redirects to follow.
     pub redirects: u8,
     /// This tool's header constants (sent after the pack's, replacing them).
@@ -632,11 +634,8 @@ fn tool(
             },
         }),
         timeout_ms: t.timeout_ms.as_ref().map(|v| v.value),
-        require_one_of: t
-            .require_one_of
-            .iter()
-            .map(|g| g.value.iter().map(|n| n.value.clone()).collect())
-            .collect(),
+        require_one_of: group_names(&t.require_one_of),
+        require_exactly_one_of: group_names(&t.require_exactly_one_of),
         redirects: t.redirects.as_ref().map_or(0, |v| v.value),
         headers: pairs(&t.headers),
         query: pairs(&t.query),
@@ -715,4 +714,12 @@ mod tests {
         assert_eq!(default_annotations(HttpMethod::Post, None), write);
         assert_eq!(default_annotations(HttpMethod::Get, None), read);
     }
+}
+
+/// The names of `require_one_of`-style groups, without their places.
+fn group_names(groups: &[Sp<Vec<Sp<String>>>]) -> Vec<Vec<String>> {
+    groups
+        .iter()
+        .map(|g| g.value.iter().map(|n| n.value.clone()).collect())
+        .collect()
 }

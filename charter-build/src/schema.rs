@@ -480,19 +480,15 @@ pub fn view_schema(types: &[TypeModel], params: &[FieldModel], view: &ViewSpec) 
 }
 
 /// A tool's view schema: [`view_schema`] plus its "at least one of" groups as an `anyOf` of
-/// `required` lists, counted in its size and in what dropping each path saves (the groups stay
-/// when a path goes). Property spans are unchanged: the groups go after them.
+/// `required` lists and its "exactly one of" groups as a `oneOf`, counted in its size and in
+/// what dropping each path saves (the groups stay when a path goes). Property spans are
+/// unchanged: the groups go after them.
 pub fn tool_view_schema(types: &[TypeModel], tool: &ToolModel, view: &ViewSpec) -> ViewSchema {
     let mut schema = view_schema(types, &tool.params, view);
-    if tool.require_one_of.is_empty() {
+    let member = group_members(&tool.require_one_of, &tool.require_exactly_one_of);
+    if member.is_empty() {
         return schema;
     }
-    let groups: Vec<Value> = tool
-        .require_one_of
-        .iter()
-        .map(|g| serde_json::json!({ "required": g }))
-        .collect();
-    let member = format!(r#","anyOf":{}"#, json(&Value::Array(groups)));
     with_groups(&mut schema.text, &member);
     schema.tokens = tokens(&schema.text);
     for cost in &mut schema.paths {
@@ -503,6 +499,22 @@ pub fn tool_view_schema(types: &[TypeModel], tool: &ToolModel, view: &ViewSpec) 
     }
     schema.paths.sort_by_key(|p| std::cmp::Reverse(p.saves));
     schema
+}
+
+/// `,"anyOf":[{"required":[..]},..]` and/or `,"oneOf":[..]` for the groups given; empty for none.
+fn group_members(at_least_one: &[Vec<String>], exactly_one: &[Vec<String>]) -> String {
+    let mut member = String::new();
+    for (key, groups) in [("anyOf", at_least_one), ("oneOf", exactly_one)] {
+        if groups.is_empty() {
+            continue;
+        }
+        let list: Vec<Value> = groups
+            .iter()
+            .map(|g| serde_json::json!({ "required": g }))
+            .collect();
+        member.push_str(&format!(r#","{key}":{}"#, json(&Value::Array(list))));
+    }
+    member
 }
 
 /// Inserts `member` before the root's closing `,"additionalProperties":false` (the last

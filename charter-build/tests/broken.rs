@@ -581,3 +581,34 @@ fn require_one_of_groups_name_optional_parameters_of_the_tool() {
     );
     assert_eq!(d.len(), 4, "{d:#?}");
 }
+
+#[test]
+fn require_exactly_one_of_groups_are_checked_like_require_one_of() {
+    let file = "require_exactly_one_of.yaml";
+    let d = diagnostics(file);
+    has(
+        &d,
+        file,
+        9,
+        55,
+        "`require_exactly_one_of` names `nobody`, which is not a parameter of tool `reactions_create`",
+    );
+    has(&d, file, 9, 65, "`id` is required already: a `require_exactly_one_of` group");
+    has(&d, file, 9, 70, "empty group in `require_exactly_one_of`");
+    has(&d, file, 9, 74, "this `require_exactly_one_of` group is listed twice");
+    has(
+        &d,
+        file,
+        18,
+        30,
+        "`require_exactly_one_of` with one group is `required: true`",
+    );
+    has(
+        &d,
+        file,
+        25,
+        29,
+        "`require_exactly_one_of` must be a list of parameter-name lists",
+    );
+    assert_eq!(d.len(), 6, "{d:#?}");
+}

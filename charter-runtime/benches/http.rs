@@ -73,6 +73,7 @@ const fn tool(name: &'static str, input: &'static ObjectShape, route: &'static R
         mode: None,
         input,
         require_one_of: &[],
+        require_exactly_one_of: &[],
         views: &[],
         search: SearchData {
             description_lc: "",

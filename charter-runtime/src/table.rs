@@ -47,6 +47,10 @@ pub struct ToolDef {
     /// field of at least one group (`[["reviewers"], ["team_reviewers"]]`). Empty: no such rule.
     /// The schema shows them as `anyOf` of `required` lists.
     pub require_one_of: &'static [&'static [&'static str]],
+    /// "Exactly one of" groups of top-level fields: a call must give every field of exactly one
+    /// group (`[["issue_id"], ["comment_id"]]`), as JSON Schema's `oneOf` of `required` lists,
+    /// which is how the schema shows them. Empty: no such rule. Independent of `require_one_of`.
+    pub require_exactly_one_of: &'static [&'static [&'static str]],
     /// The mode views. `views[0]` is [`ViewKey::Default`] (no session mode), `views[1]` is
     /// [`ViewKey::Unmatched`] (a session mode no field of this tool carries), then one
     /// [`ViewKey::Label`] per custom label its fields carry, sorted.

@@ -993,6 +993,7 @@ mod recursive {
         mode: None,
         input: &INPUT,
         require_one_of: &[],
+        require_exactly_one_of: &[],
         views: &VIEWS,
         search: SearchData {
             description_lc: "filters.",

@@ -294,6 +294,7 @@ fn hand_built_definitions_are_searchable_from_their_text() {
         mode: None,
         input: &charter_runtime::table::ObjectShape { fields: &[] },
         require_one_of: &[],
+        require_exactly_one_of: &[],
         views: &[charter_runtime::table::View {
             key: charter_runtime::table::ViewKey::Default,
             schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,

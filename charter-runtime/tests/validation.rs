@@ -274,6 +274,7 @@ static TREE_TOOLS: [ToolDef; 1] = [ToolDef {
     mode: None,
     input: &ROOT,
     require_one_of: &[],
+    require_exactly_one_of: &[],
     views: &TREE_VIEWS,
     search: SearchData {
         description_lc: "walk a tree.",

@@ -166,6 +166,7 @@ fn tool_def(
         mode,
         input,
         require_one_of: &[],
+        require_exactly_one_of: &[],
         views,
         exec,
     })

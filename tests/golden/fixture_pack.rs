@@ -126,6 +126,7 @@ pub mod tracker {
                     ],
                 },
                 require_one_of: &[],
+                require_exactly_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -326,6 +327,7 @@ pub mod tracker {
                     ],
                 },
                 require_one_of: &[],
+                require_exactly_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -808,6 +810,7 @@ pub mod tracker {
                     ],
                 },
                 require_one_of: &[],
+                require_exactly_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -990,6 +993,7 @@ pub mod tracker {
                     ],
                 },
                 require_one_of: &[],
+                require_exactly_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -1056,6 +1060,7 @@ pub mod tracker {
                     ],
                 },
                 require_one_of: &[],
+                require_exactly_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -1134,6 +1139,7 @@ pub mod tracker {
                     ],
                 },
                 require_one_of: &[],
+                require_exactly_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -1204,6 +1210,7 @@ pub mod tracker {
                     ],
                 },
                 require_one_of: &[],
+                require_exactly_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -1272,6 +1279,7 @@ pub mod tracker {
                     ],
                 },
                 require_one_of: &[],
+                require_exactly_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -1417,6 +1425,7 @@ pub mod tracker {
                     ],
                 },
                 require_one_of: &[],
+                require_exactly_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,
@@ -1480,6 +1489,7 @@ pub mod tracker {
                     ],
                 },
                 require_one_of: &[],
+                require_exactly_one_of: &[],
                 views: &[
                     View {
                         key: ViewKey::Default,

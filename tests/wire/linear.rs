@@ -221,6 +221,92 @@ async fn linear_batch_update_sends_the_ids_and_clears_with_null() {
     assert_eq!(stub.take().len(), 1, "only the valid call was sent");
 }
 
+/// The target-id tools state "exactly one of" their ids (`require_exactly_one_of`): none, or two,
+/// is refused before the request naming the groups; one goes out as its variable alone; the
+/// schema shows the groups as a `oneOf` of `required` lists.
+#[tokio::test]
+async fn linear_target_ids_are_exactly_one_of() {
+    let tools: [(&str, Value, &[&str]); 5] = [
+        (
+            "linear_reactions_create",
+            json!({"emoji": "eyes"}),
+            &["comment_id", "issue_id", "project_update_id", "initiative_update_id"],
+        ),
+        (
+            "linear_favorites_create",
+            json!({"parent_id": "f0"}),
+            &[
+                "issue_id", "project_id", "document_id", "custom_view_id", "cycle_id",
+                "initiative_id", "label_id", "team_id", "folder_name",
+            ],
+        ),
+        (
+            "linear_notifications_mark_read",
+            json!({"read_at": "2026-12-01T09:00:00Z"}),
+            &["issue_id", "project_id", "initiative_id", "id"],
+        ),
+        (
+            "linear_notifications_mark_unread",
+            json!({}),
+            &["issue_id", "project_id", "initiative_id", "id"],
+        ),
+        (
+            "linear_customer_needs_create",
+            json!({"customer_id": "cu1", "body": "Needs SSO"}),
+            &["issue_id", "project_id"],
+        ),
+    ];
+    let stub = Stub::start(|_| (200, json!({"data": {}}))).await;
+    let s = linear(&stub.base);
+    for (tool, base, ids) in tools {
+        let named: Vec<String> = ids.iter().map(|id| format!("`{id}`")).collect();
+        let expected = format!("exactly one of: {}", named.join(", or "));
+        let mut two = base.clone();
+        two[ids[0]] = json!("a1");
+        two[ids[ids.len() - 1]] = json!("a2");
+        for (args, got) in [
+            (base.clone(), "none of them".to_owned()),
+            (two, format!("2 of them: `{}`, `{}`", ids[0], ids[ids.len() - 1])),
+        ] {
+            let err = call(&s, tool, args).await.unwrap_err();
+            let CharterError::Validation(m) = err else {
+                panic!("{tool}: expected a validation error, got {err:?}");
+            };
+            assert!(m.contains(&expected) && m.contains(&got), "{tool}: {m}");
+        }
+        assert!(stub.take().is_empty(), "{tool}: a refused call sent a request");
+        let def = TABLE.tools.iter().find(|t| t.name == tool).unwrap();
+        let schema: Value = serde_json::from_str(def.views[0].schema).unwrap();
+        let groups: Vec<Value> = ids.iter().map(|id| json!({"required": [id]})).collect();
+        assert_eq!(schema["oneOf"], Value::Array(groups), "{tool}");
+    }
+    // One id of each goes out as its camelCase variable, the rest left out.
+    sends(
+        "linear_reactions_create",
+        json!({"emoji": "eyes", "project_update_id": "pu1"}),
+        json!({"emoji": "eyes", "projectUpdateId": "pu1"}),
+    )
+    .await;
+    sends(
+        "linear_favorites_create",
+        json!({"folder_name": "Launch", "parent_id": "f0"}),
+        json!({"folderName": "Launch", "parentId": "f0"}),
+    )
+    .await;
+    sends(
+        "linear_notifications_mark_unread",
+        json!({"id": "n1"}),
+        json!({"id": "n1"}),
+    )
+    .await;
+    sends(
+        "linear_customer_needs_create",
+        json!({"customer_id": "cu1", "project_id": "p1", "body": "Needs SSO"}),
+        json!({"customerId": "cu1", "projectId": "p1", "body": "Needs SSO"}),
+    )
+    .await;
+}
+
 #[tokio::test]
 async fn linear_new_filters_reach_the_wire_in_camel_case() {
     let cases = [

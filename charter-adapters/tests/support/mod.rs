@@ -657,6 +657,7 @@ macro_rules! demo_tool {
                 fields: &[string_field($field, $field_description)],
             },
             require_one_of: &[],
+            require_exactly_one_of: &[],
             views: &[
                 View {
                     key: ViewKey::Default,

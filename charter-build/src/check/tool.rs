@@ -170,7 +170,8 @@ impl Cx<'_> {
         {
             s.err(t.loc, "`timeout_ms: 0` would fail every call: remove it for the default or give milliseconds");
         }
-        require_one_of(s, tool);
+        groups(s, tool, "require_one_of", &tool.require_one_of);
+        groups(s, tool, "require_exactly_one_of", &tool.require_exactly_one_of);
     }
 
     /// Body parameters against the method and the encoding, and the GraphQL document.
@@ -453,14 +454,14 @@ impl Cx<'_> {
     }
 }
 
-/// `require_one_of`: at least two groups, each naming optional parameters of this tool, none
-/// empty or repeated (a required parameter or a single group would just be `required: true`).
-fn require_one_of(s: &mut Sink, tool: &Tool) {
-    let groups = &tool.require_one_of;
+/// `require_one_of` / `require_exactly_one_of` (`key`): at least two groups, each naming
+/// optional parameters of this tool, none empty or repeated (a required parameter or a single
+/// group would just be `required: true`).
+fn groups(s: &mut Sink, tool: &Tool, key: &str, groups: &[Sp<Vec<Sp<String>>>]) {
     if groups.len() == 1 {
         s.err(
             groups[0].loc,
-            "`require_one_of` with one group is `required: true` on its parameters: give two groups or more",
+            format!("`{key}` with one group is `required: true` on its parameters: give two groups or more"),
         );
     }
     let mut seen: Vec<Vec<&str>> = Vec::new();
@@ -468,7 +469,7 @@ fn require_one_of(s: &mut Sink, tool: &Tool) {
         if g.value.is_empty() {
             s.err(
                 g.loc,
-                "empty group in `require_one_of`: name at least one parameter",
+                format!("empty group in `{key}`: name at least one parameter"),
             );
             continue;
         }
@@ -477,14 +478,14 @@ fn require_one_of(s: &mut Sink, tool: &Tool) {
                 None => s.err(
                     name.loc,
                     format!(
-                        "`require_one_of` names `{}`, which is not a parameter of tool `{}`",
+                        "`{key}` names `{}`, which is not a parameter of tool `{}`",
                         name.value, tool.name.value
                     ),
                 ),
                 Some(p) if p.spec.is_required() => s.err(
                     name.loc,
                     format!(
-                        "`{}` is required already: a `require_one_of` group names optional parameters",
+                        "`{}` is required already: a `{key}` group names optional parameters",
                         name.value
                     ),
                 ),
@@ -494,7 +495,7 @@ fn require_one_of(s: &mut Sink, tool: &Tool) {
         let mut names: Vec<&str> = g.value.iter().map(|n| n.value.as_str()).collect();
         names.sort_unstable();
         if seen.contains(&names) {
-            s.err(g.loc, "this `require_one_of` group is listed twice");
+            s.err(g.loc, format!("this `{key}` group is listed twice"));
         }
         seen.push(names);
     }

@@ -218,6 +218,8 @@ pub struct Tool {
     pub timeout_ms: Option<Sp<u32>>,
     /// `require_one_of`: "at least one of" groups of top-level parameter names.
     pub require_one_of: Vec<Sp<Vec<Sp<String>>>>,
+    /// `require_exactly_one_of`: "exactly one of" groups of top-level parameter names.
+    pub require_exactly_one_of: Vec<Sp<Vec<Sp<String>>>>,
     /// `redirects`.
     pub redirects: Option<Sp<u8>>,
     /// `response.keep`.

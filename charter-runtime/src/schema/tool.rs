@@ -43,6 +43,7 @@ pub const fn tool_def<T: Tool>(pack: &'static str, name: &'static str) -> ToolDe
         mode: T::MODE,
         input: T::INPUT,
         require_one_of: &[],
+        require_exactly_one_of: &[],
         views: T::VIEWS,
         search: T::SEARCH,
         exec: Exec::Rust(T::HANDLER),

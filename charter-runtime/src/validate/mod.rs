@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 
 use formats::format_expected;
 pub use formats::format_ok;
-pub use groups::unmet_groups;
+pub use groups::{unmet_exactly_one, unmet_groups};
 use numbers::{INTEGER_RANGE, exact_integer, is_whole};
 use spread::spread_collisions;
 pub use text::{clip, describe, got, json_kind};
@@ -235,7 +235,10 @@ pub fn prepare_arguments(
     }
     if let Value::Object(map) = &arguments {
         let given = |name: &str| map.contains_key(name) || narrowed.iter().any(|(n, _)| *n == name);
-        if let Some(issue) = unmet_groups(tool.require_one_of, given) {
+        if let Some(issue) = unmet_groups(tool.require_one_of, &given) {
+            walk.issues.push(issue);
+        }
+        if let Some(issue) = unmet_exactly_one(tool.require_exactly_one_of, &given) {
             walk.issues.push(issue);
         }
         walk.issues

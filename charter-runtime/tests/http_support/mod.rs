@@ -318,6 +318,7 @@ pub const fn tool(
         mode: None,
         input: fields,
         require_one_of: &[],
+        require_exactly_one_of: &[],
         views: &[],
         search: SearchData {
             description_lc: "a tool.",

@@ -82,6 +82,7 @@ const TOOL_KEYS: &[&str] = &[
     "hints",
     "timeout_ms",
     "require_one_of",
+    "require_exactly_one_of",
     "redirects",
     "response",
     "headers",
@@ -303,6 +304,7 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
         hints: Vec::new(),
         timeout_ms: None,
         require_one_of: Vec::new(),
+        require_exactly_one_of: Vec::new(),
         redirects: None,
         keep: Vec::new(),
         pagination: None,
@@ -352,7 +354,8 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
                     .unwrap_or_default()
             }
             "timeout_ms" => t.timeout_ms = whole(s, value, key, u32::MAX),
-            "require_one_of" => t.require_one_of = groups(s, value),
+            "require_one_of" => t.require_one_of = groups(s, value, key),
+            "require_exactly_one_of" => t.require_exactly_one_of = groups(s, value, key),
             "redirects" => t.redirects = whole(s, value, key, u8::MAX),
             "response" => response(s, value, &mut t),
             "headers" => t.headers = string_pairs(s, value, "headers"),
@@ -363,13 +366,14 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
     Some(t)
 }
 
-/// `require_one_of: [[a], [b, c]]`: a list of groups, each a list of parameter names.
-fn groups(s: &mut Sink, node: &Node) -> Vec<Sp<Vec<Sp<String>>>> {
+/// `require_one_of` / `require_exactly_one_of: [[a], [b, c]]`: a list of groups, each a list of
+/// parameter names.
+fn groups(s: &mut Sink, node: &Node, key: &str) -> Vec<Sp<Vec<Sp<String>>>> {
     let Value::Seq(items) = &node.value else {
         s.err(
             node.loc,
             format!(
-                "`require_one_of` must be a list of parameter-name lists (`[[reviewers], [team_reviewers]]`), found {}",
+                "`{key}` must be a list of parameter-name lists (`[[reviewers], [team_reviewers]]`), found {}",
                 node.value.kind()
             ),
         );
@@ -377,7 +381,7 @@ fn groups(s: &mut Sink, node: &Node) -> Vec<Sp<Vec<Sp<String>>>> {
     };
     items
         .iter()
-        .filter_map(|item| string_list(s, item, "require_one_of"))
+        .filter_map(|item| string_list(s, item, key))
         .collect()
 }
 
