@@ -93,6 +93,11 @@ pub fn terms(text: &str) -> impl Iterator<Item = String> + '_ {
 /// Words that look inflected and are not (`news` is not the plural of `new`).
 const UNSTEMMED: &[&str] = &["news", "series", "species"];
 
+/// Endings of plurals of words ending in `i` (`emojis`, `wikis`, `APIs`, `KPIs`): a word ending
+/// in `is` keeps its `s` (`analysis`, `this`, `axis`, `tennis`), except after these letters,
+/// after which English has almost no `-is` singular.
+const PLURAL_IS: &[&str] = &["jis", "kis", "pis"];
+
 /// A small suffix stemmer for lowercase English words, applied identically to tool text at build
 /// time and to queries: plurals (`issues`, `branches`, `entries`), `-ing` and `-ed` forms and a
 /// final silent `e` all reduce to one stem, so `create`, `creates`, `created` and `creating`
@@ -125,7 +130,11 @@ pub fn stem(word: &str) -> String {
         .map(|(b, suffix)| format!("{b}{}", &suffix[..suffix.len() - 2]))
     {
         w = base;
-    } else if w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is") {
+    } else if w.ends_with('s')
+        && !w.ends_with("ss")
+        && !w.ends_with("us")
+        && (!w.ends_with("is") || PLURAL_IS.iter().any(|p| w.ends_with(p)))
+    {
         w.pop();
     }
     // -ly, -ction, -ee on long words: `recently`/`recent`, `extraction`/`extract`,
@@ -259,7 +268,12 @@ impl ToolTerms {
 /// Verbs that make a tool the plain operation on its resource (`events_list`, `issues_get`,
 /// `customers_create`) rather than a variant of it (`events_import`, `pulls_list_files`):
 /// ToolSearch prefers the plain tool when two tools score the same.
-pub const PLAIN_VERBS: &[&str] = &["create", "get", "insert", "list", "retrieve", "search"];
+///
+/// `add` is the create verb of APIs that attach one thing to another (`reactions_add`,
+/// `pins_add`, `tags_add`): adding is what creating one of those is.
+pub const PLAIN_VERBS: &[&str] = &[
+    "add", "create", "get", "insert", "list", "retrieve", "search",
+];
 
 /// Verbs that change or remove one item of a resource (`customers_delete`, `events_patch`).
 pub const ITEM_VERBS: &[&str] = &["delete", "edit", "modify", "patch", "remove", "update"];
@@ -343,6 +357,11 @@ mod tests {
             assert_eq!(stem(w), w);
         }
         assert_eq!(stem("prs"), "pr");
+        assert_eq!(stem("emojis"), "emoji");
+        assert_eq!(stem("wikis"), "wiki");
+        assert_eq!(stem("apis"), "api");
+        assert_eq!(stem("analysis"), "analysis");
+        assert_eq!(stem("this"), "this");
         assert_eq!(stem("ids"), "id");
         assert_eq!(stem("urls"), "url");
     }
@@ -385,7 +404,7 @@ mod tests {
     #[test]
     fn plurals() {
         for w in [
-            "issues", "prs", "entries", "branches", "ids", "details", "messages",
+            "issues", "prs", "entries", "branches", "ids", "details", "messages", "emojis",
         ] {
             assert!(is_plural(w), "{w}");
         }
@@ -399,6 +418,7 @@ mod tests {
     #[test]
     fn variant_tiers() {
         assert_eq!(variant_tier("events_list"), 0);
+        assert_eq!(variant_tier("reactions_add"), 0);
         assert_eq!(variant_tier("payment_intents_create"), 0);
         assert_eq!(variant_tier("search"), 0);
         assert_eq!(variant_tier("customers_delete"), 1);
