@@ -248,22 +248,29 @@ fn invert(flat: Vec<(u32, u32, Fields)>, terms: usize) -> (Vec<u32>, Vec<Posting
     (starts, postings, df)
 }
 
-/// The stems of a query's words (stop words and single letters dropped), and whether any word
-/// is a plural (which asks for a list).
-fn query_stems(words: &[String]) -> (Vec<String>, bool) {
+/// The stems of a query's words (stop words and single letters dropped), whether any word is a
+/// plural (which asks for a list), and whether the first word can be an imperative verb: typed
+/// bare, neither a plural nor an `-ed` form. `scheduled messages` and `archived channels` name
+/// things; only `schedule a message` asks for the tool whose description opens "Schedule".
+fn query_stems(words: &[String]) -> (Vec<String>, bool, bool) {
     let mut stems: Vec<String> = Vec::new();
     let mut plural = false;
+    let mut verb = false;
     for word in words {
         for w in charter_terms::words(word) {
             let lower = w.to_lowercase();
             if lower.chars().count() < 2 || charter_terms::is_stop_word(&lower) {
                 continue;
             }
-            plural |= charter_terms::is_plural(&lower);
+            let is_plural = charter_terms::is_plural(&lower);
+            if stems.is_empty() {
+                verb = !is_plural && !lower.ends_with("ed");
+            }
+            plural |= is_plural;
             stems.push(charter_terms::stem(&lower));
         }
     }
-    (stems, plural)
+    (stems, plural, verb)
 }
 
 impl TermIndex {
@@ -440,7 +447,7 @@ impl TermIndex {
         limit: usize,
     ) -> Vec<usize> {
         let count = self.variant.len();
-        let (stems, plural) = query_stems(words);
+        let (stems, plural, verb) = query_stems(words);
         let passes_k = |k: usize| passes.is_none_or(|p| p[k]);
         if stems.is_empty() {
             // Only `+term`s (or nothing usable): the filter alone, plain tools first.
@@ -484,7 +491,7 @@ impl TermIndex {
             for (alt, _) in alternatives.into_iter().flatten() {
                 named.extend(alt.iter().filter_map(|t| self.ids.get(t.as_str()).copied()));
             }
-            let lead = if i == 0 { LEAD } else { 0.0 };
+            let lead = if i == 0 && verb { LEAD } else { 0.0 };
             // The slot's score for a candidate: its best reading, the words typed or one of
             // their synonyms.
             self.score_phrase(literal, 1.0, lead, &mut best, &mut slot_touched);
@@ -607,6 +614,16 @@ mod tests {
             0.0,
             "the lead word is a bonus, not a field"
         );
+    }
+
+    #[test]
+    fn only_a_bare_first_word_is_a_lead_verb() {
+        let verb = |q: &str| query_stems(&q.split(' ').map(str::to_owned).collect::<Vec<_>>()).2;
+        assert!(verb("schedule a message"));
+        assert!(verb("the refund"), "stop words are skipped");
+        assert!(!verb("scheduled messages"));
+        assert!(!verb("archived channel"));
+        assert!(!verb("issues"));
     }
 
     #[test]
