@@ -17,10 +17,10 @@
 //!   imperative verb a description opens with: "Comment on an issue", "Share a calendar");
 //! - the slots' scores add up, times the number of slots matched (coordination: a tool
 //!   matching both words of `payment history` beats one matching `history` alone);
-//! - a tool whose resource (the first word of its own name) the query names gains a little
-//!   ([`RESOURCE`]), and a list or search tool gains when the query holds a plural
-//!   ([`PLURAL_LIST`]); a tool one of whose multi-word hints the query holds whole gains too
-//!   ([`HINT_PHRASE`]).
+//! - a tool whose resource (the words of its own name up to the first plural) the query names
+//!   whole gains a little ([`RESOURCE`]), and a list or search tool gains when the query holds
+//!   a plural ([`PLURAL_LIST`]); a tool one of whose multi-word hints the query holds whole
+//!   gains too ([`HINT_PHRASE`]).
 //!
 //! Ties go, in order, to the plain list/get/create of a resource over its variants (then the
 //! plain update/delete of one item), to the kind of tool the query asks for (a plural asks for a
@@ -60,9 +60,11 @@ const SYNONYM: f32 = 0.9;
 /// What a term reached through a one-way entry (`new` read as `create`) counts.
 const BROADER: f32 = 0.8;
 
-/// What a tool gains (a factor) when the query names its resource, the first word of its own
-/// name (`pulls` in `pulls_submit_review` for `approve the PR`): the query says what it acts on,
-/// and a tool about something else that merely shares the verb (`runs_approve`) answers less.
+/// What a tool gains (a factor) when the query names its resource whole, the words of its own
+/// name up to the first plural (`pulls` in `pulls_submit_review` for `approve the PR`): the
+/// query says what it acts on, and a tool about something else that merely shares the verb
+/// (`runs_approve`) answers less. The whole of it: `rename a project` names the resource of
+/// `projects_update`, not that of `project_updates_create` or `project_milestones_update`.
 const RESOURCE: f32 = 1.05;
 
 /// What a list or search tool gains (a factor) when the query holds a plural (`open pull
@@ -200,8 +202,8 @@ pub(super) struct TermIndex {
     /// Per candidate: whether it lists or searches a collection (`_list` in its name, or a
     /// trailing `_search`).
     lister: Vec<bool>,
-    /// Per candidate: the term id of its resource, the first word of its own name.
-    resource: Vec<u32>,
+    /// Per candidate: the term ids of its resource ([`resource_words`]).
+    resource: Vec<Box<[u32]>>,
     /// Multi-word hints by their first term.
     hint_phrases: Map<u32, Vec<HintPhrase>>,
     synonyms: Synonyms,
@@ -271,6 +273,18 @@ fn query_stems(words: &[String]) -> (Vec<String>, bool, bool) {
         }
     }
     (stems, plural, verb)
+}
+
+/// The words of a tool's name that say what it acts on: up to its first plural
+/// (`project_updates_list` acts on project updates, not on projects; `pulls_submit_review` on
+/// pulls), else its first word (`order_get`, `dnd_set_snooze`).
+fn resource_words(tool: &str) -> impl Iterator<Item = &str> {
+    let parts: Vec<&str> = tool.split('_').collect();
+    let end = parts
+        .iter()
+        .position(|p| charter_terms::is_plural(p))
+        .map_or(1, |i| i + 1);
+    parts.into_iter().take(end)
 }
 
 impl TermIndex {
@@ -355,11 +369,12 @@ impl TermIndex {
                         .push((k32, rest.into()));
                 }
             }
-            let first_word = c.tool.split('_').next().unwrap_or_default();
-            resource.push(match charter_terms::terms(first_word).next() {
-                Some(term) => id_of(Cow::Owned(term), &mut ids),
-                None => u32::MAX,
-            });
+            resource.push(
+                resource_words(c.tool)
+                    .flat_map(charter_terms::terms)
+                    .map(|t| id_of(Cow::Owned(t), &mut ids))
+                    .collect(),
+            );
         }
         let (starts, postings, df) = invert(flat, ids.len());
         let n = count as f32;
@@ -530,7 +545,8 @@ impl TermIndex {
         for k in &hit {
             let k = *k as usize;
             total[k] *= f32::from(matched[k]);
-            if named.contains(&self.resource[k]) {
+            let resource = &self.resource[k];
+            if !resource.is_empty() && resource.iter().all(|t| named.contains(t)) {
                 total[k] *= RESOURCE;
             }
             if plural && self.lister[k] {
@@ -624,6 +640,15 @@ mod tests {
         assert!(!verb("scheduled messages"));
         assert!(!verb("archived channel"));
         assert!(!verb("issues"));
+    }
+
+    #[test]
+    fn a_resource_runs_to_the_first_plural() {
+        let words = |tool: &str| resource_words(tool).collect::<Vec<_>>();
+        assert_eq!(words("pulls_submit_review"), ["pulls"]);
+        assert_eq!(words("project_updates_create"), ["project", "updates"]);
+        assert_eq!(words("order_get"), ["order"]);
+        assert_eq!(words("search"), ["search"]);
     }
 
     #[test]
