@@ -644,7 +644,7 @@ mod tests {
 
     #[test]
     fn a_resource_runs_to_the_first_plural() {
-        let words = |tool: &str| resource_words(tool).collect::<Vec<_>>();
+        let words = |tool: &'static str| resource_words(tool).collect::<Vec<_>>();
         assert_eq!(words("pulls_submit_review"), ["pulls"]);
         assert_eq!(words("project_updates_create"), ["project", "updates"]);
         assert_eq!(words("order_get"), ["order"]);
