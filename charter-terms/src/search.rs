@@ -270,7 +270,8 @@ impl ToolTerms {
 /// ToolSearch prefers the plain tool when two tools score the same.
 ///
 /// `add` is the create verb of APIs that attach one thing to another (`reactions_add`,
-/// `pins_add`, `tags_add`): adding is what creating one of those is.
+/// `pins_add`, `tags_add`): adding is what creating one of those is, when it follows the
+/// resource directly (`events_quick_add` is a variant).
 pub const PLAIN_VERBS: &[&str] = &[
     "add", "create", "get", "insert", "list", "retrieve", "search",
 ];
@@ -282,8 +283,10 @@ pub const ITEM_VERBS: &[&str] = &["delete", "edit", "modify", "patch", "remove",
 /// plain list/get/create/search ([`PLAIN_VERBS`]), 1 for the plain update/delete of one item
 /// ([`ITEM_VERBS`]), 2 for anything else (`events_import`, `customers_delete_discount`).
 pub fn variant_tier(tool: &str) -> u8 {
-    let last = tool.rsplit_once('_').map_or(tool, |(_, last)| last);
-    if !tool.contains('_') || PLAIN_VERBS.contains(&last) {
+    let (rest, last) = tool.rsplit_once('_').unwrap_or(("", tool));
+    let before = rest.rsplit('_').next().unwrap_or_default();
+    let plain = PLAIN_VERBS.contains(&last) && (last != "add" || is_plural(before));
+    if !tool.contains('_') || plain {
         0
     } else if ITEM_VERBS.contains(&last) {
         1
@@ -419,6 +422,7 @@ mod tests {
     fn variant_tiers() {
         assert_eq!(variant_tier("events_list"), 0);
         assert_eq!(variant_tier("reactions_add"), 0);
+        assert_eq!(variant_tier("events_quick_add"), 2);
         assert_eq!(variant_tier("payment_intents_create"), 0);
         assert_eq!(variant_tier("search"), 0);
         assert_eq!(variant_tier("customers_delete"), 1);
