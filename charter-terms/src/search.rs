@@ -279,6 +279,45 @@ pub const PLAIN_VERBS: &[&str] = &[
 /// Verbs that change or remove one item of a resource (`customers_delete`, `events_patch`).
 pub const ITEM_VERBS: &[&str] = &["delete", "edit", "modify", "patch", "remove", "update"];
 
+/// Verbs that change something: a tool whose name holds one writes (`issues_update`,
+/// `cycles_start_today`, `pulls_merge`); a tool whose name holds none reads (`issues_history`,
+/// `pulls_check_merged`, `users_get_presence`). A question (`when does the sprint end`, `is
+/// the PR merged`) asks to read.
+pub const WRITE_VERBS: &[&str] = &[
+    "accept", "add", "append", "approve", "archive", "attach", "cancel", "capture", "clear",
+    "close", "complete", "confirm", "copy", "create", "deactivate", "decline", "delete", "detach",
+    "disable", "dismiss", "dispatch", "edit", "enable", "execute", "expire", "finalize", "follow",
+    "fork", "forward", "hide", "hold", "import", "insert", "invite", "join", "kick", "leave",
+    "lock", "mark", "merge", "modify", "move", "open", "patch", "pay", "pin", "ping", "post",
+    "push", "put", "remove", "rename", "renew", "replace", "reply", "request", "rerequest",
+    "rerun", "resolve", "resume", "reverse", "send", "set", "snooze", "star", "start", "stop",
+    "submit", "subscribe", "sync", "transfer", "trash", "unarchive", "unfollow", "unhide",
+    "unlock", "unpin", "unresolve", "unstar", "unsubscribe", "untrash", "update", "upload",
+    "verify", "void", "watch",
+];
+
+/// Whether a tool's own name holds a verb that changes something ([`WRITE_VERBS`]).
+pub fn writes(tool: &str) -> bool {
+    tool.split('_').any(|p| WRITE_VERBS.binary_search(&p).is_ok())
+}
+
+/// Words that open a question: a query opening with one asks to read, not to change. `how`
+/// and `can` are left out: `how do I cancel`, `can you refund` ask for the action.
+pub const QUESTION_WORDS: &[&str] = &[
+    "are", "did", "do", "does", "has", "have", "is", "was", "were", "what", "whats", "when",
+    "where", "which", "who", "whose", "why",
+];
+
+/// Whether a query's first word opens a question (`what's` counts as `whats`).
+pub fn is_question(first_word: &str) -> bool {
+    let w: String = first_word
+        .chars()
+        .filter(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_lowercase();
+    QUESTION_WORDS.binary_search(&w.as_str()).is_ok()
+}
+
 /// How far a tool name is from the plain operation on its resource, for tie-breaks: 0 for the
 /// plain list/get/create/search ([`PLAIN_VERBS`]), 1 for the plain update/delete of one item
 /// ([`ITEM_VERBS`]), 2 for anything else (`events_import`, `customers_delete_discount`).
@@ -416,6 +455,15 @@ mod tests {
         ] {
             assert!(!is_plural(w), "{w}");
         }
+    }
+
+    #[test]
+    fn writers_and_questions() {
+        assert!(WRITE_VERBS.windows(2).all(|w| w[0] < w[1]));
+        assert!(QUESTION_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(writes("cycles_update") && writes("pulls_merge") && writes("tags_add"));
+        assert!(!writes("issues_history") && !writes("pulls_check_merged"));
+        assert!(is_question("When") && is_question("what's") && !is_question("close"));
     }
 
     #[test]

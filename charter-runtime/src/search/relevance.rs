@@ -75,6 +75,12 @@ const PLURAL_LIST: f32 = 1.15;
 /// (`thread replies`, `share calendar`): the pack author wrote the words users say for it.
 const HINT_PHRASE: f32 = 1.1;
 
+/// What a tool that changes nothing gains (a factor) when the query is a question (`when does
+/// the sprint end`, `is the PR merged`, `who changed this file`): a question asks to read, and
+/// the tools that share its words and write (`cycles_update` for `end`, `pulls_merge` for
+/// `merged`) answer it less.
+const QUESTION_READ: f32 = 1.25;
+
 /// Inverse document frequency (the BM25 form, always positive) of a term `df` of `n` tools hold.
 fn idf(n: f32, df: u32) -> f32 {
     let d = df as f32;
@@ -202,6 +208,8 @@ pub(super) struct TermIndex {
     /// Per candidate: whether it lists or searches a collection (`_list` in its name, or a
     /// trailing `_search`).
     lister: Vec<bool>,
+    /// Per candidate: whether its name holds a verb that changes something.
+    writer: Vec<bool>,
     /// Per candidate: the term ids of its resource ([`resource_words`]).
     resource: Vec<Box<[u32]>>,
     /// Multi-word hints by their first term.
@@ -298,6 +306,7 @@ impl TermIndex {
         let mut variant = Vec::with_capacity(count);
         let mut name_len = Vec::with_capacity(count);
         let mut lister = Vec::with_capacity(count);
+        let mut writer = Vec::with_capacity(count);
         let mut resource = Vec::with_capacity(count);
         let mut hint_phrases: Map<u32, Vec<HintPhrase>> = Map::default();
         let id_of = |term: Cow<'static, str>, ids: &mut Map<Cow<'static, str>, u32>| -> u32 {
@@ -356,6 +365,7 @@ impl TermIndex {
             variant.push(charter_terms::variant_tier(c.tool));
             name_len.push(c.tool.len().min(u16::MAX as usize) as u16);
             lister.push(c.tool.split('_').any(|p| p == "list") || c.tool.ends_with("_search"));
+            writer.push(charter_terms::writes(c.tool));
             for hint in c.hints {
                 let ids_of: Vec<u32> = charter_terms::terms(hint)
                     .map(|t| id_of(Cow::Owned(t), &mut ids))
@@ -386,6 +396,7 @@ impl TermIndex {
             variant,
             name_len,
             lister,
+            writer,
             resource,
             hint_phrases,
             synonyms: Synonyms::parse(SYNONYMS),
@@ -463,6 +474,7 @@ impl TermIndex {
     ) -> Vec<usize> {
         let count = self.variant.len();
         let (stems, plural, verb) = query_stems(words);
+        let question = words.first().is_some_and(|w| charter_terms::is_question(w));
         let passes_k = |k: usize| passes.is_none_or(|p| p[k]);
         if stems.is_empty() {
             // Only `+term`s (or nothing usable): the filter alone, plain tools first.
@@ -548,6 +560,9 @@ impl TermIndex {
             let resource = &self.resource[k];
             if !resource.is_empty() && resource.iter().all(|t| named.contains(t)) {
                 total[k] *= RESOURCE;
+            }
+            if question && !self.writer[k] {
+                total[k] *= QUESTION_READ;
             }
             if plural && self.lister[k] {
                 total[k] *= PLURAL_LIST;
