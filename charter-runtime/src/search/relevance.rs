@@ -210,7 +210,7 @@ pub(super) struct TermIndex {
     lister: Vec<bool>,
     /// Per candidate: whether its name holds a verb that changes something.
     writer: Vec<bool>,
-    /// Per candidate: the term ids of its resource ([`resource_words`]).
+    /// Per candidate: the term ids of its resource ([`resource_terms`]).
     resource: Vec<Box<[u32]>>,
     /// Multi-word hints by their first term.
     hint_phrases: Map<u32, Vec<HintPhrase>>,
@@ -283,16 +283,27 @@ fn query_stems(words: &[String]) -> (Vec<String>, bool, bool) {
     (stems, plural, verb)
 }
 
-/// The words of a tool's name that say what it acts on: up to its first plural
+/// The terms of the words of a tool's name that say what it acts on: up to its first plural
 /// (`project_updates_list` acts on project updates, not on projects; `pulls_submit_review` on
 /// pulls), else its first word (`order_get`, `dnd_set_snooze`).
-fn resource_words(tool: &str) -> impl Iterator<Item = &str> {
-    let parts: Vec<&str> = tool.split('_').collect();
-    let end = parts
-        .iter()
-        .position(|p| charter_terms::is_plural(p))
-        .map_or(1, |i| i + 1);
-    parts.into_iter().take(end)
+///
+/// Each word is stemmed once: a word ending in `s` that its stem shortens is a plural
+/// (`updates`, `pulls`; not `status` or `news`), which is what [`charter_terms::is_plural`]
+/// says at a third of the cost, for the index is built on a session's first query.
+fn resource_terms(tool: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in tool.split('_') {
+        let Some(term) = charter_terms::terms(word).next() else {
+            continue;
+        };
+        let plural = word.ends_with('s') && term.len() < word.len();
+        out.push(term);
+        if plural {
+            return out;
+        }
+    }
+    out.truncate(1);
+    out
 }
 
 impl TermIndex {
@@ -380,8 +391,8 @@ impl TermIndex {
                 }
             }
             resource.push(
-                resource_words(c.tool)
-                    .flat_map(charter_terms::terms)
+                resource_terms(c.tool)
+                    .into_iter()
                     .map(|t| id_of(Cow::Owned(t), &mut ids))
                     .collect(),
             );
@@ -659,11 +670,15 @@ mod tests {
 
     #[test]
     fn a_resource_runs_to_the_first_plural() {
-        let words = |tool: &'static str| resource_words(tool).collect::<Vec<_>>();
-        assert_eq!(words("pulls_submit_review"), ["pulls"]);
-        assert_eq!(words("project_updates_create"), ["project", "updates"]);
-        assert_eq!(words("order_get"), ["order"]);
-        assert_eq!(words("search"), ["search"]);
+        assert_eq!(resource_terms("pulls_submit_review"), ["pull"]);
+        assert_eq!(
+            resource_terms("project_updates_create"),
+            ["project", "updat"]
+        );
+        assert_eq!(resource_terms("order_get"), ["order"]);
+        assert_eq!(resource_terms("commits_get_status"), ["commit"]);
+        assert_eq!(resource_terms("status_get"), ["status"]);
+        assert_eq!(resource_terms("search"), ["search"]);
     }
 
     #[test]
