@@ -292,10 +292,15 @@ fn query_stems(words: &[String]) -> (Vec<String>, bool, bool) {
 /// says at a third of the cost, for the index is built on a session's first query.
 fn resource_terms(tool: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut first = true;
     for word in tool.split('_') {
-        let Some(term) = charter_terms::terms(word).next() else {
-            continue;
-        };
+        let term = charter_terms::terms(word).next();
+        if first && term.is_none() {
+            // A first word that is no term (`about_get`) names no resource.
+            return out;
+        }
+        first = false;
+        let Some(term) = term else { continue };
         let plural = word.ends_with('s') && term.len() < word.len();
         out.push(term);
         if plural {
@@ -679,6 +684,7 @@ mod tests {
         assert_eq!(resource_terms("commits_get_status"), ["commit"]);
         assert_eq!(resource_terms("status_get"), ["status"]);
         assert_eq!(resource_terms("search"), ["search"]);
+        assert!(resource_terms("about_get").is_empty());
     }
 
     #[test]
