@@ -3,7 +3,7 @@
 # (1000) making CALLS tool calls each (20), ROUNDS times (3), against a 127.0.0.1 API stub, with
 # the server's limits on (its defaults; SERVER_FLAGS adds flags). Prints, per round: ramp-up,
 # calls/s, p50/p99 latency, lost and mixed-up answers (each call must get its own input back), and
-# the server's RSS with the sessions open and SETTLE_SECS (65) after they closed. Bounded by
+# the server's RSS with the sessions open and SETTLE_SECS (80) after they closed. Bounded by
 # DEADLINE_SECS (600).
 #
 #   bench/http-load.sh

@@ -4,11 +4,12 @@
 //!
 //! Every call asks for its own issue number and must get that number back (0 lost, 0 mixed up);
 //! the server's resident memory is read from `/proc/<pid>/status` after each round's sessions
-//! close; p50/p99 latency and throughput are printed. Bounded in count (`SESSIONS` x `CALLS` x
+//! close, beside the live heap the server itself reports once it has handed freed memory back
+//! (`charter_mcp::server::memory`, at debug level); p50/p99 latency and throughput are printed. Bounded in count (`SESSIONS` x `CALLS` x
 //! `ROUNDS`) and time (`DEADLINE_SECS`); a figure, not a pass/fail timing.
 //!
 //! Environment: `CHARTER_BIN` (the `charter` binary), `SESSIONS` (1000), `CALLS` (per session
-//! per round, 20), `ROUNDS` (3), `SETTLE_SECS` (65, the wait after closing before
+//! per round, 20), `ROUNDS` (3), `SETTLE_SECS` (80, the wait after closing before
 //! memory is read), `DEADLINE_SECS` (600), `SERVER_FLAGS` (extra flags).
 
 use std::process::Stdio;
@@ -56,6 +57,19 @@ async fn api() -> String {
     url
 }
 
+/// The live heap the server last reported after handing freed memory back (bytes; 0 before the
+/// first report). The server logs it at debug level from `charter_mcp::server::memory`.
+static HEAP_IN_USE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+fn heap_report(line: &str) -> Option<u64> {
+    let at = line.find("heap_in_use=")? + "heap_in_use=".len();
+    let digits: String = line[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
 async fn spawn_server(api: &str) -> (tokio::process::Child, String) {
     let bin = std::env::var("CHARTER_BIN").unwrap_or_else(|_| "target/release/charter".into());
     let extra = std::env::var("SERVER_FLAGS").unwrap_or_default();
@@ -64,6 +78,10 @@ async fn spawn_server(api: &str) -> (tokio::process::Child, String) {
         .args(extra.split_whitespace())
         .env("CHARTER_GITHUB_BASE_URL", api)
         .env("GITHUB_TOKEN", "ghp_load_token")
+        .env(
+            "RUST_LOG",
+            "warn,charter_mcp=info,charter_mcp::server::memory=debug",
+        )
         .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -90,6 +108,9 @@ async fn spawn_server(api: &str) -> (tokio::process::Child, String) {
             .map(|n| n > 0)
             .unwrap_or(false)
         {
+            if let Some(bytes) = heap_report(&sink) {
+                HEAP_IN_USE.store(bytes, Ordering::Relaxed);
+            }
             sink.clear();
         }
     });
@@ -167,7 +188,7 @@ async fn main() {
     let calls = env_num("CALLS", 20);
     let rounds = env_num("ROUNDS", 3);
     let deadline = Duration::from_secs(env_num("DEADLINE_SECS", 600));
-    let settle = env_num("SETTLE_SECS", 65);
+    let settle = env_num("SETTLE_SECS", 80);
     let api = api().await;
     let (mut child, url) = spawn_server(&api).await;
     let pid = child.id().expect("running");
@@ -195,6 +216,7 @@ async fn main() {
             // rmcp keeps a closed session's completed answers for a minute: wait that out.
             tokio::time::sleep(Duration::from_secs(settle)).await;
             let closed_rss = rss_kib(pid);
+            let live_heap = HEAP_IN_USE.load(Ordering::Relaxed) / 1024;
             let mut latencies: Vec<Duration> = tallies
                 .iter()
                 .flat_map(|t| t.latencies.iter().copied())
@@ -207,7 +229,8 @@ async fn main() {
                 "round {round}: {sessions} sessions opened in {ramp:.2?} ({} refusals waited out), \
                  {total} calls in {elapsed:.2?} = {:.0} calls/s, p50 {:.1?}, p99 {:.1?}, \
                  lost {lost}, mixed up {mixed}; server RSS {open_rss} KiB with sessions open, \
-                 {busy_rss} KiB after the calls, {closed_rss} KiB {settle} s after they closed",
+                 {busy_rss} KiB after the calls, {closed_rss} KiB {settle} s after they closed \
+                 (live heap {live_heap} KiB)",
                 refused.load(Ordering::Relaxed),
                 total as f64 / elapsed.as_secs_f64(),
                 percentile(&latencies, 0.50),

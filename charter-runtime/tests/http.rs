@@ -1805,3 +1805,93 @@ async fn a_base_url_left_to_run_time_is_required_by_name() {
     call(&exec, &RUNTIME_URL_TOOL, json!({})).await.unwrap();
     assert_eq!(server.only().path, "/things");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Connection reuse.
+
+/// An API on 127.0.0.1 that counts its open connections and answers nobody until `burst`
+/// requests are in, so a burst of calls holds that many connections at once.
+async fn counting_api(burst: usize) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let open = Arc::new(AtomicUsize::new(0));
+    let arrived = Arc::new(AtomicUsize::new(0));
+    let counted = open.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            let (open, arrived) = (counted.clone(), arrived.clone());
+            open.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 1024];
+                loop {
+                    // One request: a DELETE without a body ends at its blank line.
+                    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match socket.read(&mut chunk).await {
+                            Ok(0) | Err(_) => {
+                                open.fetch_sub(1, Ordering::SeqCst);
+                                return;
+                            }
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                    }
+                    buf.clear();
+                    arrived.fetch_add(1, Ordering::SeqCst);
+                    while arrived.load(Ordering::SeqCst) < burst {
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                    }
+                    let reply = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                                 content-length: 11\r\n\r\n{\"ok\":true}";
+                    if socket.write_all(reply.as_bytes()).await.is_err() {
+                        open.fetch_sub(1, Ordering::SeqCst);
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (base, open)
+}
+
+/// Waits (up to 5 s) for the API's open connections to settle at or under `at_most`, and
+/// answers how many are open.
+async fn settled(open: &std::sync::atomic::AtomicUsize, at_most: usize) -> usize {
+    use std::sync::atomic::Ordering;
+    for _ in 0..100 {
+        if open.load(Ordering::SeqCst) <= at_most {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    open.load(Ordering::SeqCst)
+}
+
+#[tokio::test]
+async fn after_a_burst_only_the_idle_limit_of_connections_stays_open() {
+    const BURST: usize = 20;
+    for (limit, kept) in [(Some(3), 3), (None, BURST)] {
+        let (base, open) = counting_api(BURST).await;
+        let mut builder = HttpExecutor::builder().no_proxy().base_url("open", base);
+        if let Some(limit) = limit {
+            builder = builder.max_idle_per_host(limit);
+        }
+        let exec = builder.build().unwrap();
+        let calls = (0..BURST).map(|_| call(&exec, &DELETE, json!({})));
+        for result in futures::future::join_all(calls).await {
+            result.unwrap();
+        }
+        // Every call had its own connection; the idle limit decides how many stay.
+        assert_eq!(
+            settled(&open, kept).await,
+            kept,
+            "limit {limit:?} (default {})",
+            http::DEFAULT_MAX_IDLE_PER_HOST
+        );
+    }
+}

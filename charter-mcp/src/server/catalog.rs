@@ -7,10 +7,11 @@
 //! on another thread as the server starts, so the first full list usually finds them ready.
 //! Names, descriptions and schema texts of table tools are `&'static str`, never copied.
 //!
-//! Over stdio the typed tools are not kept at all: each entry is parsed once, serialised to the
-//! JSON text rmcp would write for it, and dropped ([`Catalog::warm_json`]); `tools/list` answers
-//! are then written from those texts (see `stdio.rs`). The parsed form of 815 tools takes about
-//! 6 MiB of heap, their text under 1 MiB.
+//! Over stdio the typed tools are not made at all: a `tools/list` answer is written straight from
+//! the static texts (`{"name":…,"description":…,"inputSchema":<the schema text>,…}`, see
+//! `stdio.rs`), each schema checked once to be a JSON object ([`Catalog::check_json`]) without
+//! building anything. The parsed form of 815 tools took about 6 MiB of heap, and the serialised
+//! texts of 1,120 take 1.3 MiB; written on the fly they take none.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -28,8 +29,9 @@ struct Entry {
     schema: Cow<'static, str>,
     annotations: Annotations,
     tool: OnceLock<Result<Tool, DeclarationError>>,
-    /// The tool as rmcp serialises it (`{"name":..,"inputSchema":..}`), made on first use.
-    json: OnceLock<Result<Box<str>, DeclarationError>>,
+    /// Whether the schema text is a JSON object (checked once, nothing kept), so that it can be
+    /// written into an answer verbatim.
+    checked: OnceLock<Result<(), DeclarationError>>,
 }
 
 /// The prebuilt rmcp tools, by name.
@@ -104,18 +106,18 @@ impl Catalog {
         Ok(())
     }
 
-    /// Serialises every entry not serialised yet, without keeping the parsed tools (what a stdio
-    /// server lists from), and reports the first schema that is not a JSON object. Last to
-    /// first, like [`Catalog::warm`].
-    pub(crate) fn warm_json(&self) -> Result<(), DeclarationError> {
+    /// Checks every schema not checked yet (what a stdio server lists from) and reports the
+    /// first that is not a JSON object. Last to first, like [`Catalog::warm`].
+    pub(crate) fn check_json(&self) -> Result<(), DeclarationError> {
         for entry in self.entries.iter().rev() {
-            entry.json()?;
+            entry.check()?;
         }
         Ok(())
     }
 
-    /// The catalog entries of what a session shows this turn, in its order, each serialised;
-    /// `None` when one is not prebuilt (a session-specific view) and must be listed typed.
+    /// The catalog entries of what a session shows this turn, in its order, each checked to be
+    /// writable as text; `None` when one is not prebuilt (a session-specific view) and must be
+    /// listed typed.
     pub(crate) fn serialised(
         &self,
         visible: &[ToolEntry<'_>],
@@ -123,7 +125,7 @@ impl Catalog {
         let mut out = Vec::with_capacity(visible.len());
         for shown in visible {
             let i = self.find(shown)?;
-            if let Err(e) = self.entries[i].json() {
+            if let Err(e) = self.entries[i].check() {
                 return Some(Err(e));
             }
             out.push(i);
@@ -131,12 +133,21 @@ impl Catalog {
         Some(Ok(out))
     }
 
-    /// The serialised tool of entry `i` (see [`Catalog::serialised`]).
-    pub(crate) fn entry_json(&self, i: usize) -> Result<&str, DeclarationError> {
+    /// Appends entry `i` as the JSON text rmcp would write for it (see [`Catalog::serialised`]).
+    pub(crate) fn write_entry(&self, i: usize, out: &mut Vec<u8>) -> Result<(), DeclarationError> {
         match self.entries.get(i) {
-            Some(entry) => entry.json(),
+            Some(entry) => entry.write_json(out),
             None => Err(DeclarationError::new(format!("no catalog entry {i}"))),
         }
+    }
+
+    /// About how many bytes the entries take as text (room to reserve for an answer).
+    pub(crate) fn text_size(&self, indices: &[usize]) -> usize {
+        indices
+            .iter()
+            .filter_map(|&i| self.entries.get(i))
+            .map(|e| e.name.len() + e.description.len() * 9 / 8 + e.schema.len() + 160)
+            .sum()
     }
 
     /// How many tools (not counting `ToolSearch`).
@@ -208,31 +219,53 @@ impl Entry {
             schema,
             annotations: shown.annotations,
             tool: OnceLock::new(),
-            json: OnceLock::new(),
+            checked: OnceLock::new(),
         }
     }
 
-    /// The serialised tool, made on first use from the parsed tool if it is cached, else from a
-    /// parse that is dropped right after.
-    fn json(&self) -> Result<&str, DeclarationError> {
-        let made = self.json.get_or_init(|| {
-            let tool = match self.tool.get() {
-                Some(parsed) => parsed.clone()?,
-                None => self.parse()?,
+    /// Checks, once, that the schema text is one JSON object, so it can go into an answer as
+    /// it is. Nothing is built: `IgnoredAny` only reads.
+    fn check(&self) -> Result<(), DeclarationError> {
+        let checked = self.checked.get_or_init(|| {
+            let not_object = || {
+                DeclarationError::new(format!(
+                    "the parameter schema of `{}` is not a JSON object",
+                    self.name
+                ))
             };
-            serde_json::to_string(&tool)
-                .map(String::into_boxed_str)
-                .map_err(|e| {
-                    DeclarationError::new(format!(
-                        "the tool `{}` does not serialise: {e}",
-                        self.name
-                    ))
-                })
+            if !self.schema.trim_start().starts_with('{') {
+                return Err(not_object());
+            }
+            serde_json::from_str::<serde::de::IgnoredAny>(&self.schema).map_err(|e| {
+                DeclarationError::new(format!(
+                    "the parameter schema of `{}` is not valid JSON: {e}",
+                    self.name
+                ))
+            })?;
+            Ok(())
         });
-        match made {
-            Ok(text) => Ok(text),
-            Err(e) => Err(e.clone()),
-        }
+        checked.clone()
+    }
+
+    /// Appends the tool as rmcp serialises it, from the texts: rmcp's field names, the schema
+    /// verbatim, every annotation explicit (as [`annotations`] makes them).
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), DeclarationError> {
+        self.check()?;
+        let escaped = |text: &str| serde_json::to_string(text).unwrap_or_default();
+        let a = self.annotations;
+        out.extend_from_slice(b"{\"name\":");
+        out.extend_from_slice(escaped(&self.name).as_bytes());
+        out.extend_from_slice(b",\"description\":");
+        out.extend_from_slice(escaped(&self.description).as_bytes());
+        out.extend_from_slice(b",\"inputSchema\":");
+        out.extend_from_slice(self.schema.trim().as_bytes());
+        let annotations = format!(
+            ",\"annotations\":{{\"readOnlyHint\":{},\"destructiveHint\":{},\
+             \"idempotentHint\":{},\"openWorldHint\":{}}}}}",
+            a.read_only, a.destructive, a.idempotent, a.open_world
+        );
+        out.extend_from_slice(annotations.as_bytes());
+        Ok(())
     }
 
     /// The rmcp tool, parsed on first use (a concurrent first use waits for the one parse).
@@ -283,4 +316,51 @@ fn annotations(a: Annotations) -> ToolAnnotations {
         .destructive(a.destructive)
         .idempotent(a.idempotent)
         .open_world(a.open_world)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text written over stdio is exactly what rmcp would serialise for the parsed tool.
+    #[test]
+    fn written_text_is_the_tool_rmcp_would_serialise() {
+        let table = charter_testkit::table(serde_json::json!({"pack": "pin", "tools": [
+            {"name": "quote", "description": "Says \"hi\"\nthen\t\\ waves — ünïcode.",
+             "params": {"a": {"type": "string", "description": "A \"quoted\" field."}}},
+            {"name": "plain", "description": "Plain.", "method": "DELETE", "path": "/x",
+             "params": {}}
+        ]}));
+        let session = ToolSession::new(&[table]).unwrap();
+        let catalog = Catalog::build(&[table], &session, &[]);
+        catalog.check_json().unwrap();
+        for (i, entry) in catalog.entries.iter().enumerate() {
+            let mut out = Vec::new();
+            catalog.write_entry(i, &mut out).unwrap();
+            let written: serde_json::Value = serde_json::from_slice(&out).unwrap();
+            let rmcp = serde_json::to_value(entry.tool().unwrap()).unwrap();
+            assert_eq!(written, rmcp, "{}", entry.name);
+        }
+    }
+
+    #[test]
+    fn a_schema_that_is_not_an_object_is_refused_not_written() {
+        let entry = |schema: &'static str| Entry {
+            name: Cow::Borrowed("bad"),
+            description: Cow::Borrowed("Bad."),
+            schema: Cow::Borrowed(schema),
+            annotations: Annotations::default(),
+            tool: OnceLock::new(),
+            checked: OnceLock::new(),
+        };
+        for (schema, says) in [("[1]", "not a JSON object"), ("{\"a\":", "not valid JSON")] {
+            let mut out = Vec::new();
+            let err = entry(schema).write_json(&mut out).unwrap_err().to_string();
+            assert!(
+                err.contains(says) && err.contains("`bad`"),
+                "{schema}: {err}"
+            );
+            assert!(out.is_empty(), "nothing written for {schema}");
+        }
+    }
 }

@@ -173,18 +173,7 @@ impl Gate {
             draining: AtomicBool::new(false),
             rate: RateLimiter::keyed(quota),
         });
-        // Forget callers idle long enough to be back at a full bucket, so the table does not
-        // grow with every session ever seen.
-        let weak = Arc::downgrade(&gate);
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(10));
-            loop {
-                tick.tick().await;
-                let Some(gate) = weak.upgrade() else { return };
-                gate.rate.retain_recent();
-                gate.rate.shrink_to_fit();
-            }
-        });
+        tokio::spawn(housekeeping(Arc::downgrade(&gate)));
         gate
     }
 
@@ -215,6 +204,32 @@ impl Gate {
 
     async fn open_sessions(&self) -> usize {
         self.sessions.sessions.read().await.len()
+    }
+}
+
+/// Every ten seconds while the server runs: forgets callers idle long enough to be back at a
+/// full bucket, so the rate table does not grow with every session ever seen, and hands the
+/// memory of sessions closed lately back to the system (`memory.rs`).
+async fn housekeeping(gate: std::sync::Weak<Gate>) {
+    const EVERY: Duration = Duration::from_secs(10);
+    let mut tick = tokio::time::interval(EVERY);
+    let mut open_before = 0;
+    let mut since_close: Option<Duration> = None;
+    loop {
+        tick.tick().await;
+        let Some(gate) = gate.upgrade() else { return };
+        gate.rate.retain_recent();
+        gate.rate.shrink_to_fit();
+        let open = gate.open_sessions().await;
+        drop(gate);
+        if open < open_before {
+            since_close = Some(Duration::ZERO);
+        }
+        open_before = open;
+        if let Some(elapsed) = since_close {
+            let _ = tokio::task::spawn_blocking(super::memory::give_back).await;
+            since_close = (elapsed < super::memory::TRIM_WINDOW).then_some(elapsed + EVERY);
+        }
     }
 }
 

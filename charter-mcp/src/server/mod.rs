@@ -24,6 +24,7 @@ mod catalog;
 mod handler;
 mod http;
 pub mod limits;
+mod memory;
 mod stdio;
 #[cfg(feature = "otel")]
 pub mod telemetry;
@@ -202,11 +203,12 @@ pub struct McpServer {
 }
 
 /// What the background warm-up prepares: parsed tools for the HTTP transport (rmcp serialises
-/// them), serialised ones for stdio (written as text, see `stdio.rs`).
+/// them); for stdio, which writes the texts as they are (`stdio.rs`), only the check that each
+/// schema is a JSON object.
 #[derive(Debug, Clone, Copy)]
 enum Warm {
     Parsed,
-    Serialised,
+    Checked,
 }
 
 /// What every connection shares.
@@ -283,7 +285,7 @@ impl McpServer {
                 lower_priority();
                 let warmed = match form {
                     Warm::Parsed => shared.catalog.warm(),
-                    Warm::Serialised => shared.catalog.warm_json(),
+                    Warm::Checked => shared.catalog.check_json(),
                 };
                 if let Err(error) = warmed {
                     tracing::error!(%error, "a tool schema cannot be served");
@@ -378,7 +380,7 @@ impl McpServer {
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
         use rmcp::ServiceExt;
-        self.warm_in_background(Warm::Serialised);
+        self.warm_in_background(Warm::Checked);
         let marks = stdio::Marks::default();
         let write = stdio::ListWriter::new(write, self.shared.clone(), marks.clone());
         let connection = Connection::new(self.shared.clone(), Some(marks));

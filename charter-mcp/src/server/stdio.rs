@@ -168,23 +168,18 @@ fn expand(line: &[u8], shared: &Shared) -> Option<Vec<u8>> {
     if meta.is_empty() {
         result.remove("_meta");
     }
-    let texts = indices
-        .iter()
-        .map(|&i| shared.catalog.entry_json(i).ok())
-        .collect::<Option<Vec<&str>>>()?;
     let text = serde_json::to_string(&message).ok()?;
     // The only `"tools":[]` of the line is the result's own: a string cannot hold an unescaped
     // quote, and the result's other members are rmcp's own.
     const TOOLS: &str = "\"tools\":[]";
     let cut = text.find(TOOLS)? + TOOLS.len() - 1;
-    let size = text.len() + texts.iter().map(|t| t.len() + 1).sum::<usize>() + 1;
-    let mut out = Vec::with_capacity(size);
+    let mut out = Vec::with_capacity(text.len() + shared.catalog.text_size(&indices));
     out.extend_from_slice(&text.as_bytes()[..cut]);
-    for (n, t) in texts.iter().enumerate() {
+    for (n, &i) in indices.iter().enumerate() {
         if n > 0 {
             out.push(b',');
         }
-        out.extend_from_slice(t.as_bytes());
+        shared.catalog.write_entry(i, &mut out).ok()?;
     }
     out.extend_from_slice(&text.as_bytes()[cut..]);
     out.push(b'\n');
@@ -252,7 +247,7 @@ mod tests {
     #[tokio::test]
     async fn a_marked_answer_is_expanded_however_rmcp_chunks_its_writes() {
         let server = server();
-        server.shared.catalog.warm_json().unwrap();
+        server.shared.catalog.check_json().unwrap();
         let marked = rmcp_line(&[1, 0]);
         let other = b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n".to_vec();
         let whole = through(&server, &[&marked]).await;

@@ -21,7 +21,7 @@ pub use credentials::{
     AsyncFnCredentials, CredentialKind, CredentialProvider, CredentialQuery, EnvCredentials,
     FirstOf, FnCredentials, Secret, StaticCredentials, first_of, from_async_fn, from_fn,
 };
-pub use executor::{DEFAULT_TIMEOUT, HttpExecutor, HttpExecutorBuilder};
+pub use executor::{DEFAULT_MAX_IDLE_PER_HOST, DEFAULT_TIMEOUT, HttpExecutor, HttpExecutorBuilder};
 pub use lazy::LazyHttp;
 pub use pagination::next_page;
 pub use request::{PreparedRequest, build_request};
