@@ -40,6 +40,7 @@ fn names_and_order() {
             "tracker_issues_delete",
             "tracker_files_get",
             "tracker_files_exists",
+            "tracker_projects_list",
             "tracker_events_search",
             "tracker_issue_graph",
         ]
@@ -151,6 +152,16 @@ fn routes_and_pack_settings() {
         })
     );
     assert_eq!(route.projection, ["data.id", "data.kind", "has_more"]);
+    let Exec::Http(projects) = tool("tracker_projects_list").exec else {
+        panic!("not http")
+    };
+    assert_eq!(
+        projects.pagination,
+        Some(Pagination::Offset {
+            param: "offset",
+            size_param: Some("limit")
+        })
+    );
     assert_eq!(route.pack.base_url_env, "CHARTER_TRACKER_BASE_URL");
     assert_eq!(route.pack.auth.env(), Some("TRACKER_TOKEN"));
     assert_eq!(route.pack.query, [("api-version", "2")]);

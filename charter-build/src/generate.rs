@@ -348,6 +348,7 @@ impl Gen<'_> {
                 Some(In::Path) => "Path",
                 Some(In::Query) => "Query",
                 Some(In::Header) => "Header",
+                Some(In::Body) if f.spread => "BodySpread",
                 Some(In::Body) => "Body",
             }
         );
@@ -557,6 +558,11 @@ impl Gen<'_> {
                 let param = s(param);
                 let size = opt_str(size_param.as_deref());
                 quote!(Some(Pagination::Page { param: #param, size_param: #size }))
+            }
+            Some(PaginationModel::Offset { param, size_param }) => {
+                let param = s(param);
+                let size = opt_str(size_param.as_deref());
+                quote!(Some(Pagination::Offset { param: #param, size_param: #size }))
             }
         };
         let timeout = opt_u32(t.timeout_ms);

@@ -154,6 +154,13 @@ pub enum PaginationModel {
         /// The size argument.
         size_param: Option<String>,
     },
+    /// Item offset.
+    Offset {
+        /// The argument.
+        param: String,
+        /// The size argument.
+        size_param: Option<String>,
+    },
 }
 
 /// A parameter or object property.
@@ -179,6 +186,8 @@ pub struct FieldModel {
     pub style: Style,
     /// Path parameters may hold `/`.
     pub allow_slash: bool,
+    /// A `map` body parameter whose members go to the body's top level (`spread: true`).
+    pub spread: bool,
     /// Filled by the host.
     pub from_context: Option<String>,
 }
@@ -414,6 +423,7 @@ impl Resolver<'_> {
             location,
             style: spec.style.as_ref().map_or(Style::Repeat, |s| s.value),
             allow_slash: spec.allow_slash.as_ref().is_some_and(|a| a.value),
+            spread: spec.spread.as_ref().is_some_and(|a| a.value),
             from_context: spec.from_context.as_ref().map(|f| f.value.clone()),
         }
     }
@@ -613,6 +623,10 @@ fn tool(
                 param: param.value.clone(),
             },
             PaginationDecl::Page { param, size_param } => PaginationModel::Page {
+                param: param.value.clone(),
+                size_param: size_param.as_ref().map(|s| s.value.clone()),
+            },
+            PaginationDecl::Offset { param, size_param } => PaginationModel::Offset {
                 param: param.value.clone(),
                 size_param: size_param.as_ref().map(|s| s.value.clone()),
             },

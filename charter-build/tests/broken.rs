@@ -25,6 +25,15 @@ fn only(file: &str, line: u32, col: u32, fragment: &str) {
     has(&d, file, line, col, fragment);
 }
 
+/// Exactly these diagnostics (line, column, a fragment of the message), in any order.
+fn exactly(file: &str, expected: &[(u32, u32, &str)]) {
+    let d = diagnostics(file);
+    assert_eq!(d.len(), expected.len(), "{file}: {d:#?}");
+    for (line, col, fragment) in expected {
+        has(&d, file, *line, *col, fragment);
+    }
+}
+
 fn has(d: &[Diagnostic], file: &str, line: u32, col: u32, fragment: &str) {
     let found = d.iter().find(|d| d.loc == Loc::new(line, col));
     let Some(found) = found else {
@@ -307,6 +316,47 @@ fn pagination_names_an_unknown_parameter() {
         13,
         61,
         "pagination `param` names `after`, which is not a parameter",
+    );
+}
+
+#[test]
+fn offset_pagination_mistakes() {
+    exactly(
+        "pagination_offset_mistakes.yaml",
+        &[
+            (13, 76, "`next` only applies to `style: cursor`"),
+            (13, 43, "pagination `param` `offset` must be an `integer`"),
+            (21, 28, "use one of: cursor, page, offset"),
+            (
+                29,
+                19,
+                "add `style: cursor`, `style: page` or `style: offset`",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn spread_mistakes() {
+    let not_a_body_map = "`spread` only applies to `in: body` parameters of `type: map`";
+    exactly(
+        "spread_mistakes.yaml",
+        &[
+            (12, 44, "a tool takes one `spread` parameter at most"),
+            (13, 71, not_a_body_map),
+            (14, 47, not_a_body_map),
+            (15, 72, "`spread` only goes on a tool's parameters"),
+        ],
+    );
+}
+
+#[test]
+fn spread_in_a_graphql_tool() {
+    only(
+        "spread_graphql.yaml",
+        10,
+        36,
+        "`spread` does not apply to a GraphQL tool",
     );
 }
 

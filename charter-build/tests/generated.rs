@@ -91,3 +91,43 @@ fn the_documented_example_compiles() {
     assert_eq!(model.label, "tracker");
     assert_eq!(model.tools.len(), 3);
 }
+
+/// `spread: true` on a body map reaches the table as `Location::BodySpread`; an offset
+/// pagination as `Pagination::Offset`.
+#[test]
+fn spread_maps_and_offset_pages_are_generated() {
+    let pack = r#"
+pack: notes
+description: Notes.
+base_url: https://notes.example
+tools:
+  notes_create:
+    description: Create a note with the app's own keys.
+    method: POST
+    path: /notes
+    params:
+      title: { in: body, type: string, description: The title. }
+      data: { in: body, type: map, spread: true, values: { type: string }, description: Keys beside the title. }
+  notes_list:
+    description: List notes.
+    method: GET
+    path: /notes
+    params:
+      skip: { in: query, type: integer, description: Notes to skip. }
+    response:
+      pagination: { style: offset, param: skip }
+"#;
+    let code = charter_build::compile_str("notes.yaml", pack, "::charter").unwrap();
+    let compact: String = code.split_whitespace().collect();
+    assert!(
+        compact.contains(r#"name:"data",wire:"data","#)
+            && compact.contains("location:Location::BodySpread"),
+        "{code}"
+    );
+    assert_eq!(compact.matches("Location::BodySpread").count(), 1);
+    assert_eq!(compact.matches("location:Location::Body,").count(), 1);
+    assert!(
+        compact.contains(r#"pagination:Some(Pagination::Offset{param:"skip",size_param:None,}),"#),
+        "{code}"
+    );
+}

@@ -826,9 +826,27 @@ fn pagination_is_declared_when_implied() {
         "/files": {"get": {"operationId": "listFiles",
             "parameters": [{"name": "pageToken", "in": "query", "schema": {"type": "string"}}],
             "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object", "properties": {"nextPageToken": {"type": "string"}}}}}}}
-        }}
+        }},
+        "/monitors": {"get": {"operationId": "listMonitors", "parameters": [
+            {"name": "limit", "in": "query", "schema": {"type": "integer"}},
+            {"name": "offset", "in": "query", "schema": {"type": "integer"}}
+        ]}},
+        // An offset without a limit, or a text one, is not taken for a position.
+        "/events": {"get": {"operationId": "listEvents", "parameters": [
+            {"name": "offset", "in": "query", "schema": {"type": "integer"}}
+        ]}},
+        "/zones": {"get": {"operationId": "listZones", "parameters": [
+            {"name": "limit", "in": "query", "schema": {"type": "integer"}},
+            {"name": "offset", "in": "query", "schema": {"type": "string"}}
+        ]}}
     }));
     let (_, pack) = run(&d);
+    assert_eq!(
+        pack["tools"]["list_monitors"]["response"]["pagination"],
+        json!({"style": "offset", "param": "offset", "size_param": "limit"})
+    );
+    assert_eq!(pack["tools"]["list_events"]["response"], Value::Null);
+    assert_eq!(pack["tools"]["list_zones"]["response"], Value::Null);
     assert_eq!(
         pack["tools"]["list_repos"]["response"]["pagination"],
         json!({"style": "page", "param": "page", "size_param": "per_page"})

@@ -393,6 +393,10 @@ pub enum Location {
     Header,
     /// The request body.
     Body,
+    /// The request body's top level, member by member: a map argument whose keys sit beside the
+    /// other body fields, for APIs that take free keys there (a Microsoft Graph open extension's
+    /// app data beside `extensionName`). A key that another body field sends is refused.
+    BodySpread,
 }
 
 /// How a list goes into a query string.
@@ -602,6 +606,14 @@ pub enum Pagination {
     /// A page number argument.
     Page {
         /// The argument holding the page number.
+        param: &'static str,
+        /// The argument holding the page size, if any.
+        size_param: Option<&'static str>,
+    },
+    /// An offset argument counting items skipped (`offset` with `limit`): APIs that page by
+    /// position, not page number, so the next offset is this one plus the items just received.
+    Offset {
+        /// The argument holding the number of items to skip.
         param: &'static str,
         /// The argument holding the page size, if any.
         size_param: Option<&'static str>,

@@ -201,6 +201,31 @@ static JSON_ROUTE: Route = Route {
 };
 static JSON_TOOL: ToolDef = tool("open_create", &JSON_FIELDS, &JSON_ROUTE);
 
+// A spread map: its members sit beside the other body fields (an open extension).
+static EXTENSION_FIELDS: ObjectShape = ObjectShape {
+    fields: &[
+        field("message_id", &STRING, Location::Path),
+        wired("odata_type", "@odata.type", &STRING, Location::Body),
+        wired("extension_name", "extensionName", &STRING, Location::Body),
+        field("data", &ANY_MAP, Location::BodySpread),
+    ],
+};
+static ANY_MAP: Shape = Shape::Map(&ANY);
+static EXTENSION_ROUTE: Route = Route {
+    body: BodyEncoding::Json,
+    ..route(&OPEN, Method::Post, "/me/messages/{message_id}/extensions")
+};
+static EXTENSION_TOOL: ToolDef = tool("open_extension", &EXTENSION_FIELDS, &EXTENSION_ROUTE);
+static EXTENSION_FORM_ROUTE: Route = Route {
+    body: BodyEncoding::Form,
+    ..route(&OPEN, Method::Post, "/me/messages/{message_id}/extensions")
+};
+static EXTENSION_FORM_TOOL: ToolDef = tool(
+    "open_extension_form",
+    &EXTENSION_FIELDS,
+    &EXTENSION_FORM_ROUTE,
+);
+
 // Static constants.
 static STATIC_FIELDS: ObjectShape = ObjectShape {
     fields: &[
@@ -288,6 +313,20 @@ static ISSUES_ROUTE: Route = Route {
     ..route(&OPEN, Method::Get, "/repos/o/r/issues")
 };
 static ISSUES: ToolDef = tool("open_issues", &PAGE_FIELDS, &ISSUES_ROUTE);
+static MONITORS_ROUTE: Route = Route {
+    pagination: Some(Pagination::Offset {
+        param: "offset",
+        size_param: Some("limit"),
+    }),
+    ..route(&OPEN, Method::Get, "/monitor")
+};
+static UNSIZED_OFFSET_ROUTE: Route = Route {
+    pagination: Some(Pagination::Offset {
+        param: "offset",
+        size_param: None,
+    }),
+    ..route(&OPEN, Method::Get, "/monitor")
+};
 static CURSOR_FIELDS: ObjectShape = ObjectShape {
     fields: &[
         field("limit", &INTEGER, Location::Query),
@@ -617,6 +656,49 @@ async fn form_bodies_use_bracket_notation_for_nested_keys_and_arrays() {
     assert_eq!(
         r.header("content-length"),
         Some(r.body.len().to_string().as_str())
+    );
+}
+
+#[tokio::test]
+async fn a_spread_map_puts_its_members_beside_the_other_body_fields() {
+    let server = TestServer::start(ok_server()).await;
+    let exec = executor(&server, &["open"]);
+    let args = json!({
+        "data": {"referrer": "Ada", "expiresInDays": 7, "vip": true, "nested": {"a": [1]}},
+        "extension_name": "Com.Contoso.Referral",
+        "message_id": "AAMk",
+        "odata_type": "microsoft.graph.openTypeExtension"
+    });
+    call(&exec, &EXTENSION_TOOL, args.clone()).await.unwrap();
+    let r = server.only();
+    assert_eq!(r.path, "/me/messages/AAMk/extensions");
+    assert_eq!(
+        r.body_text(),
+        r#"{"@odata.type":"microsoft.graph.openTypeExtension","extensionName":"Com.Contoso.Referral","referrer":"Ada","expiresInDays":7,"vip":true,"nested":{"a":[1]}}"#
+    );
+    // Absent or empty: nothing of it is sent.
+    call(
+        &exec,
+        &EXTENSION_TOOL,
+        json!({"message_id": "AAMk", "data": {}}),
+    )
+    .await
+    .unwrap();
+    call(&exec, &EXTENSION_TOOL, json!({"message_id": "AAMk"}))
+        .await
+        .unwrap();
+    let sent: Vec<String> = server.requests()[1..]
+        .iter()
+        .map(|r| r.body_text().to_owned())
+        .collect();
+    assert_eq!(sent, ["{}", "{}"]);
+    // A form body spreads the same way, in bracket notation below the top level.
+    call(&exec, &EXTENSION_FORM_TOOL, args).await.unwrap();
+    let last = server.requests().pop().unwrap();
+    assert_eq!(
+        last.body_text(),
+        "%40odata.type=microsoft.graph.openTypeExtension&extensionName=Com.Contoso.Referral\
+         &referrer=Ada&expiresInDays=7&vip=true&nested[a][0]=1"
     );
 }
 
@@ -1181,6 +1263,61 @@ async fn projection_keeps_declared_fields_and_the_event_reports_bytes_before_and
     assert_eq!(short, None, "a short page is the last");
     assert_eq!(next_page(&ISSUES_ROUTE, &json!({}), &json!([])), None);
     assert_eq!(server.requests().len(), 1, "never looped silently");
+}
+
+#[test]
+fn offset_pagination_skips_the_items_received_and_stops_on_a_short_page() {
+    let page = |n: usize| json!({"success": true, "data": vec![json!({"id": "m"}); n]});
+    // No offset yet counts as 0; the next offset is this one plus the items on the page.
+    assert_eq!(
+        next_page(&MONITORS_ROUTE, &json!({"limit": 2}), &page(2)),
+        Some(json!({"limit": 2, "offset": 2}))
+    );
+    assert_eq!(
+        next_page(
+            &MONITORS_ROUTE,
+            &json!({"limit": 2, "offset": 2, "status": "x"}),
+            &page(2)
+        ),
+        Some(json!({"limit": 2, "offset": 4, "status": "x"}))
+    );
+    // A page shorter than the limit asked for is the last; so is an empty one.
+    assert_eq!(
+        next_page(&MONITORS_ROUTE, &json!({"limit": 2, "offset": 4}), &page(1)),
+        None
+    );
+    assert_eq!(
+        next_page(&MONITORS_ROUTE, &json!({"offset": 4}), &page(0)),
+        None
+    );
+    // A top-level list is the page too.
+    assert_eq!(
+        next_page(&MONITORS_ROUTE, &json!({"offset": 1}), &json!([1, 2, 3])),
+        Some(json!({"offset": 4}))
+    );
+    // No size asked for: the server's default is unknown, so only an empty page ends it.
+    assert_eq!(
+        next_page(&MONITORS_ROUTE, &json!({"offset": 10}), &page(1)),
+        Some(json!({"offset": 11}))
+    );
+    assert_eq!(
+        next_page(&UNSIZED_OFFSET_ROUTE, &json!({"limit": 5}), &page(1)),
+        Some(json!({"limit": 5, "offset": 1}))
+    );
+    assert_eq!(next_page(&UNSIZED_OFFSET_ROUTE, &json!({}), &page(0)), None);
+    // A response with no list, or `has_more: false`, has no next page.
+    assert_eq!(
+        next_page(&MONITORS_ROUTE, &json!({}), &json!({"id": 1})),
+        None
+    );
+    assert_eq!(
+        next_page(
+            &MONITORS_ROUTE,
+            &json!({}),
+            &json!({"data": [1], "has_more": false})
+        ),
+        None
+    );
 }
 
 #[test]

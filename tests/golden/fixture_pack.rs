@@ -32,7 +32,7 @@ pub mod tracker {
         maximum: None,
         enum_values: &[],
     };
-    /// The 9 tools of the `tracker` pack.
+    /// The 10 tools of the `tracker` pack.
     pub static TOOLS: Table = Table {
         pack: "tracker",
         description: "An issue tracker's REST API.",
@@ -1233,6 +1233,74 @@ pub mod tracker {
                 exec: Exec::Http(&ROUTE_FILES_EXISTS),
             },
             ToolDef {
+                name: "tracker_projects_list",
+                pack: "tracker",
+                tool: "projects_list",
+                description: "List the projects, by position.",
+                annotations: Annotations {
+                    read_only: true,
+                    idempotent: true,
+                    destructive: false,
+                    open_world: true,
+                },
+                mode: None,
+                input: &ObjectShape {
+                    fields: &[
+                        Field {
+                            name: "limit",
+                            wire: "limit",
+                            description: "Projects per page.",
+                            shape: &Shape::Integer(NumberRules {
+                                minimum: Some(1f64),
+                                maximum: Some(100f64),
+                                ..NUMBER
+                            }),
+                            location: Location::Query,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "offset",
+                            wire: "offset",
+                            description: "Projects to skip.",
+                            shape: &Shape::Integer(NumberRules {
+                                minimum: Some(0f64),
+                                ..NUMBER
+                            }),
+                            location: Location::Query,
+                            ..FIELD
+                        },
+                    ],
+                },
+                require_one_of: &[],
+                views: &[
+                    View {
+                        key: ViewKey::Default,
+                        schema: PROJECTS_LIST_0_SCHEMA,
+                        tokens: 55,
+                        active: &[],
+                        widest: true,
+                        paths: PROJECTS_LIST_0_PATHS,
+                        spans: PROJECTS_LIST_0_SPANS,
+                    },
+                    View {
+                        key: ViewKey::Unmatched,
+                        schema: PROJECTS_LIST_0_SCHEMA,
+                        tokens: 55,
+                        active: &[],
+                        widest: false,
+                        paths: PROJECTS_LIST_0_PATHS,
+                        spans: PROJECTS_LIST_0_SPANS,
+                    },
+                ],
+                search: SearchData {
+                    description_lc: "list the projects, by position.",
+                    hints: &[],
+                    terms: "limit list offset position project",
+                    fields: &[8, 37, 8, 4, 5],
+                },
+                exec: Exec::Http(&ROUTE_PROJECTS_LIST),
+            },
+            ToolDef {
                 name: "tracker_events_search",
                 pack: "tracker",
                 tool: "events_search",
@@ -1559,6 +1627,23 @@ pub mod tracker {
         headers: &[],
         query: &[],
     };
+    /// How `tracker_projects_list` is sent.
+    static ROUTE_PROJECTS_LIST: Route = Route {
+        pack: &HTTP,
+        method: Method::Get,
+        path: "/projects",
+        body: BodyEncoding::None,
+        graphql: None,
+        projection: &[],
+        pagination: Some(Pagination::Offset {
+            param: "offset",
+            size_param: Some("limit"),
+        }),
+        timeout_ms: None,
+        max_redirects: 0,
+        headers: &[],
+        query: &[],
+    };
     /// How `tracker_events_search` is sent.
     static ROUTE_EVENTS_SEARCH: Route = Route {
         pack: &HTTP,
@@ -1856,6 +1941,32 @@ pub mod tracker {
             name: "path",
             property: (105, 175),
             required: Some((198, 205)),
+        },
+    ];
+    /// Shared by the views of `tracker_projects_list` that show the same fields.
+    const PROJECTS_LIST_0_SCHEMA: &str = r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Projects per page.","minimum":1,"maximum":100},"offset":{"type":"integer","description":"Projects to skip.","minimum":0}},"additionalProperties":false}"#;
+    const PROJECTS_LIST_0_PATHS: &[PathCost] = &[
+        PathCost {
+            path: "limit",
+            depth: 1,
+            saves: 22,
+        },
+        PathCost {
+            path: "offset",
+            depth: 1,
+            saves: 18,
+        },
+    ];
+    const PROJECTS_LIST_0_SPANS: &[PropSpan] = &[
+        PropSpan {
+            name: "limit",
+            property: (31, 119),
+            required: None,
+        },
+        PropSpan {
+            name: "offset",
+            property: (118, 192),
+            required: None,
         },
     ];
     /// Shared by the views of `tracker_events_search` that show the same fields.

@@ -2,7 +2,7 @@
 //! research agent, research papers and developer search, browser sessions, change monitors,
 //! team usage and threat protection. Every tool's exact request (camelCase JSON, query strings,
 //! the bearer key) against a recording axum server on 127.0.0.1, cursor pagination of the
-//! activity list, projections, Firecrawl's error answers, and arguments refused before sending.
+//! activity list, offset pagination of the monitor lists, projections, Firecrawl's error answers, and arguments refused before sending.
 //! The first sixteen tools are covered in `requests.rs`.
 
 #![cfg(feature = "pack-firecrawl")]
@@ -361,6 +361,84 @@ async fn activity_pages_by_cursor_and_lists_are_projected() {
     );
     let log = stub.take();
     assert_eq!(log[1].query.as_deref(), Some("limit=1&cursor=c2"));
+}
+
+#[tokio::test]
+async fn monitor_checks_page_by_offset_until_a_short_page() {
+    // Five checks in all, served by position: the stub pages by the offset and limit it gets.
+    let stub = Stub::start(|r| {
+        let query = r.query.clone().unwrap_or_default();
+        let arg = |key: &str| {
+            query.split('&').find_map(|pair| {
+                let (k, v) = pair.split_once('=')?;
+                (k == key).then(|| v.parse::<usize>().unwrap())
+            })
+        };
+        let (offset, limit) = (arg("offset").unwrap_or(0), arg("limit").unwrap_or(25));
+        let data: Vec<Value> = (offset..5.min(offset + limit))
+            .map(|i| json!({"id": format!("check-{i}"), "status": "completed", "trigger": "scheduled"}))
+            .collect();
+        (200, json!({"success": true, "data": data}))
+    })
+    .await;
+    let s = firecrawl(&stub);
+    let checks = route(TABLE, "firecrawl_monitor_checks_list");
+    let args = json!({"monitor_id": MONITOR, "status": "completed", "limit": 2});
+    let first = call(&s, "firecrawl_monitor_checks_list", args.clone())
+        .await
+        .unwrap();
+    let next = next_page(checks, &args, &first).expect("a second page");
+    assert_eq!(
+        next,
+        json!({"monitor_id": MONITOR, "status": "completed", "limit": 2, "offset": 2})
+    );
+    let second = call(&s, "firecrawl_monitor_checks_list", next.clone())
+        .await
+        .unwrap();
+    assert_eq!(second["data"][0]["id"], "check-2");
+    let next = next_page(checks, &next, &second).expect("a third page");
+    assert_eq!(next["offset"], 4);
+    let third = call(&s, "firecrawl_monitor_checks_list", next.clone())
+        .await
+        .unwrap();
+    assert_eq!(
+        third,
+        json!({"success": true, "data": [{"id": "check-4", "status": "completed", "trigger": "scheduled"}]})
+    );
+    assert_eq!(
+        next_page(checks, &next, &third),
+        None,
+        "a short page is the last"
+    );
+    let log = stub.take();
+    let sent: Vec<(&str, Option<&str>)> = log
+        .iter()
+        .map(|r| (r.path.as_str(), r.query.as_deref()))
+        .collect();
+    let path = format!("/v2/monitor/{MONITOR}/checks");
+    assert_eq!(
+        sent,
+        [
+            (path.as_str(), Some("status=completed&limit=2")),
+            (path.as_str(), Some("status=completed&limit=2&offset=2")),
+            (path.as_str(), Some("status=completed&limit=2&offset=4")),
+        ]
+    );
+    // Without a limit the server's page size is unknown: only an empty page ends the walk.
+    let monitors = route(TABLE, "firecrawl_monitor_list");
+    let page = call(&s, "firecrawl_monitor_list", json!({"offset": 3}))
+        .await
+        .unwrap();
+    let next = next_page(monitors, &json!({"offset": 3}), &page).expect("not known to be the last");
+    assert_eq!(next, json!({"offset": 5}));
+    let empty = call(&s, "firecrawl_monitor_list", next.clone())
+        .await
+        .unwrap();
+    assert_eq!(empty, json!({"success": true, "data": []}));
+    assert_eq!(next_page(monitors, &next, &empty), None);
+    let log = stub.take();
+    assert_eq!(log[0].query.as_deref(), Some("offset=3"));
+    assert_eq!(log[1].query.as_deref(), Some("offset=5"));
 }
 
 #[tokio::test]

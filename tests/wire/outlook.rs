@@ -1,5 +1,6 @@
 //! The `outlook` pack (Microsoft Graph v1.0) on the wire: OData query options under their `$`
-//! names, camelCase JSON bodies (with `@odata.type`), the `Prefer` header of the reading tools,
+//! names, camelCase JSON bodies (with `@odata.type`), an open extension's values spread beside
+//! its name, the `Prefer` header of the reading tools,
 //! pages walked through `@odata.nextLink`, and Graph's `{"error": {"code", "message"}}`
 //! failures, through a `ToolSession` to a real axum server on 127.0.0.1.
 
@@ -36,6 +37,14 @@ fn assert_graph(r: &Recorded) {
     if !r.body.is_empty() {
         assert_eq!(r.header("content-type"), Some("application/json"));
     }
+}
+
+/// The one request the stub received, checked for its method, path and Graph headers.
+fn graph_request(stub: &Stub, method: &str, path: &str) -> Recorded {
+    let r = stub.only();
+    assert_eq!((r.method.as_str(), r.path.as_str()), (method, path));
+    assert_graph(&r);
+    r
 }
 
 fn message(id: &str) -> Value {
@@ -207,12 +216,7 @@ async fn out_of_office_is_a_patch_of_the_mailbox_settings() {
     )
     .await
     .unwrap();
-    let r = stub.only();
-    assert_eq!(
-        (r.method.as_str(), r.path.as_str()),
-        ("PATCH", "/v1.0/me/mailboxSettings")
-    );
-    assert_graph(&r);
+    let r = graph_request(&stub, "PATCH", "/v1.0/me/mailboxSettings");
     assert_eq!(
         r.text(),
         concat!(
@@ -416,6 +420,51 @@ async fn reply_move_and_the_mime_source() {
             ("GET", "/v1.0/me/messages/AAMk%3D1/$value", ""),
         ]
     );
+}
+
+#[tokio::test]
+async fn an_open_extension_sends_its_values_beside_its_name() {
+    let stub = Stub::start(|r| Reply::json(201, r.json())).await;
+    let s = outlook(&stub);
+    let create = |data: Value| {
+        let args = json!({
+            "message_id": "AAMk-1",
+            "odata_type": "microsoft.graph.openTypeExtension",
+            "extension_name": "Com.Contoso.Referral",
+            "data": data
+        });
+        call(&s, "outlook_message_extensions_create", args)
+    };
+    let out = create(json!({"companyName": "Wingtip Toys", "dealValue": 500050, "expired": false}))
+        .await
+        .unwrap();
+    let r = graph_request(&stub, "POST", "/v1.0/me/messages/AAMk-1/extensions");
+    assert_eq!(
+        r.text(),
+        concat!(
+            r#"{"@odata.type":"microsoft.graph.openTypeExtension","extensionName":"Com.Contoso.Referral","#,
+            r#""companyName":"Wingtip Toys","dealValue":500050,"expired":false}"#
+        )
+    );
+    assert_eq!(out["dealValue"], 500050);
+    stub.take();
+
+    // A value key that a declared field sends, or a value that is not a scalar, is refused at
+    // its path before anything is sent.
+    let err = create(json!({"extensionName": "Com.Other", "@odata.type": "x", "tags": ["a"]}))
+        .await
+        .unwrap_err();
+    let CharterError::Validation(message) = err else {
+        panic!("{err:?}")
+    };
+    for expected in [
+        "/data/extensionName: expected no `extensionName` here: the field `extension_name` sends it",
+        "/data/@odata.type: expected no `@odata.type` here: the field `odata_type` sends it",
+        "/data/tags: expected",
+    ] {
+        assert!(message.contains(expected), "{expected} in {message}");
+    }
+    assert!(stub.take().is_empty(), "nothing was sent");
 }
 
 #[tokio::test]

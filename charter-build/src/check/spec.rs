@@ -240,6 +240,22 @@ impl Cx<'_> {
                 "`allow_slash` only applies to `in: path` parameters of `type: string`; remove it",
             );
         }
+        if let Some(spread) = &spec.spread
+            && spread.value
+        {
+            let problem = if place != Some(In::Body) || kind != Some(Kind::Map) {
+                Some("`spread` only applies to `in: body` parameters of `type: map`; remove it")
+            } else if tool.graphql.is_some() {
+                Some(
+                    "`spread` does not apply to a GraphQL tool: its body is the query and its variables",
+                )
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                s.err(spread.loc, problem);
+            }
+        }
         if let Some(fc) = &spec.from_context {
             if fc.value.trim().is_empty() {
                 s.err(

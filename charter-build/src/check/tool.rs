@@ -207,6 +207,15 @@ impl Cx<'_> {
             );
         }
 
+        // One spread map at most: two could send the same key, which no declaration rules out.
+        let spread = body_params.iter().filter_map(|p| p.spec.spread.as_ref());
+        if let Some(second) = spread.filter(|sp| sp.value).nth(1) {
+            s.err(
+                second.loc,
+                "a tool takes one `spread` parameter at most: merge the maps into one",
+            );
+        }
+
         if let Some(doc) = &tool.graphql {
             self.graphql(s, tool, doc, &body_params);
         }
@@ -402,7 +411,8 @@ impl Cx<'_> {
                 }
                 find(param, s, "param");
             }
-            PaginationDecl::Page { param, size_param } => {
+            PaginationDecl::Page { param, size_param }
+            | PaginationDecl::Offset { param, size_param } => {
                 for (role, name) in [("param", Some(param)), ("size_param", size_param.as_ref())] {
                     let Some(name) = name else { continue };
                     if let Some(f) = find(name, s, role) {

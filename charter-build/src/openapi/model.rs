@@ -170,6 +170,11 @@ pub(crate) enum Pagination {
         param: String,
         size_param: Option<String>,
     },
+    /// Items skipped (`offset` with `limit`).
+    Offset {
+        param: String,
+        size_param: Option<String>,
+    },
     Cursor {
         next: String,
         param: String,

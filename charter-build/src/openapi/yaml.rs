@@ -95,9 +95,13 @@ fn tool(t: &Tool) -> Y {
     }
     if let Some(pg) = &t.pagination {
         let pm = match pg {
-            Pagination::Page { param, size_param } => {
+            Pagination::Page { param, size_param } | Pagination::Offset { param, size_param } => {
+                let style = match pg {
+                    Pagination::Offset { .. } => "offset",
+                    _ => "page",
+                };
                 let mut v = vec![
-                    ("style".to_owned(), Y::S("page".into())),
+                    ("style".to_owned(), Y::S(style.into())),
                     ("param".into(), Y::S(string(param))),
                 ];
                 if let Some(s) = size_param {

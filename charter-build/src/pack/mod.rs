@@ -173,6 +173,13 @@ pub enum PaginationDecl {
         /// The page size argument.
         size_param: Option<Sp<String>>,
     },
+    /// An item offset (items skipped), for APIs that page by position (`offset` + `limit`).
+    Offset {
+        /// The offset argument.
+        param: Sp<String>,
+        /// The page size argument.
+        size_param: Option<Sp<String>>,
+    },
 }
 
 impl Tool {
@@ -407,6 +414,8 @@ pub struct Spec {
     pub style: Option<Sp<Style>>,
     /// `allow_slash`.
     pub allow_slash: Option<Sp<bool>>,
+    /// `spread`: a `map` body parameter whose members go to the body's top level.
+    pub spread: Option<Sp<bool>>,
     /// `modes`.
     pub modes: Option<Sp<Vec<Sp<String>>>>,
     /// `from_context`.

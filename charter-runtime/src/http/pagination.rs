@@ -16,6 +16,8 @@ use crate::table::{Pagination, Route};
 ///   cursor ends the walk.
 /// - Page style: increments `param` (absent counts as page 1); stops on an empty page, or on a
 ///   page shorter than the `size_param` the call asked for.
+/// - Offset style: sets `param` to the current offset (absent counts as 0) plus the number of
+///   items on this page; stops as the page style does.
 pub fn next_page(route: &Route, arguments: &Value, response: &Value) -> Option<Value> {
     let pagination = route.pagination?;
     if response.get("has_more") == Some(&Value::Bool(false)) {
@@ -52,21 +54,34 @@ pub fn next_page(route: &Route, arguments: &Value, response: &Value) -> Option<V
             next.insert(param.to_owned(), cursor);
         }
         Pagination::Page { param, size_param } => {
-            let items = page_items(response)?;
-            if items.is_empty() {
-                return None;
-            }
-            let size = size_param
-                .and_then(|p| arguments.get(p))
-                .and_then(Value::as_u64);
-            if size.is_some_and(|size| (items.len() as u64) < size) {
-                return None;
-            }
+            full_page(arguments, response, size_param)?;
             let page = arguments.get(param).and_then(Value::as_u64).unwrap_or(1);
             next.insert(param.to_owned(), Value::from(page + 1));
         }
+        Pagination::Offset { param, size_param } => {
+            let received = full_page(arguments, response, size_param)?;
+            let offset = arguments.get(param).and_then(Value::as_u64).unwrap_or(0);
+            next.insert(param.to_owned(), Value::from(offset + received));
+        }
     }
     Some(Value::Object(next))
+}
+
+/// The number of items on a page that may have a successor, or `None` when it ends the walk:
+/// an empty page, or one shorter than the size the call asked for at `size_param` (when no size
+/// was asked, the server's default is unknown, so only an empty page ends it).
+fn full_page(arguments: &Value, response: &Value, size_param: Option<&str>) -> Option<u64> {
+    let received = page_items(response)?.len() as u64;
+    if received == 0 {
+        return None;
+    }
+    let size = size_param
+        .and_then(|p| arguments.get(p))
+        .and_then(Value::as_u64);
+    if size.is_some_and(|size| received < size) {
+        return None;
+    }
+    Some(received)
 }
 
 /// The value of the query parameter `key` in a next-page URL (Microsoft Graph's

@@ -103,7 +103,7 @@ pub fn build_request(
             Location::Query if statics.iter().any(|(k, _)| *k == field.wire) => {}
             Location::Query => query_field(field, value, &mut query),
             Location::Header => header_field(field, value, &mut headers, &mut problems)?,
-            Location::Path | Location::Body | Location::Arg => {}
+            Location::Path | Location::Body | Location::BodySpread | Location::Arg => {}
         }
     }
     if !problems.is_empty() {
@@ -524,7 +524,12 @@ fn build_body(
     args: &Map<String, Value>,
     headers: &mut HeaderMap,
 ) -> Result<Option<Vec<u8>>, CharterError> {
-    let in_body = |f: &&Field| matches!(f.location, Location::Body | Location::Arg);
+    let in_body = |f: &&Field| {
+        matches!(
+            f.location,
+            Location::Body | Location::BodySpread | Location::Arg
+        )
+    };
 
     if let Some(document) = route.graphql {
         let mut variables = Map::new();
@@ -548,7 +553,10 @@ fn build_body(
 
     match route.body {
         BodyEncoding::None => {
-            if let Some(field) = fields.iter().find(|f| f.location == Location::Body) {
+            if let Some(field) = fields
+                .iter()
+                .find(|f| matches!(f.location, Location::Body | Location::BodySpread))
+            {
                 return Err(declaration(format!(
                     "`{}` is a body field but the route {} {} declares no body encoding",
                     field.name,
@@ -563,12 +571,9 @@ fn build_body(
             // which fields this call happened to fill.
             let mut body = Map::new();
             for field in fields.iter().filter(in_body) {
-                if let Some(value) = args.get(field.name) {
-                    body.insert(
-                        field.wire.to_owned(),
-                        to_wire(value, field.shape).into_owned(),
-                    );
-                }
+                body_members(field, args, |key, value, shape| {
+                    body.insert(key.to_owned(), to_wire(value, shape).into_owned());
+                });
             }
             apply_static_json(route, &mut body)?;
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -583,9 +588,9 @@ fn build_body(
                 if statics.iter().any(|(name, _)| *name == field.wire) {
                     continue; // replaced by the pack's constant below
                 }
-                if let Some(value) = args.get(field.name) {
-                    flatten(&mut body, &mut field.wire.to_owned(), value, field.shape);
-                }
+                body_members(field, args, |key, value, shape| {
+                    flatten(&mut body, &mut key.to_owned(), value, shape);
+                });
             }
             for (name, json) in statics {
                 let value = static_value(route, name, json)?;
@@ -597,6 +602,34 @@ fn build_body(
             );
             Ok(Some(body.into_bytes()))
         }
+    }
+}
+
+/// Calls `each` with the body members one field's argument makes: the field itself under its
+/// wire name, or, for [`Location::BodySpread`], every member of its map (none when absent).
+fn body_members<'a>(
+    field: &Field,
+    args: &'a Map<String, Value>,
+    mut each: impl FnMut(&'a str, &'a Value, &'static Shape),
+) {
+    match (field.location, args.get(field.name)) {
+        (Location::BodySpread, Some(Value::Object(members))) => {
+            let inner = spread_values(field.shape);
+            for (key, value) in members {
+                each(key, value, inner);
+            }
+        }
+        (Location::BodySpread, _) | (_, None) => {}
+        (_, Some(value)) => each(field.wire, value, field.shape),
+    }
+}
+
+/// The shape of a spread map's values (any value when the field is not a map).
+fn spread_values(shape: &'static Shape) -> &'static Shape {
+    match shape {
+        Shape::Map(inner) => inner,
+        Shape::Nullable(inner) => spread_values(inner),
+        _ => &ANY,
     }
 }
 

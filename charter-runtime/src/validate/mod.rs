@@ -14,6 +14,8 @@
 mod formats;
 mod groups;
 mod numbers;
+mod spread;
+mod text;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -25,6 +27,9 @@ use formats::format_expected;
 pub use formats::format_ok;
 pub use groups::unmet_groups;
 use numbers::{INTEGER_RANGE, exact_integer, is_whole};
+use spread::spread_collisions;
+pub use text::{clip, describe, got, json_kind};
+use text::{escape, got_items, number_text, plural};
 
 use crate::context::CallContext;
 use crate::error::{CharterError, DeclarationError};
@@ -233,6 +238,8 @@ pub fn prepare_arguments(
         if let Some(issue) = unmet_groups(tool.require_one_of, given) {
             walk.issues.push(issue);
         }
+        walk.issues
+            .extend(spread_collisions(tool.input.fields, map));
     }
     walk.finish(tool.name)?;
     let Value::Object(map) = &mut arguments else {
@@ -691,96 +698,6 @@ fn coerce_json_string(value: &mut Value, open: char) {
         && (parsed.is_object() || parsed.is_array())
     {
         *value = parsed;
-    }
-}
-
-fn plural(n: u32) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
-
-fn got_items(n: usize) -> String {
-    format!("{n} item{}", if n == 1 { "" } else { "s" })
-}
-
-fn number_text(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 1e15 {
-        format!("{}", n as i64)
-    } else {
-        n.to_string()
-    }
-}
-
-/// JSON-pointer escaping of one path segment.
-fn escape(segment: &str) -> std::borrow::Cow<'_, str> {
-    if segment.contains(['~', '/']) {
-        segment.replace('~', "~0").replace('/', "~1").into()
-    } else {
-        segment.into()
-    }
-}
-
-/// What a shape accepts, for the model.
-pub fn describe(shape: &Shape) -> String {
-    match shape {
-        Shape::Any => "any value".into(),
-        Shape::Bool => "boolean".into(),
-        Shape::Integer(_) => "integer".into(),
-        Shape::Number(_) => "number".into(),
-        Shape::String(rules) => match rules.format {
-            Some(f) => format!("string ({})", f.as_str()),
-            None => "string".into(),
-        },
-        Shape::Array(rules) => format!("array of {}", describe(rules.items)),
-        Shape::Object(_) => "object".into(),
-        Shape::Map(inner) => format!("object whose values are {}", describe(inner)),
-        Shape::Nullable(inner) => format!("{} or null", describe(inner)),
-        Shape::OneOf(shapes) => {
-            let alts: Vec<String> = shapes.iter().map(describe).collect();
-            format!("one of ({})", alts.join(" | "))
-        }
-    }
-}
-
-/// At most `max` characters of `text`, with `…` when cut: what an error message may echo of
-/// something the model or a client sent, however long it was.
-pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(max) {
-        None => text.into(),
-        Some((end, _)) => format!("{}…", &text[..end]).into(),
-    }
-}
-
-/// The kind of a JSON value as a message names it (`a string`, `an object`, `null`).
-pub fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// What the model gave, briefly: strings quoted and cut at 40 characters, containers sized.
-pub fn got(value: &Value) -> String {
-    match value {
-        Value::String(s) => {
-            let mut cut: String = s.chars().take(40).collect();
-            if cut.len() < s.len() {
-                cut.push('…');
-            }
-            format!("string {}", Value::String(cut))
-        }
-        Value::Array(items) => format!("an array of {}", got_items(items.len())),
-        Value::Object(map) => format!(
-            "an object with {} key{}",
-            map.len(),
-            if map.len() == 1 { "" } else { "s" }
-        ),
-        Value::Bool(b) => format!("boolean {b}"),
-        Value::Number(n) => format!("number {n}"),
-        Value::Null => "null".into(),
     }
 }
 

@@ -1,12 +1,14 @@
-//! Pagination the parameters and the 2xx response imply (page numbers or a cursor).
+//! Pagination the parameters and the 2xx response imply (page numbers, item offsets or a
+//! cursor).
 
 use serde_json::{Map, Value};
 
 use super::super::doc;
 use super::super::model::{In, Kind, OpRef, Pagination, Param};
 
-/// Pagination the parameters and the response imply: `page`/`per_page` pages, or a cursor
-/// parameter whose next value the response carries.
+/// Pagination the parameters and the response imply: `page`/`per_page` pages, an integer
+/// `offset` beside an integer `limit` (items skipped), or a cursor parameter whose next value the
+/// response carries. A cursor wins over numbers, and a page number over an offset.
 pub(super) fn pagination(root: &Value, op: &OpRef<'_>, params: &[Param]) -> Option<Pagination> {
     let int_param = |n: &str| {
         params
@@ -60,6 +62,13 @@ pub(super) fn pagination(root: &Value, op: &OpRef<'_>, params: &[Param]) -> Opti
         return Some(Pagination::Page {
             param: page,
             size_param: size,
+        });
+    }
+    // Only the pair: an `offset` alone may be a time-zone or text offset, not a position.
+    if let (Some(offset), Some(limit)) = (int_param("offset"), int_param("limit")) {
+        return Some(Pagination::Offset {
+            param: offset,
+            size_param: Some(limit),
         });
     }
     None

@@ -54,7 +54,7 @@ const SHAPE_KEYS: &[&str] = &[
     "nullable",
 ];
 const NAMED_KEYS: &[&str] = &["required", "wire", "modes"];
-const PARAM_KEYS: &[&str] = &["in", "style", "allow_slash", "from_context"];
+const PARAM_KEYS: &[&str] = &["in", "style", "allow_slash", "spread", "from_context"];
 
 const PACK_KEYS: &[&str] = &[
     "pack",
@@ -438,11 +438,12 @@ fn pagination(s: &mut Sink, node: &Node) -> Option<PaginationDecl> {
     enum P {
         Cursor,
         Page,
+        Offset,
     }
     let Some(style_node) = o.get("style") else {
         s.err(
             o.loc,
-            "missing `style` in `pagination`: add `style: cursor` or `style: page`",
+            "missing `style` in `pagination`: add `style: cursor`, `style: page` or `style: offset`",
         );
         return None;
     };
@@ -450,7 +451,11 @@ fn pagination(s: &mut Sink, node: &Node) -> Option<PaginationDecl> {
         s,
         style_node,
         "pagination style",
-        &[("cursor", P::Cursor), ("page", P::Page)],
+        &[
+            ("cursor", P::Cursor),
+            ("page", P::Page),
+            ("offset", P::Offset),
+        ],
     )?;
     let next = o.get("next").and_then(|n| string(s, n, "next"));
     let param = o.get("param").and_then(|n| string(s, n, "param"));
@@ -469,7 +474,7 @@ fn pagination(s: &mut Sink, node: &Node) -> Option<PaginationDecl> {
             if let Some(sp) = &size_param {
                 s.err(
                     sp.loc,
-                    "`size_param` only applies to `style: page`; remove it",
+                    "`size_param` only applies to `style: page` and `style: offset`; remove it",
                 );
             }
             let Some(next) = next else {
@@ -483,11 +488,14 @@ fn pagination(s: &mut Sink, node: &Node) -> Option<PaginationDecl> {
             };
             Some(PaginationDecl::Cursor { next, param })
         }
-        P::Page => {
+        P::Page | P::Offset => {
             if let Some(n) = &next {
                 s.err(n.loc, "`next` only applies to `style: cursor`; remove it");
             }
-            Some(PaginationDecl::Page { param, size_param })
+            Some(match style.value {
+                P::Offset => PaginationDecl::Offset { param, size_param },
+                _ => PaginationDecl::Page { param, size_param },
+            })
         }
     }
 }
@@ -649,6 +657,7 @@ fn placement_key(s: &mut Sink, sp: &mut Spec, k: &str, value: &Node) {
             )
         }
         "allow_slash" => sp.allow_slash = boolean(s, value, k),
+        "spread" => sp.spread = boolean(s, value, k),
         "modes" => sp.modes = string_list(s, value, k),
         "from_context" => sp.from_context = string(s, value, k),
         "in" => {
