@@ -93,6 +93,11 @@ pub fn terms(text: &str) -> impl Iterator<Item = String> + '_ {
 /// Words that look inflected and are not (`news` is not the plural of `new`).
 const UNSTEMMED: &[&str] = &["news", "series", "species"];
 
+/// Endings of plurals of words ending in `i` (`emojis`, `wikis`, `APIs`, `KPIs`): a word ending
+/// in `is` keeps its `s` (`analysis`, `this`, `axis`, `tennis`), except after these letters,
+/// after which English has almost no `-is` singular.
+const PLURAL_IS: &[&str] = &["jis", "kis", "pis"];
+
 /// A small suffix stemmer for lowercase English words, applied identically to tool text at build
 /// time and to queries: plurals (`issues`, `branches`, `entries`), `-ing` and `-ed` forms and a
 /// final silent `e` all reduce to one stem, so `create`, `creates`, `created` and `creating`
@@ -125,7 +130,11 @@ pub fn stem(word: &str) -> String {
         .map(|(b, suffix)| format!("{b}{}", &suffix[..suffix.len() - 2]))
     {
         w = base;
-    } else if w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is") {
+    } else if w.ends_with('s')
+        && !w.ends_with("ss")
+        && !w.ends_with("us")
+        && (!w.ends_with("is") || PLURAL_IS.iter().any(|p| w.ends_with(p)))
+    {
         w.pop();
     }
     // -ly, -ction, -ee on long words: `recently`/`recent`, `extraction`/`extract`,
@@ -259,17 +268,66 @@ impl ToolTerms {
 /// Verbs that make a tool the plain operation on its resource (`events_list`, `issues_get`,
 /// `customers_create`) rather than a variant of it (`events_import`, `pulls_list_files`):
 /// ToolSearch prefers the plain tool when two tools score the same.
-pub const PLAIN_VERBS: &[&str] = &["create", "get", "insert", "list", "retrieve", "search"];
+///
+/// `add` is the create verb of APIs that attach one thing to another (`reactions_add`,
+/// `pins_add`, `tags_add`): adding is what creating one of those is, when it follows the
+/// resource directly (`events_quick_add` is a variant).
+pub const PLAIN_VERBS: &[&str] = &[
+    "add", "create", "get", "insert", "list", "retrieve", "search",
+];
 
 /// Verbs that change or remove one item of a resource (`customers_delete`, `events_patch`).
 pub const ITEM_VERBS: &[&str] = &["delete", "edit", "modify", "patch", "remove", "update"];
+
+/// Verbs that change something: a tool whose name holds one writes (`issues_update`,
+/// `cycles_start_today`, `pulls_merge`); a tool whose name holds none reads (`issues_history`,
+/// `pulls_check_merged`, `users_get_presence`). A question (`when does the sprint end`, `is
+/// the PR merged`) asks to read.
+#[rustfmt::skip] // One verb a line would make the list 90 lines long.
+pub const WRITE_VERBS: &[&str] = &[
+    "accept", "add", "append", "approve", "archive", "attach", "cancel", "capture", "clear",
+    "close", "complete", "confirm", "copy", "create", "deactivate", "decline", "delete", "detach",
+    "disable", "dismiss", "dispatch", "edit", "enable", "execute", "expire", "finalize", "follow",
+    "fork", "forward", "hide", "hold", "import", "insert", "invite", "join", "kick", "leave",
+    "lock", "mark", "merge", "modify", "move", "open", "patch", "pay", "pin", "ping", "post",
+    "push", "put", "remove", "rename", "renew", "replace", "reply", "request", "rerequest",
+    "rerun", "resolve", "resume", "reverse", "send", "set", "snooze", "star", "start", "stop",
+    "submit", "subscribe", "sync", "transfer", "trash", "unarchive", "unfollow", "unhide",
+    "unlock", "unpin", "unresolve", "unstar", "unsubscribe", "untrash", "update", "upload",
+    "verify", "void", "watch",
+];
+
+/// Whether a tool's own name holds a verb that changes something ([`WRITE_VERBS`]).
+pub fn writes(tool: &str) -> bool {
+    tool.split('_')
+        .any(|p| WRITE_VERBS.binary_search(&p).is_ok())
+}
+
+/// Words that open a question: a query opening with one asks to read, not to change. `how`
+/// and `can` are left out: `how do I cancel`, `can you refund` ask for the action.
+pub const QUESTION_WORDS: &[&str] = &[
+    "are", "did", "do", "does", "has", "have", "is", "was", "were", "what", "whats", "when",
+    "where", "which", "who", "whose", "why",
+];
+
+/// Whether a query's first word opens a question (`what's` counts as `whats`).
+pub fn is_question(first_word: &str) -> bool {
+    let w: String = first_word
+        .chars()
+        .filter(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_lowercase();
+    QUESTION_WORDS.binary_search(&w.as_str()).is_ok()
+}
 
 /// How far a tool name is from the plain operation on its resource, for tie-breaks: 0 for the
 /// plain list/get/create/search ([`PLAIN_VERBS`]), 1 for the plain update/delete of one item
 /// ([`ITEM_VERBS`]), 2 for anything else (`events_import`, `customers_delete_discount`).
 pub fn variant_tier(tool: &str) -> u8 {
-    let last = tool.rsplit_once('_').map_or(tool, |(_, last)| last);
-    if !tool.contains('_') || PLAIN_VERBS.contains(&last) {
+    let (rest, last) = tool.rsplit_once('_').unwrap_or(("", tool));
+    let before = rest.rsplit('_').next().unwrap_or_default();
+    let plain = PLAIN_VERBS.contains(&last) && (last != "add" || is_plural(before));
+    if !tool.contains('_') || plain {
         0
     } else if ITEM_VERBS.contains(&last) {
         1
@@ -343,6 +401,11 @@ mod tests {
             assert_eq!(stem(w), w);
         }
         assert_eq!(stem("prs"), "pr");
+        assert_eq!(stem("emojis"), "emoji");
+        assert_eq!(stem("wikis"), "wiki");
+        assert_eq!(stem("apis"), "api");
+        assert_eq!(stem("analysis"), "analysis");
+        assert_eq!(stem("this"), "this");
         assert_eq!(stem("ids"), "id");
         assert_eq!(stem("urls"), "url");
     }
@@ -385,7 +448,7 @@ mod tests {
     #[test]
     fn plurals() {
         for w in [
-            "issues", "prs", "entries", "branches", "ids", "details", "messages",
+            "issues", "prs", "entries", "branches", "ids", "details", "messages", "emojis",
         ] {
             assert!(is_plural(w), "{w}");
         }
@@ -397,8 +460,19 @@ mod tests {
     }
 
     #[test]
+    fn writers_and_questions() {
+        assert!(WRITE_VERBS.windows(2).all(|w| w[0] < w[1]));
+        assert!(QUESTION_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(writes("cycles_update") && writes("pulls_merge") && writes("tags_add"));
+        assert!(!writes("issues_history") && !writes("pulls_check_merged"));
+        assert!(is_question("When") && is_question("what's") && !is_question("close"));
+    }
+
+    #[test]
     fn variant_tiers() {
         assert_eq!(variant_tier("events_list"), 0);
+        assert_eq!(variant_tier("reactions_add"), 0);
+        assert_eq!(variant_tier("events_quick_add"), 2);
         assert_eq!(variant_tier("payment_intents_create"), 0);
         assert_eq!(variant_tier("search"), 0);
         assert_eq!(variant_tier("customers_delete"), 1);

@@ -17,10 +17,10 @@
 //!   imperative verb a description opens with: "Comment on an issue", "Share a calendar");
 //! - the slots' scores add up, times the number of slots matched (coordination: a tool
 //!   matching both words of `payment history` beats one matching `history` alone);
-//! - a tool whose resource (the first word of its own name) the query names gains a little
-//!   ([`RESOURCE`]), and a list or search tool gains when the query holds a plural
-//!   ([`PLURAL_LIST`]); a tool one of whose multi-word hints the query holds whole gains too
-//!   ([`HINT_PHRASE`]).
+//! - a tool whose resource (the words of its own name up to the first plural) the query names
+//!   whole gains a little ([`RESOURCE`]), and a list or search tool gains when the query holds
+//!   a plural ([`PLURAL_LIST`]); a tool one of whose multi-word hints the query holds whole
+//!   gains too ([`HINT_PHRASE`]).
 //!
 //! Ties go, in order, to the plain list/get/create of a resource over its variants (then the
 //! plain update/delete of one item), to the kind of tool the query asks for (a plural asks for a
@@ -60,9 +60,11 @@ const SYNONYM: f32 = 0.9;
 /// What a term reached through a one-way entry (`new` read as `create`) counts.
 const BROADER: f32 = 0.8;
 
-/// What a tool gains (a factor) when the query names its resource, the first word of its own
-/// name (`pulls` in `pulls_submit_review` for `approve the PR`): the query says what it acts on,
-/// and a tool about something else that merely shares the verb (`runs_approve`) answers less.
+/// What a tool gains (a factor) when the query names its resource whole, the words of its own
+/// name up to the first plural (`pulls` in `pulls_submit_review` for `approve the PR`): the
+/// query says what it acts on, and a tool about something else that merely shares the verb
+/// (`runs_approve`) answers less. The whole of it: `rename a project` names the resource of
+/// `projects_update`, not that of `project_updates_create` or `project_milestones_update`.
 const RESOURCE: f32 = 1.05;
 
 /// What a list or search tool gains (a factor) when the query holds a plural (`open pull
@@ -72,6 +74,12 @@ const PLURAL_LIST: f32 = 1.15;
 /// What a tool gains (a factor) when the query holds one of its multi-word hints whole
 /// (`thread replies`, `share calendar`): the pack author wrote the words users say for it.
 const HINT_PHRASE: f32 = 1.1;
+
+/// What a tool that changes nothing gains (a factor) when the query is a question (`when does
+/// the sprint end`, `is the PR merged`, `who changed this file`): a question asks to read, and
+/// the tools that share its words and write (`cycles_update` for `end`, `pulls_merge` for
+/// `merged`) answer it less.
+const QUESTION_READ: f32 = 1.25;
 
 /// Inverse document frequency (the BM25 form, always positive) of a term `df` of `n` tools hold.
 fn idf(n: f32, df: u32) -> f32 {
@@ -200,8 +208,10 @@ pub(super) struct TermIndex {
     /// Per candidate: whether it lists or searches a collection (`_list` in its name, or a
     /// trailing `_search`).
     lister: Vec<bool>,
-    /// Per candidate: the term id of its resource, the first word of its own name.
-    resource: Vec<u32>,
+    /// Per candidate: whether its name holds a verb that changes something.
+    writer: Vec<bool>,
+    /// Per candidate: the term ids of its resource ([`resource_terms`]).
+    resource: Vec<Box<[u32]>>,
     /// Multi-word hints by their first term.
     hint_phrases: Map<u32, Vec<HintPhrase>>,
     synonyms: Synonyms,
@@ -248,22 +258,57 @@ fn invert(flat: Vec<(u32, u32, Fields)>, terms: usize) -> (Vec<u32>, Vec<Posting
     (starts, postings, df)
 }
 
-/// The stems of a query's words (stop words and single letters dropped), and whether any word
-/// is a plural (which asks for a list).
-fn query_stems(words: &[String]) -> (Vec<String>, bool) {
+/// The stems of a query's words (stop words and single letters dropped), whether any word is a
+/// plural (which asks for a list), and whether the first word can be an imperative verb: typed
+/// bare, neither a plural nor an `-ed` form. `scheduled messages` and `archived channels` name
+/// things; only `schedule a message` asks for the tool whose description opens "Schedule".
+fn query_stems(words: &[String]) -> (Vec<String>, bool, bool) {
     let mut stems: Vec<String> = Vec::new();
     let mut plural = false;
+    let mut verb = false;
     for word in words {
         for w in charter_terms::words(word) {
             let lower = w.to_lowercase();
             if lower.chars().count() < 2 || charter_terms::is_stop_word(&lower) {
                 continue;
             }
-            plural |= charter_terms::is_plural(&lower);
+            let is_plural = charter_terms::is_plural(&lower);
+            if stems.is_empty() {
+                verb = !is_plural && !lower.ends_with("ed");
+            }
+            plural |= is_plural;
             stems.push(charter_terms::stem(&lower));
         }
     }
-    (stems, plural)
+    (stems, plural, verb)
+}
+
+/// The terms of the words of a tool's name that say what it acts on: up to its first plural
+/// (`project_updates_list` acts on project updates, not on projects; `pulls_submit_review` on
+/// pulls), else its first word (`order_get`, `dnd_set_snooze`).
+///
+/// Each word is stemmed once: a word ending in `s` that its stem shortens is a plural
+/// (`updates`, `pulls`; not `status` or `news`), which is what [`charter_terms::is_plural`]
+/// says at a third of the cost, for the index is built on a session's first query.
+fn resource_terms(tool: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut first = true;
+    for word in tool.split('_') {
+        let term = charter_terms::terms(word).next();
+        if first && term.is_none() {
+            // A first word that is no term (`about_get`) names no resource.
+            return out;
+        }
+        first = false;
+        let Some(term) = term else { continue };
+        let plural = word.ends_with('s') && term.len() < word.len();
+        out.push(term);
+        if plural {
+            return out;
+        }
+    }
+    out.truncate(1);
+    out
 }
 
 impl TermIndex {
@@ -277,6 +322,7 @@ impl TermIndex {
         let mut variant = Vec::with_capacity(count);
         let mut name_len = Vec::with_capacity(count);
         let mut lister = Vec::with_capacity(count);
+        let mut writer = Vec::with_capacity(count);
         let mut resource = Vec::with_capacity(count);
         let mut hint_phrases: Map<u32, Vec<HintPhrase>> = Map::default();
         let id_of = |term: Cow<'static, str>, ids: &mut Map<Cow<'static, str>, u32>| -> u32 {
@@ -335,6 +381,7 @@ impl TermIndex {
             variant.push(charter_terms::variant_tier(c.tool));
             name_len.push(c.tool.len().min(u16::MAX as usize) as u16);
             lister.push(c.tool.split('_').any(|p| p == "list") || c.tool.ends_with("_search"));
+            writer.push(charter_terms::writes(c.tool));
             for hint in c.hints {
                 let ids_of: Vec<u32> = charter_terms::terms(hint)
                     .map(|t| id_of(Cow::Owned(t), &mut ids))
@@ -348,11 +395,12 @@ impl TermIndex {
                         .push((k32, rest.into()));
                 }
             }
-            let first_word = c.tool.split('_').next().unwrap_or_default();
-            resource.push(match charter_terms::terms(first_word).next() {
-                Some(term) => id_of(Cow::Owned(term), &mut ids),
-                None => u32::MAX,
-            });
+            resource.push(
+                resource_terms(c.tool)
+                    .into_iter()
+                    .map(|t| id_of(Cow::Owned(t), &mut ids))
+                    .collect(),
+            );
         }
         let (starts, postings, df) = invert(flat, ids.len());
         let n = count as f32;
@@ -364,6 +412,7 @@ impl TermIndex {
             variant,
             name_len,
             lister,
+            writer,
             resource,
             hint_phrases,
             synonyms: Synonyms::parse(SYNONYMS),
@@ -440,7 +489,8 @@ impl TermIndex {
         limit: usize,
     ) -> Vec<usize> {
         let count = self.variant.len();
-        let (stems, plural) = query_stems(words);
+        let (stems, plural, verb) = query_stems(words);
+        let question = words.first().is_some_and(|w| charter_terms::is_question(w));
         let passes_k = |k: usize| passes.is_none_or(|p| p[k]);
         if stems.is_empty() {
             // Only `+term`s (or nothing usable): the filter alone, plain tools first.
@@ -484,7 +534,7 @@ impl TermIndex {
             for (alt, _) in alternatives.into_iter().flatten() {
                 named.extend(alt.iter().filter_map(|t| self.ids.get(t.as_str()).copied()));
             }
-            let lead = if i == 0 { LEAD } else { 0.0 };
+            let lead = if i == 0 && verb { LEAD } else { 0.0 };
             // The slot's score for a candidate: its best reading, the words typed or one of
             // their synonyms.
             self.score_phrase(literal, 1.0, lead, &mut best, &mut slot_touched);
@@ -523,8 +573,12 @@ impl TermIndex {
         for k in &hit {
             let k = *k as usize;
             total[k] *= f32::from(matched[k]);
-            if named.contains(&self.resource[k]) {
+            let resource = &self.resource[k];
+            if !resource.is_empty() && resource.iter().all(|t| named.contains(t)) {
                 total[k] *= RESOURCE;
+            }
+            if question && !self.writer[k] {
+                total[k] *= QUESTION_READ;
             }
             if plural && self.lister[k] {
                 total[k] *= PLURAL_LIST;
@@ -607,6 +661,30 @@ mod tests {
             0.0,
             "the lead word is a bonus, not a field"
         );
+    }
+
+    #[test]
+    fn only_a_bare_first_word_is_a_lead_verb() {
+        let verb = |q: &str| query_stems(&q.split(' ').map(str::to_owned).collect::<Vec<_>>()).2;
+        assert!(verb("schedule a message"));
+        assert!(verb("the refund"), "stop words are skipped");
+        assert!(!verb("scheduled messages"));
+        assert!(!verb("archived channel"));
+        assert!(!verb("issues"));
+    }
+
+    #[test]
+    fn a_resource_runs_to_the_first_plural() {
+        assert_eq!(resource_terms("pulls_submit_review"), ["pull"]);
+        assert_eq!(
+            resource_terms("project_updates_create"),
+            ["project", "updat"]
+        );
+        assert_eq!(resource_terms("order_get"), ["order"]);
+        assert_eq!(resource_terms("commits_get_status"), ["commit"]);
+        assert_eq!(resource_terms("status_get"), ["status"]);
+        assert_eq!(resource_terms("search"), ["search"]);
+        assert!(resource_terms("about_get").is_empty());
     }
 
     #[test]
