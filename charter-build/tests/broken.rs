@@ -593,9 +593,21 @@ fn require_exactly_one_of_groups_are_checked_like_require_one_of() {
         55,
         "`require_exactly_one_of` names `nobody`, which is not a parameter of tool `reactions_create`",
     );
-    has(&d, file, 9, 65, "`id` is required already: a `require_exactly_one_of` group");
+    has(
+        &d,
+        file,
+        9,
+        65,
+        "`id` is required already: a `require_exactly_one_of` group",
+    );
     has(&d, file, 9, 70, "empty group in `require_exactly_one_of`");
-    has(&d, file, 9, 74, "this `require_exactly_one_of` group is listed twice");
+    has(
+        &d,
+        file,
+        9,
+        74,
+        "this `require_exactly_one_of` group is listed twice",
+    );
     has(
         &d,
         file,

@@ -230,14 +230,26 @@ async fn linear_target_ids_are_exactly_one_of() {
         (
             "linear_reactions_create",
             json!({"emoji": "eyes"}),
-            &["comment_id", "issue_id", "project_update_id", "initiative_update_id"],
+            &[
+                "comment_id",
+                "issue_id",
+                "project_update_id",
+                "initiative_update_id",
+            ],
         ),
         (
             "linear_favorites_create",
             json!({"parent_id": "f0"}),
             &[
-                "issue_id", "project_id", "document_id", "custom_view_id", "cycle_id",
-                "initiative_id", "label_id", "team_id", "folder_name",
+                "issue_id",
+                "project_id",
+                "document_id",
+                "custom_view_id",
+                "cycle_id",
+                "initiative_id",
+                "label_id",
+                "team_id",
+                "folder_name",
             ],
         ),
         (
@@ -266,7 +278,10 @@ async fn linear_target_ids_are_exactly_one_of() {
         two[ids[ids.len() - 1]] = json!("a2");
         for (args, got) in [
             (base.clone(), "none of them".to_owned()),
-            (two, format!("2 of them: `{}`, `{}`", ids[0], ids[ids.len() - 1])),
+            (
+                two,
+                format!("2 of them: `{}`, `{}`", ids[0], ids[ids.len() - 1]),
+            ),
         ] {
             let err = call(&s, tool, args).await.unwrap_err();
             let CharterError::Validation(m) = err else {
@@ -274,7 +289,10 @@ async fn linear_target_ids_are_exactly_one_of() {
             };
             assert!(m.contains(&expected) && m.contains(&got), "{tool}: {m}");
         }
-        assert!(stub.take().is_empty(), "{tool}: a refused call sent a request");
+        assert!(
+            stub.take().is_empty(),
+            "{tool}: a refused call sent a request"
+        );
         let def = TABLE.tools.iter().find(|t| t.name == tool).unwrap();
         let schema: Value = serde_json::from_str(def.views[0].schema).unwrap();
         let groups: Vec<Value> = ids.iter().map(|id| json!({"required": [id]})).collect();

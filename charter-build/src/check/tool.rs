@@ -171,7 +171,12 @@ impl Cx<'_> {
             s.err(t.loc, "`timeout_ms: 0` would fail every call: remove it for the default or give milliseconds");
         }
         groups(s, tool, "require_one_of", &tool.require_one_of);
-        groups(s, tool, "require_exactly_one_of", &tool.require_exactly_one_of);
+        groups(
+            s,
+            tool,
+            "require_exactly_one_of",
+            &tool.require_exactly_one_of,
+        );
     }
 
     /// Body parameters against the method and the encoding, and the GraphQL document.
