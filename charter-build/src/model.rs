@@ -675,6 +675,14 @@ fn auth_model(label: &str, a: &crate::pack::AuthDecl) -> AuthModel {
     }
 }
 
+/// The names of `require_one_of`-style groups, without their places.
+fn group_names(groups: &[Sp<Vec<Sp<String>>>]) -> Vec<Vec<String>> {
+    groups
+        .iter()
+        .map(|g| g.value.iter().map(|n| n.value.clone()).collect())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -714,12 +722,4 @@ mod tests {
         assert_eq!(default_annotations(HttpMethod::Post, None), write);
         assert_eq!(default_annotations(HttpMethod::Get, None), read);
     }
-}
-
-/// The names of `require_one_of`-style groups, without their places.
-fn group_names(groups: &[Sp<Vec<Sp<String>>>]) -> Vec<Vec<String>> {
-    groups
-        .iter()
-        .map(|g| g.value.iter().map(|n| n.value.clone()).collect())
-        .collect()
 }

@@ -235,10 +235,10 @@ pub fn prepare_arguments(
     }
     if let Value::Object(map) = &arguments {
         let given = |name: &str| map.contains_key(name) || narrowed.iter().any(|(n, _)| *n == name);
-        if let Some(issue) = unmet_groups(tool.require_one_of, &given) {
+        if let Some(issue) = unmet_groups(tool.require_one_of, given) {
             walk.issues.push(issue);
         }
-        if let Some(issue) = unmet_exactly_one(tool.require_exactly_one_of, &given) {
+        if let Some(issue) = unmet_exactly_one(tool.require_exactly_one_of, given) {
             walk.issues.push(issue);
         }
         walk.issues
