@@ -87,6 +87,8 @@ static EXAMPLE: Table = Table {
                     number("a", "The first addend."),
                     number("b", "The second addend."),
                 ],
+                require_one_of: &[],
+                require_exactly_one_of: &[],
             },
             require_one_of: &[],
             require_exactly_one_of: &[],
@@ -129,7 +131,11 @@ static EXAMPLE: Table = Table {
                 open_world: false,
             },
             mode: None,
-            input: &ObjectShape { fields: &[] },
+            input: &ObjectShape {
+                fields: &[],
+                require_one_of: &[],
+                require_exactly_one_of: &[],
+            },
             require_one_of: &[],
             require_exactly_one_of: &[],
             views: &[

@@ -307,9 +307,17 @@ impl Gen<'_> {
                 let max = opt_u32(*max_items);
                 quote!(Shape::Array(ArrayRules { items: #items, min_items: #min, max_items: #max }))
             }
-            NodeKind::Object(fields) => {
+            NodeKind::Object(fields, groups) => {
                 let fields = fields.iter().map(|f| self.field(f));
-                quote!(Shape::Object(ObjectShape { fields: &[#(#fields),*] }))
+                let (a, e) = (
+                    group_list(&groups.at_least_one),
+                    group_list(&groups.exactly_one),
+                );
+                quote!(Shape::Object(ObjectShape {
+                    fields: &[#(#fields),*],
+                    require_one_of: #a,
+                    require_exactly_one_of: #e,
+                }))
             }
             NodeKind::Map(values) => {
                 let v = self.shape_ref(values);
@@ -482,10 +490,6 @@ impl Gen<'_> {
         let (ro, id, de, ow) = (a.read_only, a.idempotent, a.destructive, a.open_world);
         let mode = opt_str(t.mode.as_deref());
         let fields = t.params.iter().map(|f| self.field(f));
-        let group_list = |groups: &[Vec<String>]| {
-            let items = groups.iter().map(|g| strs(g.iter().map(String::as_str)));
-            quote!(&[#(#items),*])
-        };
         let groups = group_list(&t.require_one_of);
         let exactly = group_list(&t.require_exactly_one_of);
         let schemas: Vec<ViewSchema> = t
@@ -506,7 +510,7 @@ impl Gen<'_> {
             description: #description,
             annotations: Annotations { read_only: #ro, idempotent: #id, destructive: #de, open_world: #ow },
             mode: #mode,
-            input: &ObjectShape { fields: &[#(#fields),*] },
+            input: &ObjectShape { fields: &[#(#fields),*], require_one_of: &[], require_exactly_one_of: &[] },
             require_one_of: #groups,
             require_exactly_one_of: #exactly,
             views: &[#(#views),*],
@@ -750,6 +754,12 @@ pub fn file(packs: &[PackModel], runtime: &str) -> Result<String, GenerateError>
         )
     };
     Ok(header + &prettyplease::unparse(&parsed))
+}
+
+/// `&[&["a"], &["b", "c"]]`: groups of names as a table constant.
+fn group_list(groups: &[Vec<String>]) -> TokenStream {
+    let items = groups.iter().map(|g| strs(g.iter().map(String::as_str)));
+    quote!(&[#(#items),*])
 }
 
 #[cfg(test)]

@@ -249,6 +249,15 @@ pub struct StrModel {
     pub format: Option<FormatName>,
 }
 
+/// `require_one_of` / `require_exactly_one_of` groups of an object's fields (model names).
+#[derive(Debug, Clone, Default)]
+pub struct GroupsModel {
+    /// "At least one of".
+    pub at_least_one: Vec<Vec<String>>,
+    /// "Exactly one of".
+    pub exactly_one: Vec<Vec<String>>,
+}
+
 /// The kinds of inline shapes.
 #[derive(Debug, Clone)]
 pub enum NodeKind {
@@ -271,8 +280,8 @@ pub enum NodeKind {
         /// `max_items`.
         max_items: Option<u32>,
     },
-    /// An object with declared fields.
-    Object(Vec<FieldModel>),
+    /// An object with declared fields, and its groups of them.
+    Object(Vec<FieldModel>, GroupsModel),
     /// Free keys.
     Map(Ty),
     /// Exactly one of.
@@ -373,6 +382,10 @@ impl Resolver<'_> {
                         .flat_map(|p| p.value.iter())
                         .map(|f| self.field(&f.name.value, &f.spec, None))
                         .collect(),
+                    GroupsModel {
+                        at_least_one: group_names(&spec.require_one_of),
+                        exactly_one: group_names(&spec.require_exactly_one_of),
+                    },
                 ),
                 Kind::Map => NodeKind::Map(match &spec.values {
                     Some(v) => self.ty(v, v.description.as_ref().map(|d| d.value.clone())),
@@ -537,7 +550,7 @@ fn mark_used(types: &mut [TypeModel], tools: &[ToolModel]) {
     fn refs_of_node(node: &Node, out: &mut Vec<usize>) {
         match &node.kind {
             NodeKind::Array { items, .. } => refs_of_ty(items, out),
-            NodeKind::Object(fields) => fields.iter().for_each(|f| refs_of_ty(&f.ty, out)),
+            NodeKind::Object(fields, _) => fields.iter().for_each(|f| refs_of_ty(&f.ty, out)),
             NodeKind::Map(v) => refs_of_ty(v, out),
             NodeKind::OneOf(alts) => alts.iter().for_each(|a| refs_of_ty(a, out)),
             _ => {}

@@ -10,7 +10,9 @@
 use serde_json::{Map, Value};
 
 use crate::mode::ViewSpec;
-use crate::model::{FieldModel, Node, NodeKind, NumModel, StrModel, ToolModel, Ty, TypeModel};
+use crate::model::{
+    FieldModel, GroupsModel, Node, NodeKind, NumModel, StrModel, ToolModel, Ty, TypeModel,
+};
 
 /// `json_tokens` of JSON text: its character count divided by 4 (docs/design.md §3; the rule is
 /// `charter_terms::tokens`).
@@ -219,7 +221,7 @@ impl Emitter<'_> {
                     m.insert("maxItems".into(), (*v).into());
                 }
             }
-            NodeKind::Object(fields) => {
+            NodeKind::Object(fields, groups) => {
                 typed(&mut m, "object", nullable);
                 describe(&mut m, description);
                 let (props, required) = self.fields(fields);
@@ -227,6 +229,7 @@ impl Emitter<'_> {
                 if !required.is_empty() {
                     m.insert("required".into(), required.into());
                 }
+                object_groups(&mut m, groups, nullable);
                 m.insert("additionalProperties".into(), false.into());
             }
             NodeKind::Map(values) => {
@@ -411,7 +414,7 @@ fn object_fields<'a>(types: &'a [TypeModel], ty: &'a Ty) -> Option<&'a [FieldMod
         }
     };
     match &node.kind {
-        NodeKind::Object(fields) => Some(fields),
+        NodeKind::Object(fields, _) => Some(fields),
         NodeKind::Array { items, .. } => object_fields(types, items),
         _ => None,
     }
@@ -540,6 +543,34 @@ pub fn schema_without(
 }
 
 /// `"type": t` (or `[t, "null"]`).
+/// A nested object's groups: `anyOf` / `oneOf` of `required` lists. On a nullable object the
+/// `oneOf` branches say `"type":"object"` and `null` gets its own, since `required` passes `null`
+/// (which would then match every branch).
+fn object_groups(m: &mut Map<String, Value>, groups: &GroupsModel, nullable: bool) {
+    let branch = |g: &Vec<String>, typed: bool| {
+        if typed {
+            serde_json::json!({ "type": "object", "required": g })
+        } else {
+            serde_json::json!({ "required": g })
+        }
+    };
+    if !groups.at_least_one.is_empty() {
+        let list = groups.at_least_one.iter().map(|g| branch(g, false));
+        m.insert("anyOf".into(), Value::Array(list.collect()));
+    }
+    if !groups.exactly_one.is_empty() {
+        let mut list: Vec<Value> = groups
+            .exactly_one
+            .iter()
+            .map(|g| branch(g, nullable))
+            .collect();
+        if nullable {
+            list.push(serde_json::json!({ "type": "null" }));
+        }
+        m.insert("oneOf".into(), Value::Array(list));
+    }
+}
+
 fn typed(m: &mut Map<String, Value>, t: &str, nullable: bool) {
     let v = if nullable {
         serde_json::json!([t, "null"])

@@ -624,3 +624,38 @@ fn require_exactly_one_of_groups_are_checked_like_require_one_of() {
     );
     assert_eq!(d.len(), 6, "{d:#?}");
 }
+
+#[test]
+fn nested_groups_name_optional_properties_of_their_object() {
+    let file = "nested_groups.yaml";
+    let d = diagnostics(file);
+    has(
+        &d,
+        file,
+        8,
+        37,
+        "`require_exactly_one_of` names `grid`, which is not a property of this object",
+    );
+    has(
+        &d,
+        file,
+        24,
+        47,
+        "`remove` is required already: a `require_exactly_one_of` group names optional properties",
+    );
+    has(
+        &d,
+        file,
+        25,
+        28,
+        "`require_one_of` with one group is `required: true` on its properties",
+    );
+    has(
+        &d,
+        file,
+        33,
+        49,
+        "`require_one_of` on `items` needs `type: object` with `properties` to name",
+    );
+    assert_eq!(d.len(), 4, "{d:#?}");
+}

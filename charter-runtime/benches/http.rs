@@ -40,6 +40,8 @@ static LINE_ITEM: Shape = Shape::Object(ObjectShape {
         field("price", &STRING, Location::Arg),
         field("quantity", &INTEGER, Location::Arg),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 });
 static LINE_ITEMS: Shape = Shape::Array(ArrayRules {
     items: &LINE_ITEM,
@@ -127,6 +129,8 @@ static ISSUE_FIELDS: ObjectShape = ObjectShape {
             ..field("issue_number", &INTEGER, Location::Path)
         },
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static ISSUE_ROUTE: Route = Route {
     pack: &GITHUB,
@@ -170,6 +174,8 @@ static LIST_FIELDS: ObjectShape = ObjectShape {
         field("per_page", &INTEGER, Location::Query),
         field("page", &INTEGER, Location::Query),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static LIST_ROUTE: Route = Route {
     path: "/repos/{owner}/{repo}/issues",
@@ -190,6 +196,8 @@ static CHECKOUT_FIELDS: ObjectShape = ObjectShape {
         field("success_url", &STRING, Location::Body),
         field("expand", &STRINGS, Location::Body),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static CHECKOUT_ROUTE: Route = Route {
     pack: &STRIPE,

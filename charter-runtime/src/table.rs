@@ -345,6 +345,12 @@ pub struct ArrayRules {
 pub struct ObjectShape {
     /// The fields.
     pub fields: &'static [Field],
+    /// "At least one of" groups of these fields (model names), checked at this object's path
+    /// and shown as an `anyOf` of `required` lists in its schema. Empty: no such rule. At the
+    /// top level the tool's own [`ToolDef::require_one_of`] says it (this one stays empty).
+    pub require_one_of: &'static [&'static [&'static str]],
+    /// "Exactly one of" groups of these fields, shown as a `oneOf` of `required` lists.
+    pub require_exactly_one_of: &'static [&'static [&'static str]],
 }
 
 /// One declared field, at any depth.

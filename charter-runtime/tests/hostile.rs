@@ -962,13 +962,19 @@ mod recursive {
     static FILTER: Shape = Shape::OneOf(&[
         Shape::Object(ObjectShape {
             fields: &[field("op", &AND, true), field("items", &ITEMS, false)],
+            require_one_of: &[],
+            require_exactly_one_of: &[],
         }),
         Shape::Object(ObjectShape {
             fields: &[field("op", &OR, true), field("items", &ITEMS, false)],
+            require_one_of: &[],
+            require_exactly_one_of: &[],
         }),
     ]);
     static INPUT: ObjectShape = ObjectShape {
         fields: &[field("filter", &FILTER, true)],
+        require_one_of: &[],
+        require_exactly_one_of: &[],
     };
     pub static VIEWS: [View; 1] = [View {
         key: ViewKey::Default,

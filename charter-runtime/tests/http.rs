@@ -81,6 +81,8 @@ static CONTENTS_FIELDS: ObjectShape = ObjectShape {
         },
         wired("git_ref", "ref", &STRING, Location::Query),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static CONTENTS_ROUTE: Route = route(&OPEN, Method::Get, "/repos/{owner}/{repo}/contents/{path}");
 static CONTENTS: ToolDef = tool("open_contents", &CONTENTS_FIELDS, &CONTENTS_ROUTE);
@@ -91,6 +93,8 @@ static FILTER_SHAPE: Shape = Shape::Object(ObjectShape {
         wired("created_after", "createdAfter", &STRING, Location::Arg),
         field("state", &STRING, Location::Arg),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 });
 static LIST_FIELDS: ObjectShape = ObjectShape {
     fields: &[
@@ -114,6 +118,8 @@ static LIST_FIELDS: ObjectShape = ObjectShape {
         field("since", &STRING, Location::Query),
         wired("request_id", "X-Request-Id", &STRING, Location::Header),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static LIST_ROUTE: Route = route(&OPEN, Method::Get, "/issues");
 static LIST: ToolDef = tool("open_list", &LIST_FIELDS, &LIST_ROUTE);
@@ -124,6 +130,8 @@ static LINE_ITEM: Shape = Shape::Object(ObjectShape {
         field("price", &STRING, Location::Arg),
         field("quantity", &INTEGER, Location::Arg),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 });
 static LINE_ITEMS: Shape = Shape::Array(ArrayRules {
     items: &LINE_ITEM,
@@ -140,6 +148,8 @@ static PAYMENT_DATA: Shape = Shape::Object(ObjectShape {
             Location::Arg,
         ),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 });
 static FORM_FIELDS: ObjectShape = ObjectShape {
     fields: &[
@@ -152,6 +162,8 @@ static FORM_FIELDS: ObjectShape = ObjectShape {
         field("allow_promotion_codes", &BOOL, Location::Body),
         field("coupon", &STRING, Location::Body),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static FORM_ROUTE: Route = Route {
     body: BodyEncoding::Form,
@@ -165,12 +177,16 @@ static ASSIGNEE: Shape = Shape::Object(ObjectShape {
         wired("userId", "user_id", &INTEGER, Location::Arg),
         wired("displayName", "display_name", &STRING, Location::Arg),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 });
 static CHECK_ITEM: Shape = Shape::Object(ObjectShape {
     fields: &[
         wired("itemText", "item_text", &STRING, Location::Arg),
         field("done", &BOOL, Location::Arg),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 });
 static CHECKLIST: Shape = Shape::Array(ArrayRules {
     items: &CHECK_ITEM,
@@ -194,6 +210,8 @@ static JSON_FIELDS: ObjectShape = ObjectShape {
             Location::Header,
         ),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static JSON_ROUTE: Route = Route {
     body: BodyEncoding::Json,
@@ -209,6 +227,8 @@ static EXTENSION_FIELDS: ObjectShape = ObjectShape {
         wired("extension_name", "extensionName", &STRING, Location::Body),
         field("data", &ANY_MAP, Location::BodySpread),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static ANY_MAP: Shape = Shape::Map(&ANY);
 static EXTENSION_ROUTE: Route = Route {
@@ -235,6 +255,8 @@ static STATIC_FIELDS: ObjectShape = ObjectShape {
         field("source", &STRING, Location::Body),
         field("name", &STRING, Location::Body),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static STATIC_ROUTE: Route = Route {
     body: BodyEncoding::Json,
@@ -248,6 +270,8 @@ static FORM_STATIC_FIELDS: ObjectShape = ObjectShape {
         field("metadata", &STRING_MAP, Location::Body),
         field("name", &STRING, Location::Body),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static FORM_STATIC_ROUTE: Route = Route {
     body: BodyEncoding::Form,
@@ -260,7 +284,11 @@ static FORM_STATIC_TOOL: ToolDef = tool(
 );
 
 // Credentials.
-static NO_FIELDS: ObjectShape = ObjectShape { fields: &[] };
+static NO_FIELDS: ObjectShape = ObjectShape {
+    fields: &[],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
+};
 static WHOAMI_ROUTE: Route = route(&BEARER, Method::Get, "/user");
 static WHOAMI: ToolDef = tool("bearer_whoami", &NO_FIELDS, &WHOAMI_ROUTE);
 static APIKEY_ROUTE: Route = route(&APIKEY, Method::Get, "/me");
@@ -271,6 +299,8 @@ static BASIC_TOOL: ToolDef = tool("basic_balance", &NO_FIELDS, &BASIC_ROUTE);
 // Envelopes.
 static GQL_FIELDS: ObjectShape = ObjectShape {
     fields: &[field("login", &STRING, Location::Body)],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static GQL_ROUTE: Route = Route {
     graphql: Some("query($login: String!) { user(login: $login) { name } }"),
@@ -290,6 +320,8 @@ static SLACK_FIELDS: ObjectShape = ObjectShape {
         field("channel", &STRING, Location::Body),
         field("text", &STRING, Location::Body),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static SLACK_ROUTE: Route = Route {
     body: BodyEncoding::Json,
@@ -303,6 +335,8 @@ static PAGE_FIELDS: ObjectShape = ObjectShape {
         field("page", &INTEGER, Location::Query),
         field("per_page", &INTEGER, Location::Query),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static ISSUES_ROUTE: Route = Route {
     projection: &["number", "title", "labels.name", "user.login"],
@@ -332,6 +366,8 @@ static CURSOR_FIELDS: ObjectShape = ObjectShape {
         field("limit", &INTEGER, Location::Query),
         field("starting_after", &STRING, Location::Query),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static CUSTOMERS_ROUTE: Route = Route {
     projection: &["data.id", "data.email"],
@@ -378,6 +414,8 @@ static BASIC_REDIRECT_ROUTE: Route = Route {
 static BASIC_REDIRECT: ToolDef = tool("basic_redirect", &NO_FIELDS, &BASIC_REDIRECT_ROUTE);
 static POST_FIELDS: ObjectShape = ObjectShape {
     fields: &[field("x", &STRING, Location::Body)],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static POST_REDIRECT_ROUTE: Route = Route {
     max_redirects: 1,
@@ -1019,6 +1057,8 @@ async fn status_429_and_rate_limits_carry_retry_after() {
     let exec = executor(&server, &["open"]);
     static CASE_FIELDS: ObjectShape = ObjectShape {
         fields: &[field("case", &STRING, Location::Query)],
+        require_one_of: &[],
+        require_exactly_one_of: &[],
     };
     static CASE_ROUTE: Route = route(&OPEN, Method::Get, "/limited");
     static CASE: ToolDef = tool("open_limited", &CASE_FIELDS, &CASE_ROUTE);
@@ -1439,6 +1479,8 @@ async fn non_text_bodies_come_back_as_base64_and_text_as_text() {
     .await;
     static KIND_FIELDS: ObjectShape = ObjectShape {
         fields: &[field("kind", &STRING, Location::Query)],
+        require_one_of: &[],
+        require_exactly_one_of: &[],
     };
     static KIND: ToolDef = tool("open_file", &KIND_FIELDS, &FILE_ROUTE);
     let exec = executor(&server, &["open"]);
@@ -1478,6 +1520,8 @@ async fn responses_over_the_cap_are_refused_clearly() {
     .await;
     static KIND_FIELDS: ObjectShape = ObjectShape {
         fields: &[field("kind", &STRING, Location::Query)],
+        require_one_of: &[],
+        require_exactly_one_of: &[],
     };
     static BIG: ToolDef = tool("open_file", &KIND_FIELDS, &FILE_ROUTE);
     let exec = HttpExecutor::builder()
@@ -1870,6 +1914,8 @@ static AWS_FIELDS: ObjectShape = ObjectShape {
         wired("target", "X-Amz-Target", &STRING, Location::Header),
         field("TableName", &STRING, Location::Body),
     ],
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 static AWS_ROUTE: Route = Route {
     body: BodyEncoding::Json,

@@ -292,7 +292,11 @@ fn hand_built_definitions_are_searchable_from_their_text() {
             open_world: true,
         },
         mode: None,
-        input: &charter_runtime::table::ObjectShape { fields: &[] },
+        input: &charter_runtime::table::ObjectShape {
+            fields: &[],
+            require_one_of: &[],
+            require_exactly_one_of: &[],
+        },
         require_one_of: &[],
         require_exactly_one_of: &[],
         views: &[charter_runtime::table::View {

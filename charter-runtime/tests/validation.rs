@@ -169,6 +169,55 @@ fn one_of_must_match_exactly_one() {
     assert!(call(&s, "amb_t", json!({"v": 1.5})).is_ok());
 }
 
+/// Groups of a nested object or list item are checked at its path; the tool's own at the top.
+#[test]
+fn groups_are_checked_at_the_object_they_belong_to() {
+    let t = testing::table(json!({"pack": "grp", "tools": [{"name": "batch",
+        "require_exactly_one_of": [["form_id"], ["form_url"]],
+        "params": {
+            "form_id": {"type": "string", "description": "Id."},
+            "form_url": {"type": "string", "description": "URL."},
+            "requests": {"type": "array", "description": "Changes.", "items": {
+                "type": "object",
+                "require_exactly_one_of": [["create"], ["delete"]],
+                "properties": {
+                    "create": {"type": "string", "description": "C."},
+                    "delete": {"type": "string", "description": "D."}
+                }
+            }},
+            "link": {"type": "object", "nullable": true, "description": "L.",
+                "require_one_of": [["url"], ["a", "b"]],
+                "properties": {
+                    "url": {"type": "string", "description": "U."},
+                    "a": {"type": "string", "description": "A."},
+                    "b": {"type": "string", "description": "B."}
+                }
+            }
+        }
+    }]}));
+    let s = session(&[t], options(false, 0, None));
+    let ok = json!({"form_id": "f", "requests": [{"create": "x"}, {"delete": "y"}],
+                    "link": {"a": "1", "b": "2"}});
+    assert!(call(&s, "grp_batch", ok).is_ok());
+    assert!(call(&s, "grp_batch", json!({"form_url": "u", "link": null})).is_ok());
+    let m = validation_message(call(
+        &s,
+        "grp_batch",
+        json!({"form_id": "f", "form_url": "u",
+               "requests": [{"create": "x"}, {}, {"create": "x", "delete": "y"}],
+               "link": {"a": "1"}}),
+    ));
+    for part in [
+        "expected exactly one of: `form_id`, or `form_url`, got 2 of them: `form_id`, `form_url`",
+        "/requests/1: expected exactly one of: `create`, or `delete`, got none of them",
+        "/requests/2: expected exactly one of: `create`, or `delete`, got 2 of them: `create`, `delete`",
+        "/link: expected at least one of: `url`, or `a` and `b`, got none of them",
+    ] {
+        assert!(m.contains(part), "{part}\n{m}");
+    }
+    assert!(!m.contains("/requests/0"), "{m}");
+}
+
 #[test]
 fn arguments_that_are_not_an_object_are_refused() {
     let s = session(&[tracker()], options(false, 0, None));
@@ -217,6 +266,8 @@ static NODE_FIELDS: [Field; 1] = [Field {
 }];
 static NODE: Shape = Shape::Object(ObjectShape {
     fields: &NODE_FIELDS,
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 });
 static CHILDREN: Shape = Shape::Array(ArrayRules {
     items: &NODE,
@@ -238,6 +289,8 @@ static ROOT_FIELDS: [Field; 1] = [Field {
 }];
 static ROOT: ObjectShape = ObjectShape {
     fields: &ROOT_FIELDS,
+    require_one_of: &[],
+    require_exactly_one_of: &[],
 };
 const TREE_SCHEMA: &str = r##"{"type":"object","properties":{"tree":{"$ref":"#/$defs/Node","description":"A tree."}},"required":["tree"],"additionalProperties":false,"$defs":{"Node":{"type":"object","properties":{"children":{"type":"array","description":"Child nodes.","items":{"$ref":"#/$defs/Node"}}},"additionalProperties":false}}}"##;
 static TREE_VIEWS: [View; 2] = [

@@ -115,6 +115,8 @@ fn tool_def(
     }
     let input: &'static ObjectShape = leak_one(ObjectShape {
         fields: leak(fields),
+        require_one_of: &[],
+        require_exactly_one_of: &[],
     });
     let (exec, method) = exec(name, http_pack, spec, input, handlers)?;
     let mut annotations = method.map(Annotations::for_method).unwrap_or_default();
@@ -165,8 +167,8 @@ fn tool_def(
         annotations,
         mode,
         input,
-        require_one_of: &[],
-        require_exactly_one_of: &[],
+        require_one_of: groups_of(spec, "require_one_of")?,
+        require_exactly_one_of: groups_of(spec, "require_exactly_one_of")?,
         views,
         exec,
     })
@@ -347,6 +349,8 @@ fn shape(spec: &Value) -> Result<&'static Shape, String> {
                     .collect::<Result<_, _>>()?;
                 Shape::Object(ObjectShape {
                     fields: leak(fields),
+                    require_one_of: groups_of(spec, "require_one_of")?,
+                    require_exactly_one_of: groups_of(spec, "require_exactly_one_of")?,
                 })
             }
             "map" => Shape::Map(shape(spec.get("values").ok_or("a map needs `values`")?)?),
@@ -365,6 +369,24 @@ fn shape(spec: &Value) -> Result<&'static Shape, String> {
     }
 }
 
+/// `key: [["a"], ["b", "c"]]` of a tool or object spec, leaked (checked by the runtime only:
+/// the rendered schema leaves them out).
+fn groups_of(spec: &Value, key: &str) -> Result<&'static [&'static [&'static str]], String> {
+    let Some(list) = spec.get(key) else {
+        return Ok(&[]);
+    };
+    let bad = || format!("`{key}` must be a list of name lists");
+    let groups = list.as_array().ok_or_else(bad)?.iter().map(|g| {
+        let names = g
+            .as_array()
+            .ok_or_else(bad)?
+            .iter()
+            .map(|n| n.as_str().map(|s| leak_str(s.to_owned())).ok_or_else(bad));
+        Ok(leak(names.collect::<Result<Vec<_>, String>>()?) as &'static [&'static str])
+    });
+    Ok(leak(groups.collect::<Result<Vec<_>, String>>()?))
+}
+
 /// Moves a leaked shape's content into an owned `Shape` for a `one_of` slice (the leaked box is
 /// small and tests are short-lived).
 fn own(shape: &'static Shape) -> Shape {
@@ -375,7 +397,11 @@ fn own(shape: &'static Shape) -> Shape {
         Shape::Number(r) => Shape::Number(*r),
         Shape::String(r) => Shape::String(*r),
         Shape::Array(r) => Shape::Array(*r),
-        Shape::Object(o) => Shape::Object(ObjectShape { fields: o.fields }),
+        Shape::Object(o) => Shape::Object(ObjectShape {
+            fields: o.fields,
+            require_one_of: o.require_one_of,
+            require_exactly_one_of: o.require_exactly_one_of,
+        }),
         Shape::Map(s) => Shape::Map(s),
         Shape::Nullable(s) => Shape::Nullable(s),
         Shape::OneOf(s) => Shape::OneOf(s),

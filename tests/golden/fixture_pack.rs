@@ -124,6 +124,8 @@ pub mod tracker {
                             ..FIELD
                         },
                     ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
                 },
                 require_one_of: &[],
                 require_exactly_one_of: &[],
@@ -325,6 +327,8 @@ pub mod tracker {
                             ..FIELD
                         },
                     ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
                 },
                 require_one_of: &[],
                 require_exactly_one_of: &[],
@@ -807,7 +811,38 @@ pub mod tracker {
                             location: Location::Body,
                             ..FIELD
                         },
+                        Field {
+                            name: "duplicate_of",
+                            wire: "duplicate_of",
+                            description: "The issue this one duplicates, by URL or number; null clears it.",
+                            shape: &Shape::Nullable(
+                                &Shape::Object(ObjectShape {
+                                    fields: &[
+                                        Field {
+                                            name: "url",
+                                            wire: "url",
+                                            description: "The issue's URL.",
+                                            shape: &Shape::String(STRING),
+                                            ..FIELD
+                                        },
+                                        Field {
+                                            name: "number",
+                                            wire: "number",
+                                            description: "The issue's number.",
+                                            shape: &Shape::Integer(NUMBER),
+                                            ..FIELD
+                                        },
+                                    ],
+                                    require_one_of: &[],
+                                    require_exactly_one_of: &[&["url"], &["number"]],
+                                }),
+                            ),
+                            location: Location::Body,
+                            ..FIELD
+                        },
                     ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
                 },
                 require_one_of: &[],
                 require_exactly_one_of: &[],
@@ -815,7 +850,7 @@ pub mod tracker {
                     View {
                         key: ViewKey::Default,
                         schema: ISSUES_UPDATE_0_SCHEMA,
-                        tokens: 196,
+                        tokens: 293,
                         active: &["update"],
                         widest: false,
                         paths: ISSUES_UPDATE_0_PATHS,
@@ -824,7 +859,7 @@ pub mod tracker {
                     View {
                         key: ViewKey::Unmatched,
                         schema: ISSUES_UPDATE_0_SCHEMA,
-                        tokens: 196,
+                        tokens: 293,
                         active: &["update"],
                         widest: false,
                         paths: ISSUES_UPDATE_0_PATHS,
@@ -832,20 +867,25 @@ pub mod tracker {
                     },
                     View {
                         key: ViewKey::Label("pro"),
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#,
-                        tokens: 212,
+                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"duplicate_of":{"type":["object","null"],"description":"The issue this one duplicates, by URL or number; null clears it.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"oneOf":[{"type":"object","required":["url"]},{"type":"object","required":["number"]},{"type":"null"}],"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#,
+                        tokens: 309,
                         active: &["update", "pro"],
                         widest: false,
                         paths: &[
                             PathCost {
+                                path: "duplicate_of",
+                                depth: 1,
+                                saves: 97,
+                            },
+                            PathCost {
                                 path: "extra",
                                 depth: 1,
-                                saves: 74,
+                                saves: 73,
                             },
                             PathCost {
                                 path: "reason",
                                 depth: 1,
-                                saves: 28,
+                                saves: 27,
                             },
                             PathCost {
                                 path: "extra.gte",
@@ -855,22 +895,22 @@ pub mod tracker {
                             PathCost {
                                 path: "project",
                                 depth: 1,
-                                saves: 22,
+                                saves: 21,
                             },
                             PathCost {
                                 path: "number",
                                 depth: 1,
-                                saves: 21,
+                                saves: 20,
                             },
                             PathCost {
                                 path: "state",
                                 depth: 1,
-                                saves: 21,
+                                saves: 20,
                             },
                             PathCost {
                                 path: "extra.lt",
                                 depth: 2,
-                                saves: 21,
+                                saves: 20,
                             },
                             PathCost {
                                 path: "estimate",
@@ -878,21 +918,31 @@ pub mod tracker {
                                 saves: 16,
                             },
                             PathCost {
+                                path: "duplicate_of.number",
+                                depth: 2,
+                                saves: 16,
+                            },
+                            PathCost {
                                 path: "title",
                                 depth: 1,
-                                saves: 15,
+                                saves: 14,
+                            },
+                            PathCost {
+                                path: "duplicate_of.url",
+                                depth: 2,
+                                saves: 14,
                             },
                         ],
                         spans: &[
                             PropSpan {
                                 name: "project",
                                 property: (31, 106),
-                                required: Some((790, 800)),
+                                required: Some((1181, 1191)),
                             },
                             PropSpan {
                                 name: "number",
                                 property: (105, 179),
-                                required: Some((799, 808)),
+                                required: Some((1190, 1199)),
                             },
                             PropSpan {
                                 name: "title",
@@ -907,7 +957,7 @@ pub mod tracker {
                             PropSpan {
                                 name: "reason",
                                 property: (318, 419),
-                                required: Some((808, 817)),
+                                required: Some((1199, 1208)),
                             },
                             PropSpan {
                                 name: "estimate",
@@ -919,12 +969,17 @@ pub mod tracker {
                                 property: (483, 776),
                                 required: None,
                             },
+                            PropSpan {
+                                name: "duplicate_of",
+                                property: (776, 1167),
+                                required: None,
+                            },
                         ],
                     },
                     View {
                         key: ViewKey::Label("update"),
                         schema: ISSUES_UPDATE_0_SCHEMA,
-                        tokens: 196,
+                        tokens: 293,
                         active: &["update"],
                         widest: false,
                         paths: ISSUES_UPDATE_0_PATHS,
@@ -934,8 +989,8 @@ pub mod tracker {
                 search: SearchData {
                     description_lc: "change an issue's title, state or estimate.",
                     hints: &[],
-                    terms: "chang estimat extra issu number project reason stat titl updat",
-                    fields: &[36, 12, 8, 5, 8, 8, 8, 12, 12, 1],
+                    terms: "chang duplicat estimat extra issu number project reason stat titl updat",
+                    fields: &[36, 8, 12, 8, 5, 8, 8, 8, 12, 12, 1],
                 },
                 exec: Exec::Http(&ROUTE_ISSUES_UPDATE),
             },
@@ -991,6 +1046,8 @@ pub mod tracker {
                             ..FIELD
                         },
                     ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
                 },
                 require_one_of: &[],
                 require_exactly_one_of: &[],
@@ -1058,6 +1115,8 @@ pub mod tracker {
                             ..FIELD
                         },
                     ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
                 },
                 require_one_of: &[],
                 require_exactly_one_of: &[],
@@ -1137,6 +1196,8 @@ pub mod tracker {
                             ..FIELD
                         },
                     ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
                 },
                 require_one_of: &[],
                 require_exactly_one_of: &[],
@@ -1208,6 +1269,8 @@ pub mod tracker {
                             ..FIELD
                         },
                     ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
                 },
                 require_one_of: &[],
                 require_exactly_one_of: &[],
@@ -1277,6 +1340,8 @@ pub mod tracker {
                             ..FIELD
                         },
                     ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
                 },
                 require_one_of: &[],
                 require_exactly_one_of: &[],
@@ -1360,10 +1425,14 @@ pub mod tracker {
                                                     ..FIELD
                                                 },
                                             ],
+                                            require_one_of: &[],
+                                            require_exactly_one_of: &[],
                                         }),
                                         ..FIELD
                                     },
                                 ],
+                                require_one_of: &[],
+                                require_exactly_one_of: &[],
                             }),
                             required: true,
                             location: Location::Body,
@@ -1423,6 +1492,8 @@ pub mod tracker {
                             ..FIELD
                         },
                     ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
                 },
                 require_one_of: &[],
                 require_exactly_one_of: &[],
@@ -1487,6 +1558,8 @@ pub mod tracker {
                             ..FIELD
                         },
                     ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
                 },
                 require_one_of: &[],
                 require_exactly_one_of: &[],
@@ -1754,17 +1827,22 @@ pub mod tracker {
         },
     ];
     /// Shared by the views of `tracker_issues_update` that show the same fields.
-    const ISSUES_UPDATE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#;
+    const ISSUES_UPDATE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"duplicate_of":{"type":["object","null"],"description":"The issue this one duplicates, by URL or number; null clears it.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"oneOf":[{"type":"object","required":["url"]},{"type":"object","required":["number"]},{"type":"null"}],"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#;
     const ISSUES_UPDATE_0_PATHS: &[PathCost] = &[
+        PathCost {
+            path: "duplicate_of",
+            depth: 1,
+            saves: 97,
+        },
         PathCost {
             path: "extra",
             depth: 1,
-            saves: 74,
+            saves: 73,
         },
         PathCost {
             path: "reason",
             depth: 1,
-            saves: 28,
+            saves: 27,
         },
         PathCost {
             path: "extra.gte",
@@ -1774,39 +1852,49 @@ pub mod tracker {
         PathCost {
             path: "project",
             depth: 1,
-            saves: 22,
+            saves: 21,
         },
         PathCost {
             path: "number",
             depth: 1,
-            saves: 21,
+            saves: 20,
         },
         PathCost {
             path: "state",
             depth: 1,
-            saves: 21,
+            saves: 20,
         },
         PathCost {
             path: "extra.lt",
             depth: 2,
-            saves: 21,
+            saves: 20,
+        },
+        PathCost {
+            path: "duplicate_of.number",
+            depth: 2,
+            saves: 16,
         },
         PathCost {
             path: "title",
             depth: 1,
-            saves: 15,
+            saves: 14,
+        },
+        PathCost {
+            path: "duplicate_of.url",
+            depth: 2,
+            saves: 14,
         },
     ];
     const ISSUES_UPDATE_0_SPANS: &[PropSpan] = &[
         PropSpan {
             name: "project",
             property: (31, 106),
-            required: Some((726, 736)),
+            required: Some((1117, 1127)),
         },
         PropSpan {
             name: "number",
             property: (105, 179),
-            required: Some((735, 744)),
+            required: Some((1126, 1135)),
         },
         PropSpan {
             name: "title",
@@ -1821,11 +1909,16 @@ pub mod tracker {
         PropSpan {
             name: "reason",
             property: (318, 419),
-            required: Some((744, 753)),
+            required: Some((1135, 1144)),
         },
         PropSpan {
             name: "extra",
             property: (419, 712),
+            required: None,
+        },
+        PropSpan {
+            name: "duplicate_of",
+            property: (712, 1103),
             required: None,
         },
     ];
@@ -2115,6 +2208,8 @@ pub mod tracker {
                 ..FIELD
             },
         ],
+        require_one_of: &[],
+        require_exactly_one_of: &[],
     });
     /// The `Label` type.
     #[allow(non_upper_case_globals)]
@@ -2142,6 +2237,8 @@ pub mod tracker {
                 ..FIELD
             },
         ],
+        require_one_of: &[],
+        require_exactly_one_of: &[],
     });
     /// The `Range` type.
     #[allow(non_upper_case_globals)]
@@ -2168,6 +2265,8 @@ pub mod tracker {
                 ..FIELD
             },
         ],
+        require_one_of: &[],
+        require_exactly_one_of: &[],
     });
 }
 /// Every pack compiled here.

@@ -166,6 +166,23 @@ impl<'s> Gen<'s> {
                 }
             }
         }
+        // "Exactly one of" groups (`oneOf` of `required` lists): keep one, drop the others.
+        if let Some(Value::Array(groups)) = schema.get("oneOf") {
+            let groups: Vec<Vec<&str>> =
+                groups.iter().map(group).filter(|g| !g.is_empty()).collect();
+            if !groups.is_empty() {
+                let keep = &groups[self.roll(groups.len() as u64) as usize];
+                for key in groups.iter().flatten().filter(|k| !keep.contains(k)) {
+                    out.remove(*key);
+                }
+                for key in keep {
+                    if !out.contains_key(*key) {
+                        let v = self.value(&schema["properties"][key], depth + 1);
+                        out.insert((*key).to_owned(), v);
+                    }
+                }
+            }
+        }
         match schema.get("additionalProperties") {
             Some(Value::Bool(false)) | None if schema.get("properties").is_some() => {}
             Some(inner @ Value::Object(_)) if self.variant != Variant::Minimal => {
@@ -322,7 +339,7 @@ impl<'s> Gen<'s> {
     }
 }
 
-/// The member names of one `anyOf` group (`{"required": [...]}`).
+/// The member names of one `anyOf` / `oneOf` group (`{"required": [...]}`).
 fn group(g: &Value) -> Vec<&str> {
     g.get("required")
         .and_then(Value::as_array)

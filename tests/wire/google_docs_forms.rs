@@ -225,6 +225,75 @@ async fn forms_batch_update_renames_typed_requests_at_every_depth() {
     assert_eq!(stub.take().len(), 1);
 }
 
+/// Each batch request sets exactly one of its keys (`require_exactly_one_of` on the list's
+/// items): none, or two, is refused at the item's path before anything is sent; the items'
+/// schema carries the groups as a `oneOf`.
+#[tokio::test]
+async fn forms_batch_requests_set_exactly_one_key_each() {
+    let stub = Stub::start(|_| (200, json!({"replies": [{}]}))).await;
+    let s = google(FORMS, &stub);
+    let delete = json!({"location": {"index": 2}});
+    let info = json!({"info": {"title": "T"}, "update_mask": "title"});
+    for (request, got) in [
+        (json!({}), "none of them"),
+        (
+            json!({"delete_item": delete, "update_form_info": info}),
+            "2 of them: `delete_item`, `update_form_info`",
+        ),
+    ] {
+        let args = json!({"form_id": FORM_ID, "requests": [{"delete_item": delete}, request]});
+        let err = call(&s, "gforms_forms_batch_update", args)
+            .await
+            .unwrap_err();
+        let CharterError::Validation(m) = err else {
+            panic!("expected a validation error, got {err:?}");
+        };
+        assert!(m.contains("/requests/1"), "{m}");
+        assert!(
+            m.contains("exactly one of: `create_item`, or `update_item`, or `move_item`, or `delete_item`, or `update_form_info`, or `update_settings`"),
+            "{m}"
+        );
+        assert!(m.contains(got), "{m}");
+        assert!(
+            !m.contains("/requests/0"),
+            "the valid item is not named: {m}"
+        );
+    }
+    assert!(stub.take().is_empty(), "a refused call sent a request");
+    call(
+        &s,
+        "gforms_forms_batch_update",
+        json!({"form_id": FORM_ID, "requests": [{"delete_item": delete}, {"update_form_info": info}]}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        stub.only().text(),
+        format!(
+            "{}{}",
+            r#"{"requests":[{"deleteItem":{"location":{"index":2}}},"#,
+            r#"{"updateFormInfo":{"info":{"title":"T"},"updateMask":"title"}}]}"#
+        )
+    );
+    let schema: serde_json::Value =
+        serde_json::from_str(tool(FORMS, "gforms_forms_batch_update").views[0].schema).unwrap();
+    let groups: Vec<serde_json::Value> = [
+        "create_item",
+        "update_item",
+        "move_item",
+        "delete_item",
+        "update_form_info",
+        "update_settings",
+    ]
+    .iter()
+    .map(|k| json!({"required": [k]}))
+    .collect();
+    assert_eq!(
+        schema["properties"]["requests"]["items"]["oneOf"],
+        serde_json::Value::Array(groups)
+    );
+}
+
 #[tokio::test]
 async fn forms_responses_walk_next_page_tokens() {
     let stub = Stub::start(|r| {

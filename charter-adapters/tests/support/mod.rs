@@ -655,6 +655,8 @@ macro_rules! demo_tool {
             mode: None,
             input: &ObjectShape {
                 fields: &[string_field($field, $field_description)],
+                require_one_of: &[],
+                require_exactly_one_of: &[],
             },
             require_one_of: &[],
             require_exactly_one_of: &[],

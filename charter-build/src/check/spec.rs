@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use charter_terms::names::valid_property_name;
 
 use super::non_empty;
-use super::tool::{Cx, Place};
+use super::tool::{Cx, Members, Place};
 use crate::diagnostic::{Loc, Sink};
 use crate::pack::{In, Kind, Sp, Spec, Tool};
 
@@ -61,6 +61,7 @@ impl Cx<'_> {
                 self.spec(s, &p.spec, Place::Property(&p.name));
             }
         }
+        object_groups(s, spec, &what);
     }
 
     /// Exactly one of `type`, `ref` and `one_of`.
@@ -298,5 +299,33 @@ fn labels(s: &mut Sink, spec: &Spec) {
             w.loc,
             "empty `wire` name: remove it to use the parameter's name",
         );
+    }
+}
+
+/// `require_one_of` / `require_exactly_one_of` on a field: only on an object with `properties`,
+/// naming its optional properties.
+fn object_groups(s: &mut Sink, spec: &Spec, what: &str) {
+    let keyed = [
+        ("require_one_of", &spec.require_one_of),
+        ("require_exactly_one_of", &spec.require_exactly_one_of),
+    ];
+    for (key, groups) in keyed {
+        let Some(first) = groups.first() else {
+            continue;
+        };
+        let Some(props) = &spec.properties else {
+            s.err(
+                first.loc,
+                format!("`{key}` on {what} needs `type: object` with `properties` to name"),
+            );
+            continue;
+        };
+        let members = Members {
+            fields: &props.value,
+            noun: "property",
+            nouns: "properties",
+            owner: "this object",
+        };
+        members.check(s, key, groups);
     }
 }

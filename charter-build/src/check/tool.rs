@@ -170,13 +170,15 @@ impl Cx<'_> {
         {
             s.err(t.loc, "`timeout_ms: 0` would fail every call: remove it for the default or give milliseconds");
         }
-        groups(s, tool, "require_one_of", &tool.require_one_of);
-        groups(
-            s,
-            tool,
-            "require_exactly_one_of",
-            &tool.require_exactly_one_of,
-        );
+        let owner = format!("tool `{}`", tool.name.value);
+        let members = Members {
+            fields: &tool.params,
+            noun: "parameter",
+            nouns: "parameters",
+            owner: &owner,
+        };
+        members.check(s, "require_one_of", &tool.require_one_of);
+        members.check(s, "require_exactly_one_of", &tool.require_exactly_one_of);
     }
 
     /// Body parameters against the method and the encoding, and the GraphQL document.
@@ -459,49 +461,65 @@ impl Cx<'_> {
     }
 }
 
-/// `require_one_of` / `require_exactly_one_of` (`key`): at least two groups, each naming
-/// optional parameters of this tool, none empty or repeated (a required parameter or a single
-/// group would just be `required: true`).
-fn groups(s: &mut Sink, tool: &Tool, key: &str, groups: &[Sp<Vec<Sp<String>>>]) {
-    if groups.len() == 1 {
-        s.err(
-            groups[0].loc,
-            format!("`{key}` with one group is `required: true` on its parameters: give two groups or more"),
-        );
-    }
-    let mut seen: Vec<Vec<&str>> = Vec::new();
-    for g in groups {
-        if g.value.is_empty() {
+/// What `require_one_of` / `require_exactly_one_of` groups name: a tool's parameters or an
+/// object's properties.
+pub(super) struct Members<'a> {
+    pub fields: &'a [Field],
+    /// `parameter` or `property`.
+    pub noun: &'a str,
+    /// `parameters` or `properties`.
+    pub nouns: &'a str,
+    /// Whose they are, for messages (`tool `x``, `this object`).
+    pub owner: &'a str,
+}
+
+impl Members<'_> {
+    /// `key`'s groups: at least two, each naming optional members, none empty or repeated (a
+    /// required member or a single group would just be `required: true`).
+    pub fn check(&self, s: &mut Sink, key: &str, groups: &[Sp<Vec<Sp<String>>>]) {
+        if groups.len() == 1 {
             s.err(
-                g.loc,
-                format!("empty group in `{key}`: name at least one parameter"),
+                groups[0].loc,
+                format!(
+                    "`{key}` with one group is `required: true` on its {}: give two groups or more",
+                    self.nouns
+                ),
             );
-            continue;
         }
-        for name in &g.value {
-            match tool.params.iter().find(|p| p.name.value == name.value) {
-                None => s.err(
-                    name.loc,
-                    format!(
-                        "`{key}` names `{}`, which is not a parameter of tool `{}`",
-                        name.value, tool.name.value
-                    ),
-                ),
-                Some(p) if p.spec.is_required() => s.err(
-                    name.loc,
-                    format!(
-                        "`{}` is required already: a `{key}` group names optional parameters",
-                        name.value
-                    ),
-                ),
-                Some(_) => {}
+        let mut seen: Vec<Vec<&str>> = Vec::new();
+        for g in groups {
+            if g.value.is_empty() {
+                s.err(
+                    g.loc,
+                    format!("empty group in `{key}`: name at least one {}", self.noun),
+                );
+                continue;
             }
+            for name in &g.value {
+                match self.fields.iter().find(|p| p.name.value == name.value) {
+                    None => s.err(
+                        name.loc,
+                        format!(
+                            "`{key}` names `{}`, which is not a {} of {}",
+                            name.value, self.noun, self.owner
+                        ),
+                    ),
+                    Some(p) if p.spec.is_required() => s.err(
+                        name.loc,
+                        format!(
+                            "`{}` is required already: a `{key}` group names optional {}",
+                            name.value, self.nouns
+                        ),
+                    ),
+                    Some(_) => {}
+                }
+            }
+            let mut names: Vec<&str> = g.value.iter().map(|n| n.value.as_str()).collect();
+            names.sort_unstable();
+            if seen.contains(&names) {
+                s.err(g.loc, format!("this `{key}` group is listed twice"));
+            }
+            seen.push(names);
         }
-        let mut names: Vec<&str> = g.value.iter().map(|n| n.value.as_str()).collect();
-        names.sort_unstable();
-        if seen.contains(&names) {
-            s.err(g.loc, format!("this `{key}` group is listed twice"));
-        }
-        seen.push(names);
     }
 }

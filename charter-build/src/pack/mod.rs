@@ -408,6 +408,10 @@ pub struct Spec {
     pub properties: Option<Sp<Vec<Field>>>,
     /// `values`.
     pub values: Option<Box<Spec>>,
+    /// `require_one_of` on an object with `properties`: "at least one of" groups of them.
+    pub require_one_of: Vec<Sp<Vec<Sp<String>>>>,
+    /// `require_exactly_one_of` on an object with `properties`: "exactly one of" groups.
+    pub require_exactly_one_of: Vec<Sp<Vec<Sp<String>>>>,
     /// `nullable`.
     pub nullable: Option<Sp<bool>>,
     /// `wire`.

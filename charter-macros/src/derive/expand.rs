@@ -135,7 +135,7 @@ pub(crate) fn object_shape(fields: &[Field], tag: Option<(&str, &str)>) -> Token
             .into_token_stream(),
         );
     }
-    quote!(#k::table::Shape::Object(#k::table::ObjectShape { fields: &[#(#out),*] }))
+    quote!(#k::table::Shape::Object(#k::table::ObjectShape { fields: &[#(#out),*], require_one_of: &[], require_exactly_one_of: &[], }))
 }
 
 /// `(MEMBERS, SHAPE)` of a valid container.
@@ -293,7 +293,7 @@ pub(crate) fn external_enum(variants: &[ast::Variant]) -> (TokenStream, TokenStr
                     from_context: None,
                 };
                 shapes.push(
-                    quote!(#k::table::Shape::Object(#k::table::ObjectShape { fields: &[#field] })),
+                    quote!(#k::table::Shape::Object(#k::table::ObjectShape { fields: &[#field], require_one_of: &[], require_exactly_one_of: &[], })),
                 );
             }
         }

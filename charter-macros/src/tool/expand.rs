@@ -81,7 +81,7 @@ pub(crate) fn tool_stub(f: &ToolFn, plan: &ToolPlan, errors: &Errors) -> TokenSt
                 read_only: false, idempotent: false, destructive: false, open_world: false,
             };
             const MODE: ::core::option::Option<&'static str> = ::core::option::Option::None;
-            const INPUT: &'static #k::table::ObjectShape = &#k::table::ObjectShape { fields: &[] };
+            const INPUT: &'static #k::table::ObjectShape = &#k::table::ObjectShape { fields: &[], require_one_of: &[], require_exactly_one_of: &[], };
             const VIEWS: &'static [#k::table::View] = &[];
             const HANDLER: #k::table::Handler = {
                 fn __charter_handler<'a>(
@@ -178,7 +178,7 @@ pub(crate) fn tool_impl(attr: &ToolAttr, f: &ToolFn, plan: &ToolPlan) -> TokenSt
                 open_world: #open_world,
             };
             const MODE: ::core::option::Option<&'static str> = #mode;
-            const INPUT: &'static #k::table::ObjectShape = &#k::table::ObjectShape { fields: &[#(#fields),*] };
+            const INPUT: &'static #k::table::ObjectShape = &#k::table::ObjectShape { fields: &[#(#fields),*], require_one_of: &[], require_exactly_one_of: &[], };
             const VIEWS: &'static [#k::table::View] = {
                 #(#text_consts)*
                 &[#(#views),*]

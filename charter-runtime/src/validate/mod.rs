@@ -432,6 +432,15 @@ impl<'a> Walk<'a> {
             }
             self.path.truncate(len);
         }
+        // Groups of a nested object, at its path (the tool's own are checked by the caller).
+        let given = |name: &str| map.contains_key(name);
+        let unmet = [
+            unmet_groups(shape.require_one_of, given),
+            unmet_exactly_one(shape.require_exactly_one_of, given),
+        ];
+        for issue in unmet.into_iter().flatten() {
+            self.issue(issue.expected, issue.got);
+        }
     }
 
     fn unexpected(

@@ -52,6 +52,8 @@ const SHAPE_KEYS: &[&str] = &[
     "properties",
     "values",
     "nullable",
+    "require_one_of",
+    "require_exactly_one_of",
 ];
 const NAMED_KEYS: &[&str] = &["required", "wire", "modes"];
 const PARAM_KEYS: &[&str] = &["in", "style", "allow_slash", "spread", "from_context"];
@@ -568,6 +570,8 @@ fn shape_key(s: &mut Sink, sp: &mut Spec, k: &str, value: &Node) -> bool {
             )
         }
         "ref" => sp.reference = string(s, value, k),
+        "require_one_of" => sp.require_one_of = groups(s, value, k),
+        "require_exactly_one_of" => sp.require_exactly_one_of = groups(s, value, k),
         "one_of" => {
             if let Value::Seq(items) = &value.value {
                 let alts = items
