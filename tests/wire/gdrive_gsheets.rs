@@ -405,6 +405,46 @@ async fn drive_rejected_token_is_an_api_error() {
     assert_eq!(stub.only().query.as_deref(), Some("fields=%2A"));
 }
 
+/// A `DataFilter` selects by exactly one of its three keys (`require_exactly_one_of` on the
+/// type): two, or none, is refused at the filter's path; one is sent as given.
+#[tokio::test]
+async fn data_filters_select_by_exactly_one_key() {
+    let stub = Stub::start(|_| Reply::json(200, json!({"valueRanges": []}))).await;
+    let s = session(SHEETS, &stub.base);
+    let args = |filter: serde_json::Value| json!({"spreadsheet_id": "sheet1", "data_filters": [{"a1_range": "Log!A1:C9"}, filter]});
+    for (filter, got) in [
+        (json!({}), "none of them"),
+        (
+            json!({"a1_range": "Log!A1", "grid_range": {"sheet_id": 0}}),
+            "2 of them: `a1_range`, `grid_range`",
+        ),
+    ] {
+        let err = call(&s, "gsheets_values_batch_get_by_data_filter", args(filter))
+            .await
+            .unwrap_err();
+        let CharterError::Validation(m) = err else {
+            panic!("expected a validation error, got {err:?}");
+        };
+        assert!(
+            m.contains("/data_filters/1: expected exactly one of: `a1_range`, or `grid_range`, or `developer_metadata_lookup`"),
+            "{m}"
+        );
+        assert!(m.contains(got) && !m.contains("/data_filters/0"), "{m}");
+    }
+    assert!(stub.take().is_empty(), "a refused call sent a request");
+    call(
+        &s,
+        "gsheets_values_batch_get_by_data_filter",
+        args(json!({"developer_metadata_lookup": {"metadata_key": "region"}})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        stub.only().json(),
+        json!({"dataFilters": [{"a1Range": "Log!A1:C9"}, {"developerMetadataLookup": {"metadataKey": "region"}}]})
+    );
+}
+
 #[test]
 fn the_packs_are_curated() {
     assert_curated(DRIVE, 40);
