@@ -850,7 +850,7 @@ pub mod tracker {
                     View {
                         key: ViewKey::Default,
                         schema: ISSUES_UPDATE_0_SCHEMA,
-                        tokens: 293,
+                        tokens: 288,
                         active: &["update"],
                         widest: false,
                         paths: ISSUES_UPDATE_0_PATHS,
@@ -859,7 +859,7 @@ pub mod tracker {
                     View {
                         key: ViewKey::Unmatched,
                         schema: ISSUES_UPDATE_0_SCHEMA,
-                        tokens: 293,
+                        tokens: 288,
                         active: &["update"],
                         widest: false,
                         paths: ISSUES_UPDATE_0_PATHS,
@@ -867,15 +867,15 @@ pub mod tracker {
                     },
                     View {
                         key: ViewKey::Label("pro"),
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"duplicate_of":{"type":["object","null"],"description":"The issue this one duplicates, by URL or number; null clears it.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"oneOf":[{"type":"object","required":["url"]},{"type":"object","required":["number"]},{"type":"null"}],"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#,
-                        tokens: 309,
+                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"duplicate_of":{"type":["object","null"],"description":"The issue this one duplicates, by URL or number; null clears it.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"anyOf":[{"type":"null"},{"oneOf":[{"required":["url"]},{"required":["number"]}]}],"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#,
+                        tokens: 304,
                         active: &["update", "pro"],
                         widest: false,
                         paths: &[
                             PathCost {
                                 path: "duplicate_of",
                                 depth: 1,
-                                saves: 97,
+                                saves: 92,
                             },
                             PathCost {
                                 path: "extra",
@@ -937,12 +937,12 @@ pub mod tracker {
                             PropSpan {
                                 name: "project",
                                 property: (31, 106),
-                                required: Some((1181, 1191)),
+                                required: Some((1161, 1171)),
                             },
                             PropSpan {
                                 name: "number",
                                 property: (105, 179),
-                                required: Some((1190, 1199)),
+                                required: Some((1170, 1179)),
                             },
                             PropSpan {
                                 name: "title",
@@ -957,7 +957,7 @@ pub mod tracker {
                             PropSpan {
                                 name: "reason",
                                 property: (318, 419),
-                                required: Some((1199, 1208)),
+                                required: Some((1179, 1188)),
                             },
                             PropSpan {
                                 name: "estimate",
@@ -971,7 +971,7 @@ pub mod tracker {
                             },
                             PropSpan {
                                 name: "duplicate_of",
-                                property: (776, 1167),
+                                property: (776, 1147),
                                 required: None,
                             },
                         ],
@@ -979,7 +979,7 @@ pub mod tracker {
                     View {
                         key: ViewKey::Label("update"),
                         schema: ISSUES_UPDATE_0_SCHEMA,
-                        tokens: 293,
+                        tokens: 288,
                         active: &["update"],
                         widest: false,
                         paths: ISSUES_UPDATE_0_PATHS,
@@ -1827,12 +1827,12 @@ pub mod tracker {
         },
     ];
     /// Shared by the views of `tracker_issues_update` that show the same fields.
-    const ISSUES_UPDATE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"duplicate_of":{"type":["object","null"],"description":"The issue this one duplicates, by URL or number; null clears it.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"oneOf":[{"type":"object","required":["url"]},{"type":"object","required":["number"]},{"type":"null"}],"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#;
+    const ISSUES_UPDATE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"duplicate_of":{"type":["object","null"],"description":"The issue this one duplicates, by URL or number; null clears it.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"anyOf":[{"type":"null"},{"oneOf":[{"required":["url"]},{"required":["number"]}]}],"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#;
     const ISSUES_UPDATE_0_PATHS: &[PathCost] = &[
         PathCost {
             path: "duplicate_of",
             depth: 1,
-            saves: 97,
+            saves: 92,
         },
         PathCost {
             path: "extra",
@@ -1889,12 +1889,12 @@ pub mod tracker {
         PropSpan {
             name: "project",
             property: (31, 106),
-            required: Some((1117, 1127)),
+            required: Some((1097, 1107)),
         },
         PropSpan {
             name: "number",
             property: (105, 179),
-            required: Some((1126, 1135)),
+            required: Some((1106, 1115)),
         },
         PropSpan {
             name: "title",
@@ -1909,7 +1909,7 @@ pub mod tracker {
         PropSpan {
             name: "reason",
             property: (318, 419),
-            required: Some((1135, 1144)),
+            required: Some((1115, 1124)),
         },
         PropSpan {
             name: "extra",
@@ -1918,7 +1918,7 @@ pub mod tracker {
         },
         PropSpan {
             name: "duplicate_of",
-            property: (712, 1103),
+            property: (712, 1083),
             required: None,
         },
     ];

@@ -58,30 +58,28 @@ fn with_groups(text: &mut String, member: &str) {
     text.insert_str(at, member);
 }
 
-/// A nested object's groups: `anyOf` / `oneOf` of `required` lists. On a nullable object the
-/// `oneOf` branches say `"type":"object"` and `null` gets its own, since `required` passes `null`
-/// (which would then match every branch).
+/// A nested object's groups: `anyOf` / `oneOf` of `required` lists. `required` lets `null`
+/// through, so on a nullable object `null` would match every `oneOf` branch: there the groups
+/// go in `"anyOf":[{"type":"null"},{..groups..}]` instead.
 pub(super) fn object_groups(m: &mut Map<String, Value>, groups: &GroupsModel, nullable: bool) {
-    let branch = |g: &Vec<String>, typed: bool| {
-        if typed {
-            serde_json::json!({ "type": "object", "required": g })
-        } else {
-            serde_json::json!({ "required": g })
-        }
+    let list = |groups: &[Vec<String>]| {
+        let branches = groups.iter().map(|g| serde_json::json!({ "required": g }));
+        Value::Array(branches.collect())
     };
+    let mut members = Map::new();
     if !groups.at_least_one.is_empty() {
-        let list = groups.at_least_one.iter().map(|g| branch(g, false));
-        m.insert("anyOf".into(), Value::Array(list.collect()));
+        members.insert("anyOf".into(), list(&groups.at_least_one));
     }
     if !groups.exactly_one.is_empty() {
-        let mut list: Vec<Value> = groups
-            .exactly_one
-            .iter()
-            .map(|g| branch(g, nullable))
-            .collect();
-        if nullable {
-            list.push(serde_json::json!({ "type": "null" }));
-        }
-        m.insert("oneOf".into(), Value::Array(list));
+        members.insert("oneOf".into(), list(&groups.exactly_one));
+    }
+    if nullable && !groups.exactly_one.is_empty() {
+        let null = serde_json::json!({ "type": "null" });
+        m.insert(
+            "anyOf".into(),
+            Value::Array(vec![null, Value::Object(members)]),
+        );
+    } else {
+        m.extend(members);
     }
 }
