@@ -185,6 +185,13 @@ fn groups_are_checked_at_the_object_they_belong_to() {
                     "delete": {"type": "string", "description": "D."}
                 }
             }},
+            "dup": {"type": "object", "nullable": true, "description": "Dup.",
+                "require_exactly_one_of": [["url"], ["number"]],
+                "properties": {
+                    "url": {"type": "string", "description": "U."},
+                    "number": {"type": "integer", "description": "N."}
+                }
+            },
             "link": {"type": "object", "nullable": true, "description": "L.",
                 "require_one_of": [["url"], ["a", "b"]],
                 "properties": {
@@ -199,19 +206,36 @@ fn groups_are_checked_at_the_object_they_belong_to() {
     let ok = json!({"form_id": "f", "requests": [{"create": "x"}, {"delete": "y"}],
                     "link": {"a": "1", "b": "2"}});
     assert!(call(&s, "grp_batch", ok).is_ok());
-    assert!(call(&s, "grp_batch", json!({"form_url": "u", "link": null})).is_ok());
+    // `null` for a nullable object is not an object: its groups do not apply.
+    assert!(
+        call(
+            &s,
+            "grp_batch",
+            json!({"form_url": "u", "link": null, "dup": null})
+        )
+        .is_ok()
+    );
+    assert!(
+        call(
+            &s,
+            "grp_batch",
+            json!({"form_url": "u", "dup": {"number": 3}})
+        )
+        .is_ok()
+    );
     let m = validation_message(call(
         &s,
         "grp_batch",
         json!({"form_id": "f", "form_url": "u",
                "requests": [{"create": "x"}, {}, {"create": "x", "delete": "y"}],
-               "link": {"a": "1"}}),
+               "link": {"a": "1"}, "dup": {}}),
     ));
     for part in [
         "expected exactly one of: `form_id`, or `form_url`, got 2 of them: `form_id`, `form_url`",
         "/requests/1: expected exactly one of: `create`, or `delete`, got none of them",
         "/requests/2: expected exactly one of: `create`, or `delete`, got 2 of them: `create`, `delete`",
         "/link: expected at least one of: `url`, or `a` and `b`, got none of them",
+        "/dup: expected exactly one of: `url`, or `number`, got none of them",
     ] {
         assert!(m.contains(part), "{part}\n{m}");
     }
