@@ -479,6 +479,24 @@ impl TermIndex {
         phrased
     }
 
+    /// What multiplies a matched tool's score: coordination (a tool matching more of the
+    /// query's slots answers more of it), its resource named whole, a question favouring tools
+    /// that change nothing, a plural favouring lists.
+    fn factor(&self, k: usize, matched: u8, asked: &Asked<'_>) -> f32 {
+        let mut factor = f32::from(matched);
+        let resource = &self.resource[k];
+        if !resource.is_empty() && resource.iter().all(|t| asked.named.contains(t)) {
+            factor *= RESOURCE;
+        }
+        if asked.question && !self.writer[k] {
+            factor *= QUESTION_READ;
+        }
+        if asked.plural && self.lister[k] {
+            factor *= PLURAL_LIST;
+        }
+        factor
+    }
+
     /// Ranks the candidates (given in alphabetical order) for a query's words, best first:
     /// positions of at most `limit` candidates. `passes` says whether a candidate passes the
     /// `+term` filter (`None`: no filter).
@@ -569,20 +587,14 @@ impl TermIndex {
         for k in &self.hinted_whole(&stems) {
             total[*k as usize] *= HINT_PHRASE;
         }
-        // Coordination: a tool matching more of the query's slots answers more of it.
+        let asked = Asked {
+            named: &named,
+            question,
+            plural,
+        };
         for k in &hit {
             let k = *k as usize;
-            total[k] *= f32::from(matched[k]);
-            let resource = &self.resource[k];
-            if !resource.is_empty() && resource.iter().all(|t| named.contains(t)) {
-                total[k] *= RESOURCE;
-            }
-            if question && !self.writer[k] {
-                total[k] *= QUESTION_READ;
-            }
-            if plural && self.lister[k] {
-                total[k] *= PLURAL_LIST;
-            }
+            total[k] *= self.factor(k, matched[k], &asked);
         }
         let mut hits: Vec<usize> = hit
             .into_iter()
@@ -606,6 +618,16 @@ impl TermIndex {
         hits.sort_unstable_by(order);
         hits
     }
+}
+
+/// What a query asks beyond its words, as the ranking factors read it.
+struct Asked<'q> {
+    /// The ids of every term the query names, typed or through a synonym.
+    named: &'q [u32],
+    /// It starts with a question word.
+    question: bool,
+    /// It names something in the plural.
+    plural: bool,
 }
 
 #[cfg(test)]
