@@ -250,22 +250,27 @@ impl Entry {
     /// Appends the tool as rmcp serialises it, from the texts: rmcp's field names, the schema
     /// verbatim, every annotation explicit (as [`annotations`] makes them).
     fn write_json(&self, out: &mut Vec<u8>) -> Result<(), DeclarationError> {
+        use std::io::Write as _;
         self.check()?;
-        let escaped = |text: &str| serde_json::to_string(text).unwrap_or_default();
         let a = self.annotations;
-        out.extend_from_slice(b"{\"name\":");
-        out.extend_from_slice(escaped(&self.name).as_bytes());
-        out.extend_from_slice(b",\"description\":");
-        out.extend_from_slice(escaped(&self.description).as_bytes());
-        out.extend_from_slice(b",\"inputSchema\":");
-        out.extend_from_slice(self.schema.trim().as_bytes());
-        let annotations = format!(
-            ",\"annotations\":{{\"readOnlyHint\":{},\"destructiveHint\":{},\
-             \"idempotentHint\":{},\"openWorldHint\":{}}}}}",
-            a.read_only, a.destructive, a.idempotent, a.open_world
-        );
-        out.extend_from_slice(annotations.as_bytes());
-        Ok(())
+        // Escaped straight into the answer (writing to a Vec cannot fail): no copy per tool.
+        let written = (|| -> std::io::Result<()> {
+            out.write_all(b"{\"name\":")?;
+            serde_json::to_writer(&mut *out, &*self.name)?;
+            out.write_all(b",\"description\":")?;
+            serde_json::to_writer(&mut *out, &*self.description)?;
+            out.write_all(b",\"inputSchema\":")?;
+            out.write_all(self.schema.trim().as_bytes())?;
+            write!(
+                out,
+                ",\"annotations\":{{\"readOnlyHint\":{},\"destructiveHint\":{},\
+                 \"idempotentHint\":{},\"openWorldHint\":{}}}}}",
+                a.read_only, a.destructive, a.idempotent, a.open_world
+            )
+        })();
+        written.map_err(|e| {
+            DeclarationError::new(format!("the tool `{}` cannot be written: {e}", self.name))
+        })
     }
 
     /// The rmcp tool, parsed on first use (a concurrent first use waits for the one parse).
