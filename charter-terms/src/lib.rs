@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod http;
+pub mod intent;
 pub mod modes;
 pub mod names;
 pub mod search;

@@ -31,6 +31,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use charter_terms::intent::Intent;
 use charter_terms::{Fields, field};
 
 use super::Candidate;
@@ -75,11 +76,18 @@ const PLURAL_LIST: f32 = 1.15;
 /// (`thread replies`, `share calendar`): the pack author wrote the words users say for it.
 const HINT_PHRASE: f32 = 1.1;
 
-/// What a tool that changes nothing gains (a factor) when the query is a question (`when does
-/// the sprint end`, `is the PR merged`, `who changed this file`): a question asks to read, and
-/// the tools that share its words and write (`cycles_update` for `end`, `pulls_merge` for
-/// `merged`) answer it less.
-const QUESTION_READ: f32 = 1.25;
+/// What a tool that changes nothing gains (a factor) when the query asks to read
+/// ([`charter_terms::intent::Intent::Read`]: a question, `when does the sprint end`, `is the PR
+/// merged`; a reading verb; or a bare noun phrase, `customer's invoices`): the tools that share
+/// its words and write (`cycles_update` for `end`, `pulls_merge` for `merged`,
+/// `invoices_create` for `invoices`) answer it less.
+const READ_INTENT: f32 = 1.25;
+
+/// What a tool that changes something gains (a factor) when the query opens with an action
+/// verb ([`charter_terms::intent::Intent::Write`]: `share my calendar`, `charge a card`): the
+/// tools that share its words and only read (`calendar_list_list`, `charges_list`) answer it
+/// less.
+const WRITE_INTENT: f32 = 1.2;
 
 /// Inverse document frequency (the BM25 form, always positive) of a term `df` of `n` tools hold.
 fn idf(n: f32, df: u32) -> f32 {
@@ -480,16 +488,18 @@ impl TermIndex {
     }
 
     /// What multiplies a matched tool's score: coordination (a tool matching more of the
-    /// query's slots answers more of it), its resource named whole, a question favouring tools
-    /// that change nothing, a plural favouring lists.
+    /// query's slots answers more of it), its resource named whole, what the query asks (to read
+    /// or to change) favouring the tools that do it, a plural favouring lists.
     fn factor(&self, k: usize, matched: u8, asked: &Asked<'_>) -> f32 {
         let mut factor = f32::from(matched);
         let resource = &self.resource[k];
         if !resource.is_empty() && resource.iter().all(|t| asked.named.contains(t)) {
             factor *= RESOURCE;
         }
-        if asked.question && !self.writer[k] {
-            factor *= QUESTION_READ;
+        match asked.intent {
+            Intent::Read if !self.writer[k] => factor *= READ_INTENT,
+            Intent::Write if self.writer[k] => factor *= WRITE_INTENT,
+            _ => {}
         }
         if asked.plural && self.lister[k] {
             factor *= PLURAL_LIST;
@@ -508,7 +518,7 @@ impl TermIndex {
     ) -> Vec<usize> {
         let count = self.variant.len();
         let (stems, plural, verb) = query_stems(words);
-        let question = words.first().is_some_and(|w| charter_terms::is_question(w));
+        let intent = charter_terms::intent::intent(words.iter().map(String::as_str));
         let passes_k = |k: usize| passes.is_none_or(|p| p[k]);
         if stems.is_empty() {
             // Only `+term`s (or nothing usable): the filter alone, plain tools first.
@@ -589,7 +599,7 @@ impl TermIndex {
         }
         let asked = Asked {
             named: &named,
-            question,
+            intent,
             plural,
         };
         for k in &hit {
@@ -624,8 +634,8 @@ impl TermIndex {
 struct Asked<'q> {
     /// The ids of every term the query names, typed or through a synonym.
     named: &'q [u32],
-    /// It starts with a question word.
-    question: bool,
+    /// Whether it asks to read or to change something.
+    intent: Intent,
     /// It names something in the plural.
     plural: bool,
 }
