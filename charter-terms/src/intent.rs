@@ -83,7 +83,18 @@ fn plain(word: &str) -> String {
 
 /// What a query asks for, from its words as typed (`share`, `my`, `calendar`).
 pub fn intent<'a>(words: impl IntoIterator<Item = &'a str>) -> Intent {
-    let words: Vec<String> = words.into_iter().map(plain).collect();
+    intent_with(words, |_| false)
+}
+
+/// [`intent`], told which words are names or values no tool holds (`email sam the notes`,
+/// `refund $45`): like a determiner, one after an action word that is a noun too makes it a
+/// verb.
+pub fn intent_with<'a>(
+    words: impl IntoIterator<Item = &'a str>,
+    is_name: impl Fn(&str) -> bool,
+) -> Intent {
+    let typed: Vec<&str> = words.into_iter().collect();
+    let words: Vec<String> = typed.iter().map(|w| plain(w)).collect();
     let mut first = true;
     let mut verbs = false;
     for (i, w) in words.iter().enumerate() {
@@ -99,8 +110,16 @@ pub fn intent<'a>(words: impl IntoIterator<Item = &'a str>) -> Intent {
             if has(READ_WORDS, w) {
                 return Intent::Read;
             }
-            let object_next = words.get(i + 1).is_some_and(|n| has(OBJECT_OPENERS, n));
+            let object_next = words.get(i + 1).is_some_and(|n| has(OBJECT_OPENERS, n))
+                || typed.get(i + 1).is_some_and(|n| is_name(n));
             if action && !either && (!has(NOUNS_TOO, w) || object_next) {
+                return Intent::Write;
+            }
+            // `open a PR`, `open an issue` create; `open the page` reads.
+            let new_next = words
+                .get(i + 1)
+                .is_some_and(|n| n == "a" || n == "an" || n == "new");
+            if w == "open" && new_next {
                 return Intent::Write;
             }
         }
@@ -155,7 +174,17 @@ mod tests {
         assert_eq!(of("email from boss"), Intent::Unknown);
         assert_eq!(of("email the team"), Intent::Write);
         assert_eq!(of("change history"), Intent::Unknown);
+        let names = |w: &str| w == "sam";
+        assert_eq!(
+            intent_with("email sam the notes".split(' '), names),
+            Intent::Write
+        );
+        assert_eq!(
+            intent_with("email from sam".split(' '), names),
+            Intent::Unknown
+        );
         assert_eq!(of("open the page"), Intent::Unknown);
+        assert_eq!(of("open an issue about the crash"), Intent::Write);
         assert_eq!(of("the"), Intent::Unknown);
     }
 }

@@ -20,7 +20,13 @@
 //! - a tool whose resource (the words of its own name up to the first plural) the query names
 //!   whole gains a little ([`RESOURCE`]), and a list or search tool gains when the query holds
 //!   a plural ([`PLURAL_LIST`]); a tool one of whose multi-word hints the query holds whole
-//!   gains too ([`HINT_PHRASE`]).
+//!   gains too ([`HINT_PHRASE`]);
+//! - a tool that does what the query asks, read or change ([`charter_terms::intent`]), gains
+//!   over the tools that share its words and do the other ([`READ_INTENT`], [`WRITE_INTENT`]).
+//!
+//! Before scoring, values the query passes on (`jane@acme.com`, `$45`, `3pm`) are dropped, a
+//! reference adds what it names (`#general` a channel, `ENG-340` an issue), and pronouns
+//! (`me`, `my`) count less ([`PRONOUN`]).
 //!
 //! Ties go, in order, to the plain list/get/create of a resource over its variants (then the
 //! plain update/delete of one item), to the kind of tool the query asks for (a plural asks for a
@@ -35,6 +41,15 @@ use charter_terms::intent::Intent;
 use charter_terms::{Fields, field};
 
 use super::Candidate;
+
+/// Words that say whose (`who emailed me`, `my open PRs`), not which tool: few tools hold them
+/// (`users_get_me`, `issues_list_mine`), so their rarity would make them outweigh the words that
+/// do say which.
+const PRONOUNS: &[&str] = &["me", "mine", "my", "myself"];
+
+/// What a pronoun's match counts, relative to another word's. It still counts as a matched
+/// word for coordination.
+const PRONOUN: f32 = 0.3;
 
 /// The shipped synonym table (see the file for its format).
 pub const SYNONYMS: &str = include_str!("synonyms.txt");
@@ -81,7 +96,7 @@ const HINT_PHRASE: f32 = 1.1;
 /// merged`; a reading verb; or a bare noun phrase, `customer's invoices`): the tools that share
 /// its words and write (`cycles_update` for `end`, `pulls_merge` for `merged`,
 /// `invoices_create` for `invoices`) answer it less.
-const READ_INTENT: f32 = 1.25;
+const READ_INTENT: f32 = 1.4;
 
 /// What a tool that changes something gains (a factor) when the query opens with an action
 /// verb ([`charter_terms::intent::Intent::Write`]: `share my calendar`, `charge a card`): the
@@ -173,8 +188,9 @@ impl Synonyms {
             }
             let (from, to, discount): (Vec<Vec<String>>, Vec<Vec<String>>, f32) =
                 match line.split_once('>') {
+                    // `a | b > c`: each of `a` and `b` also finds `c`.
                     Some((left, right)) => (
-                        vec![phrase(left)],
+                        left.split('|').map(phrase).collect(),
                         right.split('|').map(phrase).collect(),
                         BROADER,
                     ),
@@ -266,6 +282,53 @@ fn invert(flat: Vec<(u32, u32, Fields)>, terms: usize) -> (Vec<u32>, Vec<Posting
     (starts, postings, df)
 }
 
+/// Whether a word is a value the query passes on rather than a word for a tool: an address
+/// (`jane@acme.com`, `https://…`), an amount (`$45`, `20%`), a number or a time (`2025`, `3pm`,
+/// `10:30`). Its parts (`acme`, `com`) would match tools by accident.
+fn is_value(word: &str) -> bool {
+    if word.contains('@') || word.contains("://") || word.starts_with("www.") {
+        return true;
+    }
+    if word.starts_with(['$', '€', '£']) {
+        return true;
+    }
+    let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &word[digits.len()..];
+    !digits.is_empty()
+        && digits.starts_with(|c: char| c.is_ascii_digit())
+        && digits
+            .chars()
+            .all(|c| c.is_ascii_digit() || ",.:%".contains(c))
+        && (unit.is_empty()
+            || ["am", "pm", "k", "h", "m", "st", "nd", "rd", "th"]
+                .contains(&unit.to_ascii_lowercase().as_str()))
+}
+
+/// What a word written as a reference says it refers to: `#general` a channel, `ENG-340` or
+/// `#123` an issue. The word itself names no tool; its form says what it is.
+fn named_kind(word: &str) -> Option<&'static str> {
+    let tail = |s: &str| !s.is_empty();
+    if let Some(rest) = word.strip_prefix('#') {
+        if tail(rest) && rest.bytes().all(|b| b.is_ascii_digit()) {
+            return Some("issue");
+        }
+        if tail(rest)
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Some("channel");
+        }
+        return None;
+    }
+    let (key, number) = word.split_once('-')?;
+    (key.len() >= 2
+        && key.bytes().all(|b| b.is_ascii_alphabetic())
+        && tail(number)
+        && number.bytes().all(|b| b.is_ascii_digit()))
+    .then_some("issue")
+}
+
 /// The stems of a query's words (stop words and single letters dropped), whether any word is a
 /// plural (which asks for a list), and whether the first word can be an imperative verb: typed
 /// bare, neither a plural nor an `-ed` form. `scheduled messages` and `archived channels` name
@@ -274,7 +337,7 @@ fn query_stems(words: &[String]) -> (Vec<String>, bool, bool) {
     let mut stems: Vec<String> = Vec::new();
     let mut plural = false;
     let mut verb = false;
-    for word in words {
+    for word in words.iter().filter(|w| !is_value(w)) {
         for w in charter_terms::words(word) {
             let lower = w.to_lowercase();
             if lower.chars().count() < 2 || charter_terms::is_stop_word(&lower) {
@@ -286,6 +349,9 @@ fn query_stems(words: &[String]) -> (Vec<String>, bool, bool) {
             }
             plural |= is_plural;
             stems.push(charter_terms::stem(&lower));
+        }
+        if let Some(kind) = named_kind(word) {
+            stems.push(charter_terms::stem(kind));
         }
     }
     (stems, plural, verb)
@@ -518,7 +584,14 @@ impl TermIndex {
     ) -> Vec<usize> {
         let count = self.variant.len();
         let (stems, plural, verb) = query_stems(words);
-        let intent = charter_terms::intent::intent(words.iter().map(String::as_str));
+        // A word no tool holds, or a value, after an action word is what it acts on.
+        let is_name = |w: &str| {
+            is_value(w)
+                || charter_terms::terms(w)
+                    .next()
+                    .is_some_and(|t| !self.ids.contains_key(t.as_str()))
+        };
+        let intent = charter_terms::intent::intent_with(words.iter().map(String::as_str), is_name);
         let passes_k = |k: usize| passes.is_none_or(|p| p[k]);
         if stems.is_empty() {
             // Only `+term`s (or nothing usable): the filter alone, plain tools first.
@@ -582,12 +655,17 @@ impl TermIndex {
                     phrase[k] = 0.0;
                 }
             }
+            let scale = if len == 1 && PRONOUNS.contains(&stems[i].as_str()) {
+                PRONOUN
+            } else {
+                1.0
+            };
             for k in slot_touched.drain(..) {
                 let k = k as usize;
                 if total[k] == 0.0 {
                     hit.push(k as u32);
                 }
-                total[k] += best[k];
+                total[k] += best[k] * scale;
                 matched[k] = matched[k].saturating_add(1);
                 best[k] = 0.0;
             }
@@ -662,6 +740,16 @@ mod tests {
         assert!(has(get("pull requests"), &["pr"], SYNONYM));
         // One-way entries do not reverse.
         assert!(has(get("new"), &["creat"], BROADER));
+        // The left of a one-way entry may list several phrases.
+        let s = Synonyms::parse("standup | stand up > meeting");
+        let alts = |p: &str| {
+            s.alternatives
+                .get(&charter_terms::terms(p).collect::<Vec<_>>())
+        };
+        let meeting: Vec<String> = charter_terms::terms("meeting").collect();
+        let meeting: Vec<&str> = meeting.iter().map(String::as_str).collect();
+        assert!(has(alts("standup"), &meeting, BROADER));
+        assert!(has(alts("stand up"), &meeting, BROADER));
         assert!(get("create").is_none_or(|alts| !alts.iter().any(|(a, _)| a[0] == "new")));
         assert!(s.longest >= 2);
         // Every phrase of the table keeps at least one term.
@@ -717,6 +805,37 @@ mod tests {
         assert_eq!(resource_terms("status_get"), ["status"]);
         assert_eq!(resource_terms("search"), ["search"]);
         assert!(resource_terms("about_get").is_empty());
+    }
+
+    #[test]
+    fn values_are_not_words_for_tools() {
+        for value in [
+            "jane@acme.com",
+            "https://x.dev/a",
+            "$45",
+            "20%",
+            "2025",
+            "3pm",
+            "10:30",
+            "1st",
+            "1:1",
+        ] {
+            assert!(is_value(value), "{value}");
+        }
+        for word in ["2fa", "oauth2", "v2", "eng-340", "s3", "general"] {
+            assert!(!is_value(word), "{word}");
+        }
+    }
+
+    #[test]
+    fn references_say_what_they_name() {
+        assert_eq!(named_kind("#general"), Some("channel"));
+        assert_eq!(named_kind("#eng-alerts"), Some("channel"));
+        assert_eq!(named_kind("#123"), Some("issue"));
+        assert_eq!(named_kind("ENG-340"), Some("issue"));
+        for plain in ["#", "e-mail", "1:1", "re-open", "general", "x-1"] {
+            assert_eq!(named_kind(plain), None, "{plain}");
+        }
     }
 
     #[test]
