@@ -52,9 +52,13 @@ fn relevance_holds_up_on_the_held_out_set() {
     let queries = labelled(&file);
     let relevance = eval::totals(&eval::run(&eval::session(Ranking::Relevance), &queries));
     let classic = eval::totals(&eval::run(&eval::session(Ranking::Classic), &queries));
+    assert!(queries.len() >= 150, "{} labelled queries", queries.len());
+    // The targets the set was scored against once, at the end of round four
+    // (search-eval/README.md): a guard against regressions, not a set to tune on.
     assert!(
-        relevance.recall5() >= 95.0,
-        "held out: recall@5 {:.1} %",
+        relevance.recall5() >= 95.0 && relevance.recall1() >= 80.0,
+        "held out: recall@1 {:.1} %, recall@5 {:.1} %",
+        relevance.recall1(),
         relevance.recall5()
     );
     assert!(relevance.recall1() > classic.recall1() + 15.0);

@@ -110,9 +110,11 @@ pub fn intent_with<'a>(
             if has(READ_WORDS, w) {
                 return Intent::Read;
             }
-            let object_next = words.get(i + 1).is_some_and(|n| has(OBJECT_OPENERS, n))
-                || typed.get(i + 1).is_some_and(|n| is_name(n));
-            if action && !either && (!has(NOUNS_TOO, w) || object_next) {
+            let object_next = || {
+                words.get(i + 1).is_some_and(|n| has(OBJECT_OPENERS, n))
+                    || typed.get(i + 1).is_some_and(|n| is_name(n))
+            };
+            if action && !either && (!has(NOUNS_TOO, w) || object_next()) {
                 return Intent::Write;
             }
             // `open a PR`, `open an issue` create; `open the page` reads.
