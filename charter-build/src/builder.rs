@@ -48,6 +48,9 @@ pub struct Compiled {
     pub out_file: PathBuf,
     /// Whether the file was (re)written; `false` when it already held this code.
     pub written: bool,
+    /// What works but should change, `file:line:col` each (a GraphQL field the pack's schema
+    /// deprecates); printed as `cargo::warning=` lines, never fatal.
+    pub warnings: Vec<crate::Diagnostic>,
 }
 
 type Filter = Box<dyn Fn(&str) -> bool>;
@@ -207,11 +210,19 @@ impl Builder {
             crate::load_filtered(&sources, &filter).map_err(BuildError::Pack)?;
         let code = generate::file(&models, &self.runtime)?;
         let written = write_if_changed(&out_file, &code)?;
+        let warnings: Vec<crate::Diagnostic> =
+            models.iter().flat_map(|m| m.warnings.clone()).collect();
+        if self.cargo {
+            for w in &warnings {
+                println!("cargo::warning={}", w.to_string().replace('\n', " "));
+            }
+        }
         Ok(Compiled {
             packs: models.iter().map(|m: &PackModel| m.label.clone()).collect(),
             skipped,
             out_file,
             written,
+            warnings,
         })
     }
 }

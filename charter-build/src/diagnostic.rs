@@ -55,6 +55,8 @@ impl fmt::Display for Diagnostic {
 pub(crate) struct Sink {
     file: String,
     pub(crate) diags: Vec<Diagnostic>,
+    /// What works but should change (a field the schema deprecates): printed, never fatal.
+    pub(crate) warnings: Vec<Diagnostic>,
 }
 
 impl Sink {
@@ -62,7 +64,14 @@ impl Sink {
         Self {
             file: file.to_owned(),
             diags: Vec::new(),
+            warnings: Vec::new(),
         }
+    }
+
+    #[cfg_attr(not(feature = "graphql-schema"), allow(dead_code))]
+    pub(crate) fn warn(&mut self, loc: Loc, message: impl Into<String>) {
+        self.warnings
+            .push(Diagnostic::new(self.file.clone(), loc, message));
     }
 
     pub(crate) fn err(&mut self, loc: Loc, message: impl Into<String>) {

@@ -48,6 +48,9 @@ pub struct PackSummary {
     pub description: String,
     /// Every tool, in declaration order.
     pub tools: Vec<ToolSummary>,
+    /// What works but should change (a GraphQL field the pack's schema deprecates), each at
+    /// its `file:line:col`.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// One tool of a [`PackSummary`].
@@ -148,6 +151,7 @@ pub fn summary(model: &PackModel) -> PackSummary {
     PackSummary {
         label: model.label.clone(),
         description: model.description.clone(),
+        warnings: model.warnings.clone(),
         tools: model
             .tools
             .iter()

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use crate::Diagnostic;
 use crate::check::Checked;
 use crate::mode::{self, ViewSpec};
 use crate::pack::{
@@ -79,6 +80,9 @@ pub struct PackModel {
     pub types: Vec<TypeModel>,
     /// Tools, in declaration order.
     pub tools: Vec<ToolModel>,
+    /// What the checks found that works but should change (a GraphQL field its schema
+    /// deprecates): printed as `cargo::warning=`, never fatal.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// A named type.
@@ -527,6 +531,7 @@ pub fn resolve(checked: &Checked<'_>) -> PackModel {
             .map(|(k, v)| (k.value.clone(), v.to_string()))
             .collect(),
         envelope: pack.envelope.clone(),
+        warnings: checked.warnings().to_vec(),
         types,
         tools,
     }

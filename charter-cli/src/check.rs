@@ -7,7 +7,8 @@ use crate::args::CheckArgs;
 use crate::{EXIT_FAILURE, Failure};
 
 /// Checks every file (all of them, even after a failure) and reports each mistake as
-/// `file:line:col: message` on stderr; a summary of each good pack goes to stdout.
+/// `file:line:col: message` on stderr (a warning, which does not fail the check, as
+/// `file:line:col: warning: message`); a summary of each good pack goes to stdout.
 pub(crate) fn run(
     args: CheckArgs,
     out: &mut dyn Write,
@@ -17,6 +18,10 @@ pub(crate) fn run(
     for path in &args.files {
         match charter_build::check_file(path) {
             Ok(summary) => {
+                for w in &summary.warnings {
+                    let at = format!("{}:{}:{}", w.file, w.loc.line, w.loc.col);
+                    writeln!(err, "{at}: warning: {}", w.message)?;
+                }
                 let tokens: u64 = summary.tools.iter().map(|t| u64::from(t.tokens)).sum();
                 writeln!(
                     out,

@@ -319,6 +319,43 @@ fn check_reports_every_mistake_as_file_line_col() {
 }
 
 #[test]
+fn check_warns_of_deprecated_graphql_and_still_passes() {
+    let dir = std::env::temp_dir().join(format!("charter-check-gql-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("api.graphql"),
+        "type Issue {\n  id: ID!\n  number: Int @deprecated(reason: \"Use `key`.\")\n  key: String\n}\ntype Query {\n  issue(id: ID!): Issue\n}\n",
+    )
+    .unwrap();
+    let pack = dir.join("tracker.yaml");
+    std::fs::write(
+        &pack,
+        "pack: tracker\n\
+         description: A tracker.\n\
+         base_url: https://tracker.example/graphql\n\
+         graphql_schema: api.graphql\n\
+         tools:\n\
+         \x20 issue_get:\n\
+         \x20   description: Get an issue.\n\
+         \x20   graphql: \"query G($id: ID!) { issue(id: $id) { id number } }\"\n\
+         \x20   params:\n\
+         \x20     id: { type: string, required: true, description: The id. }\n",
+    )
+    .unwrap();
+    let file = pack.display().to_string();
+    let (code, out, err) = run_cli(&["check", &file], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("pack `tracker`, 1 tools"), "{out}");
+    assert!(
+        err.starts_with(&format!(
+            "{file}:8:55: warning: the `graphql` document uses `Issue.number`, which the pack's schema deprecates: Use `key`."
+        )),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn egress_reports_what_the_model_sees_per_tool() {
     let github = charter::packs::ALL
         .iter()

@@ -15,7 +15,7 @@ use stub::{Stub, call, check_curated, route, session};
 
 const TOKEN: &str = "shpat_0123456789abcdef0123456789abcdef";
 const TABLE: &charter::table::Table = &charter::packs::shopify::TOOLS;
-const PATH: &str = "/admin/api/2025-01/graphql.json";
+const PATH: &str = "/admin/api/2026-10/graphql.json";
 
 fn shopify(stub: &Stub) -> charter::ToolSession {
     session(
@@ -76,6 +76,78 @@ async fn orders_list_posts_the_document_with_the_bare_token_and_walks_pages() {
         next_page(route(TABLE, "shopify_orders_list"), &next, &last),
         None
     );
+}
+
+#[tokio::test]
+async fn inventory_set_quantities_sends_the_idempotency_key_and_an_explicit_null() {
+    let stub = Stub::start(|_| {
+        (200, json!({"data": {"inventorySetQuantities": {"inventoryAdjustmentGroup": {"id": "gid://shopify/InventoryAdjustmentGroup/5"}, "userErrors": []}}}))
+    })
+    .await;
+    let s = shopify(&stub);
+    let key = "0b6f3f3e-2f43-4c3e-9d55-7d1c2a9e0f11";
+    call(
+        &s,
+        "shopify_inventory_set_quantities",
+        json!({
+            "idempotency_key": key,
+            "input": {
+                "reason": "correction",
+                "name": "available",
+                "quantities": [
+                    {"inventory_item_id": "gid://shopify/InventoryItem/1", "location_id": "gid://shopify/Location/2", "quantity": 40, "change_from_quantity": 38},
+                    {"inventory_item_id": "gid://shopify/InventoryItem/3", "location_id": "gid://shopify/Location/2", "quantity": 0, "change_from_quantity": null}
+                ]
+            }
+        }),
+    )
+    .await
+    .unwrap();
+    let r = stub.only();
+    assert_eq!(
+        r.json(),
+        json!({
+            "query": document("shopify_inventory_set_quantities"),
+            "variables": {
+                "idempotencyKey": key,
+                "input": {
+                    "reason": "correction",
+                    "name": "available",
+                    "quantities": [
+                        {"inventoryItemId": "gid://shopify/InventoryItem/1", "locationId": "gid://shopify/Location/2", "quantity": 40, "changeFromQuantity": 38},
+                        // 2026-10 requires the field, even as null: null skips the compare check.
+                        {"inventoryItemId": "gid://shopify/InventoryItem/3", "locationId": "gid://shopify/Location/2", "quantity": 0, "changeFromQuantity": null}
+                    ]
+                }
+            }
+        })
+    );
+    assert!(
+        document("shopify_inventory_set_quantities")
+            .contains("inventorySetQuantities(input: $input) @idempotent(key: $idempotencyKey)")
+    );
+
+    // Without a key, or without the expected count, nothing is sent.
+    for (args, path) in [
+        (
+            json!({"input": {"reason": "correction", "name": "available", "quantities": [{"inventory_item_id": "i", "location_id": "l", "quantity": 1, "change_from_quantity": null}]}}),
+            "idempotency_key",
+        ),
+        (
+            json!({"idempotency_key": " ", "input": {"reason": "correction", "name": "available", "quantities": [{"inventory_item_id": "i", "location_id": "l", "quantity": 1, "change_from_quantity": null}]}}),
+            "idempotency_key",
+        ),
+        (
+            json!({"idempotency_key": key, "input": {"reason": "correction", "name": "available", "quantities": [{"inventory_item_id": "i", "location_id": "l", "quantity": 1}]}}),
+            "change_from_quantity",
+        ),
+    ] {
+        let err = call(&s, "shopify_inventory_set_quantities", args)
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains(path), "{err}");
+    }
+    assert_eq!(stub.take().len(), 1, "only the valid call went out");
 }
 
 #[tokio::test]
@@ -261,7 +333,7 @@ async fn a_missing_shop_names_its_variable_and_nothing_is_sent() {
     assert!(stub.take().is_empty());
     assert_eq!(
         route(TABLE, "shopify_shop_get").pack.base_url,
-        "https://{shop}.myshopify.com/admin/api/2025-01/graphql.json"
+        "https://{shop}.myshopify.com/admin/api/2026-10/graphql.json"
     );
 }
 

@@ -15,7 +15,12 @@ impl Cx<'_> {
         body_params: &[&Field],
     ) {
         if let Some(schema) = self.schema {
-            super::schema::document(s, schema, doc, tool.graphql_origin);
+            super::schema::document(s, schema, doc, tool);
+        } else if let Some(first) = tool.graphql_deprecated.first() {
+            s.err(
+                first.loc,
+                "`graphql_deprecated` names deprecated parts of a schema, but the pack declares no `graphql_schema`",
+            );
         }
         let info = match graphql::scan(&doc.value) {
             Ok(info) => info,

@@ -42,15 +42,21 @@ use types::type_cycles;
 
 /// A pack that passed every check (its own and those across the packs compiled with it): what
 /// [`crate::model::resolve`] takes, so an unchecked pack cannot be resolved.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Checked<'p> {
     pack: &'p Pack,
+    warnings: Vec<Diagnostic>,
 }
 
 impl<'p> Checked<'p> {
     /// The checked pack.
     pub fn pack(&self) -> &'p Pack {
         self.pack
+    }
+
+    /// What the checks found that works but should change (a field its schema deprecates).
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.warnings
     }
 }
 
@@ -74,16 +80,22 @@ fn vouch(
     mut diags: Vec<Diagnostic>,
     across: bool,
 ) -> Result<Vec<Checked<'_>>, Vec<Diagnostic>> {
+    let mut warnings = Vec::with_capacity(packs.len());
     for p in packs {
         let mut sink = Sink::new(&p.file);
         pack(&mut sink, p);
         diags.extend(sink.diags);
+        warnings.push(sink.warnings);
     }
     if across {
         diags.extend(unique_names(packs));
     }
     if diags.is_empty() {
-        Ok(packs.iter().map(|pack| Checked { pack }).collect())
+        Ok(packs
+            .iter()
+            .zip(warnings)
+            .map(|(pack, warnings)| Checked { pack, warnings })
+            .collect())
     } else {
         Err(diags)
     }

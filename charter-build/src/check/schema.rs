@@ -159,7 +159,7 @@ pub(super) fn document(
     _: &mut Sink,
     schema: &Schema,
     _: &crate::pack::Sp<String>,
-    _: Option<crate::pack::DocOrigin>,
+    _: &crate::pack::Tool,
 ) {
     match *schema {}
 }
@@ -184,18 +184,53 @@ mod with_schema {
     use super::{Inside, Misfit};
     use crate::diagnostic::Sink;
     use crate::graphql::GqlType;
-    use crate::pack::{DocOrigin, Kind, Sp, Spec};
+    use crate::pack::{Kind, Sp, Spec, Tool};
 
-    /// Validates `doc` against the schema; each error is placed inside the document.
-    pub(in crate::check) fn document(
-        s: &mut Sink,
-        schema: &Schema,
-        doc: &Sp<String>,
-        origin: Option<DocOrigin>,
-    ) {
-        let Err(e) = ExecutableDocument::parse_and_validate(schema, doc.value.as_str(), "graphql")
-        else {
-            return;
+    /// Validates `doc` against the schema; each error is placed inside the document. A
+    /// deprecated field or argument it selects is a warning, unless the tool names it in
+    /// `graphql_deprecated` (a name there that the document does not use deprecated is an
+    /// error: the allowance outlived its reason).
+    pub(in crate::check) fn document(s: &mut Sink, schema: &Schema, doc: &Sp<String>, tool: &Tool) {
+        let origin = tool.graphql_origin;
+        let e = match ExecutableDocument::parse_and_validate(schema, doc.value.as_str(), "graphql")
+        {
+            Ok(valid) => {
+                let used = deprecated(&valid);
+                for accepted in &tool.graphql_deprecated {
+                    if !used.iter().any(|(name, _, _)| name == &accepted.value) {
+                        let names: Vec<&str> = used.iter().map(|(n, _, _)| n.as_str()).collect();
+                        let uses = if names.is_empty() {
+                            String::from(": remove it")
+                        } else {
+                            format!(" (it uses {})", names.join(", "))
+                        };
+                        s.err(
+                            accepted.loc,
+                            format!(
+                                "`graphql_deprecated` names `{}`, which the document does not use deprecated{uses}",
+                                accepted.value
+                            ),
+                        );
+                    }
+                }
+                for (name, span, reason) in used {
+                    if tool.graphql_deprecated.iter().any(|a| a.value == name) {
+                        continue;
+                    }
+                    let at = match (span.line_column_range(&valid.sources), origin) {
+                        (Some(r), Some(o)) => o.at(r.start.line, r.start.column),
+                        _ => doc.loc,
+                    };
+                    s.warn(
+                        at,
+                        format!(
+                            "the `graphql` document uses `{name}`, which the pack's schema deprecates: {reason} (or name it in the tool's `graphql_deprecated`)"
+                        ),
+                    );
+                }
+                return;
+            }
+            Err(e) => e,
         };
         for d in e.errors.iter() {
             let at = match (d.line_column_range(), origin) {
@@ -210,6 +245,59 @@ mod with_schema {
                 ),
             );
         }
+    }
+
+    /// Every field and argument a valid document selects that its schema marks
+    /// `@deprecated`: what, where, and the schema's reason.
+    fn deprecated(
+        doc: &ExecutableDocument,
+    ) -> Vec<(String, apollo_compiler::parser::SourceSpan, String)> {
+        use apollo_compiler::ast::DirectiveList;
+        use apollo_compiler::executable::{Selection, SelectionSet};
+        fn reason(directives: &DirectiveList) -> Option<String> {
+            let d = directives.get("deprecated")?;
+            Some(
+                d.specified_argument_by_name("reason")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("No longer supported")
+                    .to_owned(),
+            )
+        }
+        fn walk(
+            set: &SelectionSet,
+            out: &mut Vec<(String, apollo_compiler::parser::SourceSpan, String)>,
+        ) {
+            for sel in &set.selections {
+                match sel {
+                    Selection::Field(f) => {
+                        if let (Some(why), Some(at)) =
+                            (reason(&f.definition.directives), f.location())
+                        {
+                            out.push((format!("{}.{}", set.ty, f.name), at, why));
+                        }
+                        for arg in &f.arguments {
+                            let def = f.definition.argument_by_name(&arg.name);
+                            if let (Some(why), Some(at)) =
+                                (def.and_then(|d| reason(&d.directives)), arg.location())
+                            {
+                                out.push((format!("{}({}:)", f.name, arg.name), at, why));
+                            }
+                        }
+                        walk(&f.selection_set, out);
+                    }
+                    Selection::InlineFragment(i) => walk(&i.selection_set, out),
+                    Selection::FragmentSpread(_) => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for op in doc.operations.iter() {
+            walk(&op.selection_set, &mut out);
+        }
+        for f in doc.fragments.values() {
+            walk(&f.selection_set, &mut out);
+        }
+        out
     }
 
     /// Whether `spec` fits the named schema type `name` (a custom scalar, an enum or an input

@@ -214,6 +214,9 @@ pub struct Tool {
     pub graphql_origin: Option<DocOrigin>,
     /// `hints`: search hints.
     pub hints: Vec<Sp<String>>,
+    /// `graphql_deprecated`: the deprecated parts of the schema the document uses knowingly,
+    /// named as the build's warning names them (`Mutation.collectionAddProducts`).
+    pub graphql_deprecated: Vec<Sp<String>>,
     /// `timeout_ms`.
     pub timeout_ms: Option<Sp<u32>>,
     /// `require_one_of`: "at least one of" groups of top-level parameter names.

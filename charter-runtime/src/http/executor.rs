@@ -723,7 +723,7 @@ mod tests {
 
     static SHOP: HttpPack = HttpPack {
         label: "shopify",
-        base_url: "https://{shop}.myshopify.com/admin/api/2025-01/graphql.json",
+        base_url: "https://{shop}.myshopify.com/admin/api/2026-10/graphql.json",
         base_url_env: "CHARTER_SHOPIFY_BASE_URL",
         auth: Auth::None,
         headers: &[],
@@ -743,7 +743,7 @@ mod tests {
     fn base_url_settings_are_filled_from_the_pack_variable() {
         assert_eq!(
             fill(Some(" my-store ")).unwrap(),
-            "https://my-store.myshopify.com/admin/api/2025-01/graphql.json"
+            "https://my-store.myshopify.com/admin/api/2026-10/graphql.json"
         );
         for (value, why) in [
             (None, "is not set"),

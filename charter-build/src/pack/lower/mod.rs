@@ -81,6 +81,7 @@ const TOOL_KEYS: &[&str] = &[
     "mode",
     "body_encoding",
     "graphql",
+    "graphql_deprecated",
     "hints",
     "timeout_ms",
     "require_one_of",
@@ -304,6 +305,7 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
         graphql: None,
         graphql_origin: None,
         hints: Vec::new(),
+        graphql_deprecated: Vec::new(),
         timeout_ms: None,
         require_one_of: Vec::new(),
         require_exactly_one_of: Vec::new(),
@@ -350,6 +352,11 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
                 )
             }
             "graphql" => t.graphql = string(s, value, key),
+            "graphql_deprecated" => {
+                t.graphql_deprecated = string_list(s, value, key)
+                    .map(|l| l.value)
+                    .unwrap_or_default()
+            }
             "hints" => {
                 t.hints = string_list(s, value, key)
                     .map(|l| l.value)
