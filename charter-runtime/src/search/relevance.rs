@@ -573,6 +573,29 @@ impl TermIndex {
         factor
     }
 
+    /// What the query asks ([`charter_terms::intent`]), told that a word no tool holds, or a
+    /// value, after an action word is what it acts on (`email sam the notes`).
+    fn intent(&self, words: &[String]) -> Intent {
+        let is_name = |w: &str| {
+            is_value(w)
+                || charter_terms::terms(w)
+                    .next()
+                    .is_some_and(|t| !self.ids.contains_key(t.as_str()))
+        };
+        charter_terms::intent::intent_with(words.iter().map(String::as_str), is_name)
+    }
+
+    /// A query of only `+term`s (or nothing usable): the filter alone, plain tools first.
+    fn filtered(&self, passes: Option<&[bool]>, limit: usize) -> Vec<usize> {
+        let Some(passes) = passes else {
+            return Vec::new();
+        };
+        let mut hits: Vec<usize> = (0..self.variant.len()).filter(|k| passes[*k]).collect();
+        hits.sort_by_key(|k| (self.variant[*k], self.name_len[*k], *k));
+        hits.truncate(limit);
+        hits
+    }
+
     /// Ranks the candidates (given in alphabetical order) for a query's words, best first:
     /// positions of at most `limit` candidates. `passes` says whether a candidate passes the
     /// `+term` filter (`None`: no filter).
@@ -584,25 +607,11 @@ impl TermIndex {
     ) -> Vec<usize> {
         let count = self.variant.len();
         let (stems, plural, verb) = query_stems(words);
-        // A word no tool holds, or a value, after an action word is what it acts on.
-        let is_name = |w: &str| {
-            is_value(w)
-                || charter_terms::terms(w)
-                    .next()
-                    .is_some_and(|t| !self.ids.contains_key(t.as_str()))
-        };
-        let intent = charter_terms::intent::intent_with(words.iter().map(String::as_str), is_name);
         let passes_k = |k: usize| passes.is_none_or(|p| p[k]);
         if stems.is_empty() {
-            // Only `+term`s (or nothing usable): the filter alone, plain tools first.
-            if passes.is_none() {
-                return Vec::new();
-            }
-            let mut hits: Vec<usize> = (0..count).filter(|k| passes_k(*k)).collect();
-            hits.sort_by_key(|k| (self.variant[*k], self.name_len[*k], *k));
-            hits.truncate(limit);
-            return hits;
+            return self.filtered(passes, limit);
         }
+        let intent = self.intent(words);
         let mut total = vec![0.0f32; count];
         let mut matched = vec![0u8; count];
         let mut best = vec![0.0f32; count];
