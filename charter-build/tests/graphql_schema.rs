@@ -18,6 +18,23 @@ fn at<'d>(d: &'d [Diagnostic], line: u32, col: u32, fragment: &str) -> &'d Diagn
     found.unwrap_or_else(|| panic!("nothing at {line}:{col} containing `{fragment}`; got {d:#?}"))
 }
 
+/// A pack of `tools` beside a copy of the tracker schema, in a folder of its own.
+fn inline_pack(name: &str, tools: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("charter-gql-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("schemas")).unwrap();
+    std::fs::copy(
+        broken("schemas/tracker.graphql"),
+        dir.join("schemas/tracker.graphql"),
+    )
+    .unwrap();
+    let file = dir.join("t.yaml");
+    let pack = format!(
+        "pack: t\ndescription: d\nbase_url: https://t.example/graphql\ngraphql_schema: schemas/tracker.graphql\ntools:\n{tools}"
+    );
+    std::fs::write(&file, pack).unwrap();
+    file
+}
+
 #[test]
 fn schema_mistakes_are_placed_in_the_document_and_the_parameters() {
     let d = check_file(broken("mistakes.yaml")).expect_err("mistakes");
@@ -38,16 +55,10 @@ fn schema_mistakes_are_placed_in_the_document_and_the_parameters() {
 
 #[test]
 fn an_inline_document_is_placed_on_its_line() {
-    let pack = "pack: t\ndescription: d\nbase_url: https://t.example/graphql\ngraphql_schema: schemas/tracker.graphql\ntools:\n  get:\n    description: Get.\n    graphql: \"query G($id: ID!) { issue(id: $id) { nope } }\"\n    params:\n      id: { type: string, required: true, description: The id. }\n";
-    let dir = std::env::temp_dir().join(format!("charter-gql-inline-{}", std::process::id()));
-    std::fs::create_dir_all(dir.join("schemas")).unwrap();
-    std::fs::copy(
-        broken("schemas/tracker.graphql"),
-        dir.join("schemas/tracker.graphql"),
-    )
-    .unwrap();
-    let file = dir.join("t.yaml");
-    std::fs::write(&file, pack).unwrap();
+    let file = inline_pack(
+        "inline",
+        "  get:\n    description: Get.\n    graphql: \"query G($id: ID!) { issue(id: $id) { nope } }\"\n    params:\n      id: { type: string, required: true, description: The id. }\n",
+    );
     let d = check_file(&file).expect_err("an unknown field");
     // `graphql: "` opens at column 14; `nope` is the document's 38th character.
     at(&d, 8, 52, "type `Issue` does not have a field `nope`");
@@ -70,22 +81,6 @@ fn a_missing_or_invalid_schema_is_reported_at_its_declaration() {
     std::fs::write(&file, pack("bad.graphql")).unwrap();
     let d = check_file(&file).expect_err("invalid");
     at(&d, 4, 17, "is not a valid schema");
-}
-
-fn inline_pack(name: &str, tools: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("charter-gql-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(dir.join("schemas")).unwrap();
-    std::fs::copy(
-        broken("schemas/tracker.graphql"),
-        dir.join("schemas/tracker.graphql"),
-    )
-    .unwrap();
-    let file = dir.join("t.yaml");
-    let pack = format!(
-        "pack: t\ndescription: d\nbase_url: https://t.example/graphql\ngraphql_schema: schemas/tracker.graphql\ntools:\n{tools}"
-    );
-    std::fs::write(&file, pack).unwrap();
-    file
 }
 
 const USES_DEPRECATED: &str = "  get:\n    description: Get.\n    graphql: |\n      query G($id: ID!) {\n        issue(id: $id, byNumber: 3) { id number }\n      }\n    params:\n      id: { type: string, required: true, description: The id. }\n";
