@@ -6,7 +6,7 @@
 //! words but do the other thing (`charges_list` for `charge a card`, `profile_set` for `my slack
 //! profile`).
 
-use crate::search::{QUESTION_WORDS, WRITE_VERBS, is_stop_word};
+use crate::search::{WRITE_VERBS, is_stop_word};
 
 /// What a query asks a tool to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +34,18 @@ pub const ACTION_WORDS: &[&str] = &[
     "trigger", "turn", "unassign", "unblock", "undo", "unflag", "uninstall", "unlink", "unmute",
     "unpublish", "unshare", "unwatch", "write",
 ];
+
+/// Words that open a question: a query opening with one asks to read, not to change. `how`
+/// and `can` are left out: `how do I cancel`, `can you refund` ask for the action.
+pub const QUESTION_WORDS: &[&str] = &[
+    "are", "did", "do", "does", "has", "have", "is", "was", "were", "what", "whats", "when",
+    "where", "which", "who", "whose", "why",
+];
+
+/// Whether a query's first word opens a question (`what's` counts as `whats`).
+pub fn is_question(first_word: &str) -> bool {
+    has(QUESTION_WORDS, &plain(first_word))
+}
 
 /// Verbs users type for reading.
 #[rustfmt::skip]
@@ -146,6 +158,7 @@ mod tests {
     #[test]
     fn lists_are_sorted_for_binary_search() {
         for list in [
+            QUESTION_WORDS,
             ACTION_WORDS,
             READ_WORDS,
             EITHER_WORDS,
@@ -164,6 +177,7 @@ mod tests {
         assert_eq!(of("show open issues"), Intent::Read);
         assert_eq!(of("who reviewed this PR"), Intent::Read);
         assert_eq!(of("what's on today"), Intent::Read);
+        assert!(is_question("When") && is_question("what's") && !is_question("close"));
     }
 
     #[test]

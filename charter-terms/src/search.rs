@@ -303,23 +303,6 @@ pub fn writes(tool: &str) -> bool {
         .any(|p| WRITE_VERBS.binary_search(&p).is_ok())
 }
 
-/// Words that open a question: a query opening with one asks to read, not to change. `how`
-/// and `can` are left out: `how do I cancel`, `can you refund` ask for the action.
-pub const QUESTION_WORDS: &[&str] = &[
-    "are", "did", "do", "does", "has", "have", "is", "was", "were", "what", "whats", "when",
-    "where", "which", "who", "whose", "why",
-];
-
-/// Whether a query's first word opens a question (`what's` counts as `whats`).
-pub fn is_question(first_word: &str) -> bool {
-    let w: String = first_word
-        .chars()
-        .filter(|c| c.is_ascii_alphabetic())
-        .collect::<String>()
-        .to_lowercase();
-    QUESTION_WORDS.binary_search(&w.as_str()).is_ok()
-}
-
 /// How far a tool name is from the plain operation on its resource, for tie-breaks: 0 for the
 /// plain list/get/create/search ([`PLAIN_VERBS`]), 1 for the plain update/delete of one item
 /// ([`ITEM_VERBS`]), 2 for anything else (`events_import`, `customers_delete_discount`).
@@ -460,12 +443,10 @@ mod tests {
     }
 
     #[test]
-    fn writers_and_questions() {
+    fn writers() {
         assert!(WRITE_VERBS.windows(2).all(|w| w[0] < w[1]));
-        assert!(QUESTION_WORDS.windows(2).all(|w| w[0] < w[1]));
         assert!(writes("cycles_update") && writes("pulls_merge") && writes("tags_add"));
         assert!(!writes("issues_history") && !writes("pulls_check_merged"));
-        assert!(is_question("When") && is_question("what's") && !is_question("close"));
     }
 
     #[test]
