@@ -1,0 +1,204 @@
+//! The code-mode task benchmark (docs/code-mode.md), written before code mode itself.
+//!
+//! Twelve multi-step tasks over the shipped packs, each against an API stub on 127.0.0.1 serving
+//! realistic payloads (`payloads.rs`), each run two ways (`harness.rs`): as the direct
+//! ToolSearch / CallTool calls a model would make, turn by turn, and as one `RunCode` program
+//! written as a model would write it (`programs/*.js`). Both must give the task's answer and make
+//! the same writes; the benchmark counts the bytes that pass through the model's context and the
+//! model's turns. The target (issue #31): on tasks of three or more calls, at least 80 % fewer
+//! context bytes and one turn of calls.
+//!
+//! `cargo test --test code_tasks -- --nocapture` prints the figures.
+
+// The tasks use the shipped packs; this crate's own dev-dependency turns `all-packs` on.
+#![cfg(feature = "all-packs")]
+#![recursion_limit = "256"]
+
+#[path = "../wire/wire_stub.rs"]
+mod wire_stub;
+
+mod harness;
+mod payloads;
+mod tasks {
+    pub mod chat;
+    pub mod github;
+    pub mod stripe;
+    pub mod workspace;
+}
+
+use serde_json::{Value, json};
+
+use harness::{Run, Task};
+use wire_stub::Recorded;
+
+/// Every task, in the order the report lists them.
+fn all() -> impl Iterator<Item = &'static Task> {
+    tasks::github::TASKS
+        .iter()
+        .chain(tasks::stripe::TASKS)
+        .chain(tasks::workspace::TASKS)
+        .chain(tasks::chat::TASKS)
+}
+
+/// The first value of a query parameter, percent-decoded.
+pub fn query(r: &Recorded, key: &str) -> Option<String> {
+    r.query.as_deref()?.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        let k = percent_encoding::percent_decode_str(k).decode_utf8_lossy();
+        (k == key).then(|| {
+            percent_encoding::percent_decode_str(v)
+                .decode_utf8_lossy()
+                .into_owned()
+        })
+    })
+}
+
+/// The stub's answer to a request no task expects: a 404 naming it, which fails the task.
+pub fn not_found(r: &Recorded) -> (u16, Value) {
+    let query = r.query.as_deref().unwrap_or_default();
+    (
+        404,
+        json!({"message": format!("the stub has no answer for {} {}?{query}", r.method, r.path)}),
+    )
+}
+
+/// Whether two answers are the same JSON, numbers compared by value (`1519` equals `1519.0`: a
+/// JavaScript number has no integer type).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, a)| y.get(k).is_some_and(|b| same(a, b)))
+        }
+        _ => a == b,
+    }
+}
+
+#[tokio::test]
+async fn every_task_is_answered_on_the_direct_path() {
+    println!(
+        "\n{:<30} {:>5} {:>5} {:>6} {:>7} {:>6} {:>8} {:>8} {:>5}",
+        "direct path", "calls", "reqs", "list", "search", "args", "results", "total", "turns"
+    );
+    for task in all() {
+        let run = harness::direct(task).await;
+        assert!(
+            same(&run.answer, &(task.answer)()),
+            "{} ({}): answered {:#}",
+            task.name,
+            task.question,
+            run.answer
+        );
+        let t = &run.tally;
+        println!(
+            "{:<30} {:>5} {:>5} {:>6} {:>7} {:>6} {:>8} {:>8} {:>5}",
+            task.name,
+            t.calls - task.searches.len() as u32,
+            t.requests,
+            t.list,
+            t.search,
+            t.arguments,
+            t.results,
+            t.total(),
+            t.turns + 1
+        );
+        for tool in &run.called {
+            assert!(
+                run.found.contains(tool),
+                "{}: {tool} was called but none of the searches {:?} found it (found {:?})",
+                task.name,
+                task.searches,
+                run.found
+            );
+        }
+        assert!(run.tally.requests > 0, "{}", task.name);
+    }
+}
+
+#[tokio::test]
+async fn code_mode_answers_alike_with_far_less_context() {
+    let mut rows = Vec::new();
+    for task in all() {
+        let direct = harness::direct(task).await;
+        let Some(code) = harness::code(task).await else {
+            println!(
+                "code mode is not built yet: the code path of `{}` is skipped",
+                task.name
+            );
+            continue;
+        };
+        assert!(
+            same(&code.answer, &direct.answer),
+            "{}: the program answered {:#}, the direct path {:#}",
+            task.name,
+            code.answer,
+            direct.answer
+        );
+        assert_eq!(code.writes, direct.writes, "{}: the same writes", task.name);
+        rows.push((task, direct, code));
+    }
+    report(&rows);
+    for (task, direct, code) in &rows {
+        let calls = direct.tally.calls - task.searches.len() as u32;
+        if calls < 3 {
+            continue;
+        }
+        let saved = 1.0 - code.tally.total() as f64 / direct.tally.total() as f64;
+        assert!(
+            saved >= 0.80,
+            "{}: {:.1} % fewer context bytes ({} against {})",
+            task.name,
+            saved * 100.0,
+            code.tally.total(),
+            direct.tally.total()
+        );
+        assert_eq!(
+            code.tally.turns, 2,
+            "{}: the searches, then one program",
+            task.name
+        );
+    }
+}
+
+/// The figures, as docs/code-mode.md shows them.
+fn report(rows: &[(&Task, Run, Run)]) {
+    if rows.is_empty() {
+        return;
+    }
+    println!(
+        "\n{:<30} {:>5} {:>5} | {:>8} {:>8} {:>7} | {:>5} {:>5} | {:>8} {:>8}",
+        "task", "calls", "reqs", "direct B", "code B", "saved", "turns", "", "results", ""
+    );
+    let (mut d_total, mut c_total) = (0, 0);
+    for (task, direct, code) in rows {
+        let calls = direct.tally.calls - task.searches.len() as u32;
+        let saved = 100.0 * (1.0 - code.tally.total() as f64 / direct.tally.total() as f64);
+        d_total += direct.tally.total();
+        c_total += code.tally.total();
+        println!(
+            "{:<30} {:>5} {:>5} | {:>8} {:>8} {:>6.1}% | {:>5} {:>5} | {:>8} {:>8}",
+            task.name,
+            calls,
+            direct.tally.requests,
+            direct.tally.total(),
+            code.tally.total(),
+            saved,
+            direct.tally.turns + 1,
+            code.tally.turns + 1,
+            direct.tally.results,
+            code.tally.results
+        );
+    }
+    println!(
+        "{:<30} {:>5} {:>5} | {:>8} {:>8} {:>6.1}%",
+        "all",
+        "",
+        "",
+        d_total,
+        c_total,
+        100.0 * (1.0 - c_total as f64 / d_total as f64)
+    );
+}
