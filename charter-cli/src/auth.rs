@@ -307,9 +307,13 @@ fn oauth_status(pack: &HttpPack, oauth: &OAuth2, store: Option<&TokenStore>) -> 
         }
         match store.map(|st| (st.load(pack.label), st.path(pack.label))) {
             Some((Ok(Some(login)), _)) => {
+                let rotated = match login.rotated_at {
+                    Some(at) => format!("refresh token rotated {}", ago(at)),
+                    None => "refresh token never rotated".to_owned(),
+                };
                 parts.push(format!(
-                    "stored login ({}, client {})",
-                    age(login.created_at),
+                    "stored login (logged in {}, {rotated}, client {})",
+                    ago(login.created_at),
                     login.client_id
                 ));
                 if uses.is_none() && client_ready {
@@ -335,15 +339,16 @@ fn oauth_status(pack: &HttpPack, oauth: &OAuth2, store: Option<&TokenStore>) -> 
     )
 }
 
-fn age(created_at: u64) -> String {
+/// How long ago a Unix time was, in words.
+fn ago(at: u64) -> String {
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let secs = now.saturating_sub(created_at);
+    let secs = now.saturating_sub(at);
     match secs {
-        0..120 => "logged in just now".to_owned(),
-        120..7200 => format!("logged in {} minutes ago", secs / 60),
-        7200..172_800 => format!("logged in {} hours ago", secs / 3600),
-        _ => format!("logged in {} days ago", secs / 86_400),
+        0..120 => "just now".to_owned(),
+        120..7200 => format!("{} minutes ago", secs / 60),
+        7200..172_800 => format!("{} hours ago", secs / 3600),
+        _ => format!("{} days ago", secs / 86_400),
     }
 }

@@ -7,9 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use charter_runtime::CharterError;
 use charter_runtime::http::oauth::store::TokenStore;
-use charter_runtime::http::{
-    CredentialProvider, EnvCredentials, FirstOf, HttpExecutor, LazyHttp as RuntimeLazy, first_of,
-};
+use charter_runtime::http::{EnvCredentials, HttpExecutor, LazyHttp as RuntimeLazy};
 use charter_runtime::table::HttpCaller;
 
 /// The process's one executor for the commands.
@@ -24,17 +22,13 @@ impl LazyHttp {
     }
 }
 
-/// The executor every command uses: credentials from the environment, then the refresh tokens
-/// `charter auth login` stored (docs/pack-format.md, "OAuth 2").
+/// The executor every command uses: credentials from the environment (an explicit variable
+/// wins), then the logins `charter auth login` stored, renewed rotation-safe when several
+/// processes share one (docs/pack-format.md, "OAuth 2").
 pub(crate) fn executor() -> Result<HttpExecutor, CharterError> {
-    HttpExecutor::builder().credentials(credentials()).build()
-}
-
-/// The environment first (an explicit variable wins), then the stored logins.
-fn credentials() -> FirstOf {
-    let mut providers: Vec<Arc<dyn CredentialProvider>> = vec![Arc::new(EnvCredentials)];
+    let mut builder = HttpExecutor::builder().credentials(EnvCredentials);
     if let Ok(store) = TokenStore::open_default() {
-        providers.push(Arc::new(store));
+        builder = builder.stored_logins(store);
     }
-    first_of(providers)
+    builder.build()
 }

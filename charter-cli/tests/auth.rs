@@ -189,7 +189,19 @@ async fn login_with_pkce_stores_a_private_refresh_token_that_calls_then_use() {
         assert_eq!(dir, 0o700);
     }
 
-    // 5. `charter call` finds the stored login: refresh grant, then the API accepts the token.
+    // 5. `charter call` finds the stored login and the access token the login obtained: the
+    //    API accepts it, with no renewal.
+    assert!(stored["access_token"].is_string());
+    let (code, out, err) = step(&mut transcript, charter(LABELS, &config, &oauth, &api)).await;
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(r#""id":"johndoe""#), "{out}");
+    assert_eq!(
+        oauth.stats().await["by_grant"]["refresh_token"],
+        Value::Null
+    );
+
+    // 5b. Once the API refuses that token, the stored refresh token renews it.
+    oauth.control(json!({"revoke_all_access": true})).await;
     let (code, out, err) = step(&mut transcript, charter(LABELS, &config, &oauth, &api)).await;
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains(r#""id":"johndoe""#), "{out}");
@@ -211,14 +223,19 @@ async fn login_with_pkce_stores_a_private_refresh_token_that_calls_then_use() {
     assert!(out.contains("GOOGLE_ACCESS_TOKEN unset"), "{out}");
     assert!(out.contains("GOOGLE_CLIENT_SECRET set"), "{out}");
     assert!(
-        out.contains("stored login (logged in just now, client 4711-charter.apps.example)"),
+        out.contains(
+            "stored login (logged in just now, refresh token never rotated, client \
+             4711-charter.apps.example)"
+        ),
         "{out}"
     );
     assert!(out.contains("uses the stored login"), "{out}");
     assert!(out.contains("github: GITHUB_TOKEN"), "{out}");
 
     // 7. A revoked refresh token: the call's error (what the model reads) says what to renew.
-    oauth.control(json!({"revoke_refresh": [issued]})).await;
+    oauth
+        .control(json!({"revoke_refresh": [issued], "revoke_all_access": true}))
+        .await;
     let (code, out, err) = step(&mut transcript, charter(LABELS, &config, &oauth, &api)).await;
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("`invalid_grant`"), "{out}");

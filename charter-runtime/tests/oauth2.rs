@@ -12,7 +12,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use charter_runtime::http::{CredentialKind, HttpExecutor, StaticCredentials, from_fn};
+use charter_runtime::http::oauth::store::{StoredAccess, StoredLogin, TokenStore};
+use charter_runtime::http::{CredentialKind, HttpExecutor, Secret, StaticCredentials, from_fn};
 use charter_runtime::session::HttpCaller;
 use charter_runtime::table::*;
 use charter_runtime::{CallContext, CharterError};
@@ -446,4 +447,115 @@ async fn no_secret_reaches_a_log_line_an_error_an_answer_or_debug_output() {
     for text in seen {
         assert_no_secret(&text, &secrets);
     }
+}
+
+/// A stored login (`charter auth login`) in a fresh config directory.
+fn stored_login(w: &World, access: Option<StoredAccess>) -> std::path::PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "charter-oauth2-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let login = StoredLogin {
+        refresh_token: Secret::new(REFRESH),
+        client_id: CLIENT_ID.to_owned(),
+        scopes: vec!["mail.read".to_owned()],
+        token_url: w.oauth.token_url(),
+        created_at: 0,
+        rotated_at: None,
+        access,
+    };
+    TokenStore::at(&dir).save("goog", &login).unwrap();
+    dir
+}
+
+/// An executor as one `charter` process builds it: no refresh token configured, the stored
+/// logins of `dir`.
+fn login_executor(w: &World, dir: &std::path::Path) -> HttpExecutor {
+    let provider = StaticCredentials::new()
+        .with("GOOG_CLIENT_ID", CLIENT_ID)
+        .with("GOOG_CLIENT_SECRET", CLIENT_SECRET);
+    HttpExecutor::builder()
+        .no_proxy()
+        .credentials(provider)
+        .stored_logins(TokenStore::at(dir))
+        .base_url("goog", w.api.base.clone())
+        .token_url("goog", w.oauth.token_url())
+        .build()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn executors_sharing_a_rotating_stored_login_renew_once_and_write_the_new_token_back() {
+    let w = world().await;
+    w.oauth.control(json!({"rotate": true})).await;
+    let dir = stored_login(&w, None);
+    // Four executors stand for four processes: each has its own cache.
+    let executors: Vec<Arc<HttpExecutor>> =
+        (0..4).map(|_| Arc::new(login_executor(&w, &dir))).collect();
+    let calls = executors.iter().flat_map(|exec| {
+        (0..10).map(move |_| {
+            let exec = exec.clone();
+            tokio::spawn(async move { call(&exec, &GOOG_TOOL, &CallContext::new()).await })
+        })
+    });
+    for answer in futures::future::join_all(calls.collect::<Vec<_>>()).await {
+        assert_eq!(answer.unwrap().unwrap()["user"], "alice");
+    }
+    let stats = w.oauth.stats().await;
+    assert_eq!(stats["token_requests"], 1, "{stats}");
+    let login = TokenStore::at(&dir).load("goog").unwrap().unwrap();
+    let newest = stats["issued_refresh"].as_array().unwrap().last().cloned();
+    assert_eq!(Some(json!(login.refresh_token.expose())), newest);
+    assert!(login.rotated_at.is_some());
+    assert!(login.access.is_some());
+
+    // Every access token refused: each executor sees a 401 and renews through the file; one
+    // renewal serves all four, with the refresh token the first renewal wrote.
+    w.oauth.control(json!({"revoke_all_access": true})).await;
+    for exec in &executors {
+        assert_eq!(
+            call(exec, &GOOG_TOOL, &CallContext::new()).await.unwrap()["user"],
+            "alice"
+        );
+    }
+    let stats = w.oauth.stats().await;
+    assert_eq!(stats["token_requests"], 2, "{stats}");
+    assert_eq!(stats["spent_reused"], 0, "{stats}");
+
+    // A stored login is the process's own: an end user's call never uses it.
+    let err = call(
+        &executors[0],
+        &GOOG_TOOL,
+        &CallContext::new().for_user("bob"),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("needs an OAuth 2 credential for this end user"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_rotated_refresh_token_without_a_store_is_followed_in_memory() {
+    let w = world().await;
+    w.oauth
+        .control(json!({"rotate": true, "expires_in": 1}))
+        .await;
+    let exec = executor(&w, credentials());
+    let ctx = CallContext::new();
+    for _ in 0..3 {
+        assert_eq!(
+            call(&exec, &GOOG_TOOL, &ctx).await.unwrap()["user"],
+            "alice"
+        );
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+    }
+    let stats = w.oauth.stats().await;
+    assert_eq!(stats["by_grant"]["refresh_token"], 3, "{stats}");
+    assert_eq!(stats["spent_reused"], 0, "{stats}");
 }

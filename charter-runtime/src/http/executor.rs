@@ -24,6 +24,8 @@ use crate::table::{Auth, BoxFuture, HttpCaller, HttpPack, Route, ToolDef, ToolOu
 use super::credentials::{
     CredentialProvider, CredentialQuery, EnvCredentials, Masker, Secret, missing,
 };
+use super::oauth::shared::GrantStore;
+use super::oauth::store::TokenStore;
 use super::oauth::{DEFAULT_TOKEN_TIMEOUT, TokenSource};
 use super::request::{PreparedRequest, auth_header, basic_pair, build_request};
 use super::response::{DEFAULT_MAX_RESPONSE_BYTES, api_error, shape_response};
@@ -65,6 +67,8 @@ pub struct HttpExecutorBuilder {
     credentials: Arc<dyn CredentialProvider>,
     token_urls: HashMap<String, String>,
     token_timeout: Duration,
+    stored_logins: Option<TokenStore>,
+    shared_tokens: Option<Arc<dyn GrantStore>>,
     default_timeout: Duration,
     connect_timeout: Duration,
     max_response_bytes: usize,
@@ -89,6 +93,8 @@ impl Default for HttpExecutorBuilder {
             credentials: Arc::new(EnvCredentials),
             token_urls: HashMap::new(),
             token_timeout: DEFAULT_TOKEN_TIMEOUT,
+            stored_logins: None,
+            shared_tokens: None,
             default_timeout: DEFAULT_TIMEOUT,
             connect_timeout: Duration::from_secs(10),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
@@ -153,6 +159,25 @@ impl HttpExecutorBuilder {
         self
     }
 
+    /// Renews OAuth 2 packs from the logins `charter auth login` stored, when the credential
+    /// provider has no refresh token for the process's own user (never for an end user). Safe
+    /// with several processes on one login and a provider that rotates refresh tokens: one
+    /// process renews at a time, under an OS file lock beside the login, writes the new tokens
+    /// back atomically, and the others use what it obtained (`oauth::store`).
+    pub fn stored_logins(mut self, store: TokenStore) -> Self {
+        self.stored_logins = Some(store);
+        self
+    }
+
+    /// Keeps every OAuth 2 grant's tokens in a store several instances share (`charter mcp
+    /// --store redis://...`): an access token one instance obtained serves them all, a
+    /// rotating refresh token is written back there, and a renewal is made by one instance at
+    /// a time (`oauth::shared`). A stored login is then the grant's starting point only.
+    pub fn shared_tokens(mut self, store: Arc<dyn GrantStore>) -> Self {
+        self.shared_tokens = Some(store);
+        self
+    }
+
     /// How many idle connections to one API host are kept for reuse (default
     /// [`DEFAULT_MAX_IDLE_PER_HOST`]); connections beyond it close once their call is answered.
     pub fn max_idle_per_host(mut self, connections: usize) -> Self {
@@ -192,7 +217,12 @@ impl HttpExecutorBuilder {
         Ok(HttpExecutor {
             client,
             credentials: self.credentials,
-            tokens: Arc::new(TokenSource::new(self.token_urls, self.token_timeout)),
+            tokens: Arc::new(TokenSource::new(
+                self.token_urls,
+                self.token_timeout,
+                self.stored_logins,
+                self.shared_tokens,
+            )),
             default_timeout: self.default_timeout,
             max_response_bytes: self.max_response_bytes,
             base_urls: self.base_urls,

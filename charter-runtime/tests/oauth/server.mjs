@@ -4,10 +4,14 @@
 // - clients and refresh tokens are checked (`invalid_client`, `invalid_grant`), so a revoked
 //   refresh token is refused; its error_description echoes the token (charter must not);
 // - an authorization code needs a code_verifier for an S256 challenge and the same redirect_uri;
-// - token lifetimes are configurable (expiry tests); refresh tokens are not rotated unless asked.
+// - token lifetimes are configurable (expiry tests); refresh tokens are not rotated unless asked
+//   (`rotate: true`): then each refresh token is accepted once, as RFC 9700 §4.14 advises, and a
+//   spent one is refused with `invalid_grant` (counted in `stats.spent_reused`).
 // Control routes (test only): POST /__control (JSON), GET /__stats, POST /__check {token}
 // (introspection for the API stub: {active, user}). Modes: "slow" (delay_ms before answering
-// /token) and "unavailable" (503 temporarily_unavailable).
+// /token; a request whose client hung up meanwhile is dropped unprocessed, as by a server that
+// had not read it yet, and counted in `stats.dropped`) and "unavailable" (503
+// temporarily_unavailable).
 //
 // Usage: node server.mjs <npm prefix holding node_modules/oauth2-mock-server>
 // Prints {"port": N} once listening on 127.0.0.1 (port 0: the OS picks); exits when stdin closes.
@@ -31,7 +35,7 @@ const refreshTokens = new Map(); // token -> { user, revoked }
 const accessTokens = new Map(); // token -> { user, exp_ms, revoked }
 const staticTokens = new Map(); // token -> user (accepted by /__check, never issued)
 const codes = new Map(); // code -> { method, redirect_uri }
-const stats = { token_requests: 0, by_grant: {}, authorize_requests: 0, checks: 0, issued_access: [], issued_refresh: [] };
+const stats = { token_requests: 0, by_grant: {}, authorize_requests: 0, checks: 0, dropped: 0, spent_reused: 0, issued_access: [], issued_refresh: [] };
 
 function clientOf(req) {
   const h = req.headers.authorization ?? "";
@@ -74,10 +78,17 @@ service.on(Events.BeforeResponse, (res, req) => {
   if (grant === "refresh_token") {
     const entry = refreshTokens.get(body.refresh_token);
     if (!entry || entry.revoked) {
+      if (entry && entry.spent) stats.spent_reused += 1;
       return refuse(res, 400, "invalid_grant", `refresh token ${body.refresh_token} is revoked or unknown`);
     }
     user = entry.user;
-    if (!config.rotate) delete res.body.refresh_token;
+    if (config.rotate) {
+      // Accepted once: the answer carries its successor.
+      entry.revoked = true;
+      entry.spent = true;
+    } else {
+      delete res.body.refresh_token;
+    }
     delete res.body.id_token;
   } else if (grant === "authorization_code") {
     const issued = codes.get(body.code);
@@ -104,7 +115,7 @@ service.on(Events.BeforeResponse, (res, req) => {
 
 async function control(body) {
   if (body.reset_stats) {
-    Object.assign(stats, { token_requests: 0, by_grant: {}, authorize_requests: 0, checks: 0 });
+    Object.assign(stats, { token_requests: 0, by_grant: {}, authorize_requests: 0, checks: 0, dropped: 0, spent_reused: 0 });
   }
   for (const key of ["expires_in", "mode", "delay_ms", "rotate"]) {
     if (key in body) config[key] = body[key];
@@ -134,7 +145,15 @@ const server = http.createServer(async (req, res) => {
   if (url.pathname === "/token" && req.method === "POST") {
     stats.token_requests += 1;
     if (config.mode === "unavailable") return json(res, 503, { error: "temporarily_unavailable" });
-    if (config.mode === "slow") await new Promise((r) => setTimeout(r, config.delay_ms));
+    if (config.mode === "slow") {
+      let gone = false;
+      res.on("close", () => { if (!res.writableFinished) gone = true; });
+      await new Promise((r) => setTimeout(r, config.delay_ms));
+      if (gone || req.socket.destroyed) {
+        stats.dropped += 1;
+        return;
+      }
+    }
   }
   service.requestHandler(req, res);
 });

@@ -14,10 +14,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::error::CharterError;
 use crate::http::credentials::Secret;
 use crate::table::Grant;
 
-use super::token::{Fresh, TokenFailure};
+use super::token::Fresh;
 
 /// How long before its announced expiry a token is renewed: a tenth of its lifetime, at most a
 /// minute (an hour-long Google token is renewed 59 minutes in).
@@ -37,6 +38,9 @@ pub(crate) struct CacheKey {
     pub(crate) grant: Grant,
     pub(crate) scopes: &'static [&'static str],
     pub(crate) credential: Option<Secret>,
+    /// The refresh token is the stored login's (`charter auth login`), read from its file when
+    /// a renewal is due rather than on every call.
+    pub(crate) stored_login: bool,
 }
 
 impl fmt::Debug for CacheKey {
@@ -45,6 +49,7 @@ impl fmt::Debug for CacheKey {
             .field("user", &self.user)
             .field("token_url", &self.token_url)
             .field("grant", &self.grant)
+            .field("stored_login", &self.stored_login)
             .finish_non_exhaustive()
     }
 }
@@ -80,7 +85,7 @@ impl TokenCache {
 /// One credential's token and the lock that makes its renewal single-flight.
 #[derive(Default)]
 pub(crate) struct Slot {
-    /// How many requests this slot has sent; a waiter compares it to see whether one completed
+    /// How many renewals this slot has made; a waiter compares it to see whether one completed
     /// while it waited.
     fetches: AtomicU64,
     state: tokio::sync::Mutex<State>,
@@ -89,10 +94,11 @@ pub(crate) struct Slot {
 #[derive(Default)]
 struct State {
     token: Option<Cached>,
-    /// A refresh token the endpoint rotated in: used instead of the configured one.
+    /// A refresh token the endpoint rotated in and no shared store holds: used instead of the
+    /// configured one.
     rotated: Option<Secret>,
-    /// The last request's failure, shared with the callers that waited for it.
-    failure: Option<TokenFailure>,
+    /// The last renewal's failure, shared with the callers that waited for it.
+    failure: Option<CharterError>,
 }
 
 struct Cached {
@@ -106,18 +112,40 @@ impl Cached {
     }
 }
 
+/// What one renewal obtained.
+pub(crate) struct Obtained {
+    /// The access token.
+    pub(crate) access: Secret,
+    /// When it is due for renewal (`None`: its lifetime is unknown; used until refused).
+    pub(crate) renew_at: Option<Instant>,
+    /// The refresh token the slot keeps for its next renewal, replacing the one it kept: a
+    /// rotated one that lives nowhere else (`None` once a shared store holds it).
+    pub(crate) keep_refresh: Option<Secret>,
+}
+
+impl Obtained {
+    /// A token the endpoint just issued, whose lifetime started at `started`.
+    pub(crate) fn fresh(fresh: &Fresh, started: Instant, keep_refresh: Option<Secret>) -> Self {
+        Obtained {
+            access: fresh.access_token.clone(),
+            renew_at: fresh.expires_in.map(|life| started + life - margin(life)),
+            keep_refresh,
+        }
+    }
+}
+
 impl Slot {
     /// A usable access token: the cached one unless it is due for renewal or is `stale` (the one
-    /// the API just refused), else one obtained by `fetch`, called with the rotated refresh
-    /// token if the endpoint issued one.
+    /// the API just refused), else one obtained by `renew`, called with the rotated refresh
+    /// token this slot keeps, if any.
     pub(crate) async fn get<F, Fut>(
         &self,
         stale: Option<&Secret>,
-        fetch: F,
-    ) -> Result<Secret, TokenFailure>
+        renew: F,
+    ) -> Result<Secret, CharterError>
     where
         F: FnOnce(Option<Secret>) -> Fut,
-        Fut: Future<Output = Result<Fresh, TokenFailure>>,
+        Fut: Future<Output = Result<Obtained, CharterError>>,
     {
         let seen = self.fetches.load(Ordering::Acquire);
         let mut state = self.state.lock().await;
@@ -131,21 +159,17 @@ impl Slot {
         if renewed_meanwhile && let Some(failure) = &state.failure {
             return Err(failure.clone());
         }
-        let started = Instant::now();
-        let result = fetch(state.rotated.clone()).await;
+        let result = renew(state.rotated.clone()).await;
         self.fetches.fetch_add(1, Ordering::AcqRel);
         match result {
-            Ok(fresh) => {
-                if let Some(rotated) = fresh.refresh_token {
-                    state.rotated = Some(rotated);
-                }
-                let renew_at = fresh.expires_in.map(|life| started + life - margin(life));
+            Ok(obtained) => {
+                state.rotated = obtained.keep_refresh;
                 state.token = Some(Cached {
-                    access: fresh.access_token.clone(),
-                    renew_at,
+                    access: obtained.access.clone(),
+                    renew_at: obtained.renew_at,
                 });
                 state.failure = None;
-                Ok(fresh.access_token)
+                Ok(obtained.access)
             }
             Err(failure) => {
                 state.token = None;
@@ -163,7 +187,7 @@ impl Slot {
     }
 }
 
-fn margin(lifetime: Duration) -> Duration {
+pub(crate) fn margin(lifetime: Duration) -> Duration {
     (lifetime / 10).min(MAX_MARGIN)
 }
 
@@ -180,16 +204,16 @@ mod tests {
     #[tokio::test]
     async fn a_refused_token_is_renewed_once_and_waiters_share_a_failure() {
         let slot = Slot::default();
-        let fresh = |t: &str| Fresh {
-            access_token: Secret::new(t),
-            expires_in: Some(Duration::from_secs(3600)),
-            refresh_token: None,
+        let fresh = |t: &str| Obtained {
+            access: Secret::new(t),
+            renew_at: Some(Instant::now() + Duration::from_secs(3600)),
+            keep_refresh: None,
         };
         let a = slot
             .get(None, |_| async { Ok(fresh("tok-a")) })
             .await
             .unwrap();
-        // Cached: the fetch is not called.
+        // Cached: the renewal is not called.
         let again = slot.get(None, |_| async { unreachable!() }).await.unwrap();
         assert_eq!(again, a);
         // The API refused tok-a: renewed.
@@ -200,7 +224,7 @@ mod tests {
         assert_eq!(b.expose(), "tok-b");
         let failed = slot
             .get(Some(&b), |_| async {
-                Err(TokenFailure::TimedOut(Duration::from_secs(1)))
+                Err(CharterError::Credential("down".to_owned()))
             })
             .await;
         assert!(failed.is_err());

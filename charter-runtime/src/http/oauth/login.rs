@@ -15,7 +15,8 @@ use crate::error::CharterError;
 use crate::http::credentials::{CredentialProvider, Secret};
 use crate::table::{Auth, HttpPack, OAuth2};
 
-use super::store::StoredLogin;
+use super::shared::now_ms;
+use super::store::{StoredAccess, StoredLogin};
 use super::token::{self, Client};
 use super::{Endpoint, TokenSource, client_parts, endpoint, renewal_error};
 
@@ -154,6 +155,7 @@ impl Login<'_> {
             ("redirect_uri", authorization.redirect_uri.clone()),
             ("code_verifier", authorization.verifier.expose().to_owned()),
         ];
+        let obtained_at_ms = now_ms();
         let fresh = token::request(
             self.http,
             &authorization.token_url,
@@ -181,6 +183,15 @@ impl Login<'_> {
             scopes: oauth.scopes.iter().map(|s| (*s).to_owned()).collect(),
             token_url: authorization.token_url.clone(),
             created_at,
+            rotated_at: None,
+            // The first calls use it rather than renewing at once.
+            access: Some(StoredAccess {
+                token: fresh.access_token,
+                obtained_at_ms,
+                expires_at_ms: fresh
+                    .expires_in
+                    .map(|life| obtained_at_ms + life.as_millis() as u64),
+            }),
         })
     }
 }

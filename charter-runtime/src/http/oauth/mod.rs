@@ -12,10 +12,13 @@
 
 pub(crate) mod cache;
 pub mod login;
+mod renew;
+pub mod shared;
 pub mod store;
 pub mod token;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::CharterError;
@@ -23,31 +26,48 @@ use crate::table::{Grant, HttpPack, OAuth2};
 
 use super::credentials::{CredentialKind, CredentialProvider, CredentialQuery, Secret};
 use cache::{CacheKey, TokenCache};
-use token::{Client, TokenFailure};
+use renew::Renewal;
+use shared::GrantStore;
+use store::TokenStore;
+use token::TokenFailure;
 
 /// How long a token endpoint may take by default.
 pub const DEFAULT_TOKEN_TIMEOUT: Duration = Duration::from_secs(15);
 
-/// The executor's OAuth 2 side: the cache, endpoint overrides and the token timeout.
+/// The executor's OAuth 2 side: the cache, endpoint overrides, the token timeout, and where
+/// tokens are shared beyond this process.
 #[derive(Debug)]
 pub(crate) struct TokenSource {
     cache: TokenCache,
     pub(crate) token_urls: HashMap<String, String>,
     pub(crate) timeout: Duration,
+    /// The logins `charter auth login` stored on this machine, renewed rotation-safe (the
+    /// refresh token of the process's own user when the provider has none).
+    logins: Option<TokenStore>,
+    /// A store several instances share (`charter mcp --store`): every grant's tokens, and its
+    /// renewal one at a time across the fleet.
+    shared: Option<Arc<dyn GrantStore>>,
 }
 
 impl TokenSource {
-    pub(crate) fn new(token_urls: HashMap<String, String>, timeout: Duration) -> Self {
+    pub(crate) fn new(
+        token_urls: HashMap<String, String>,
+        timeout: Duration,
+        logins: Option<TokenStore>,
+        shared: Option<Arc<dyn GrantStore>>,
+    ) -> Self {
         TokenSource {
             cache: TokenCache::default(),
             token_urls,
             timeout,
+            logins,
+            shared,
         }
     }
 
     /// An access token for one call of `pack` on behalf of `user`: the cached one, or a new one
-    /// from the token endpoint. `stale` is a token the API just refused (401): it is renewed,
-    /// once, however many calls refused it at the same time.
+    /// (from the shared store or the token endpoint). `stale` is a token the API just refused
+    /// (401): it is renewed, once, however many calls refused it at the same time.
     pub(crate) async fn access_token(
         &self,
         http: &reqwest::Client,
@@ -57,7 +77,9 @@ impl TokenSource {
         user: Option<String>,
         stale: Option<&Secret>,
     ) -> Result<Secret, CharterError> {
-        let parts = Parts::resolve(provider, pack, oauth, &user).await?;
+        // A stored login serves the process's own user only, never an end user of a host.
+        let login_allowed = self.logins.is_some() && user.is_none();
+        let parts = Parts::resolve(provider, pack, oauth, &user, login_allowed).await?;
         let token_url = endpoint(
             provider,
             pack,
@@ -67,8 +89,9 @@ impl TokenSource {
             self.token_urls.get(pack.label),
         )
         .await?;
+        let stored_login = oauth.grant == Grant::RefreshToken && parts.refresh_token.is_none();
         let key = CacheKey {
-            user,
+            user: user.clone(),
             token_url: token_url.clone(),
             client_id: parts.client_id.expose().to_owned(),
             grant: oauth.grant,
@@ -77,38 +100,22 @@ impl TokenSource {
                 .refresh_token
                 .clone()
                 .or_else(|| parts.client_secret.clone()),
+            stored_login,
         };
         let slot = self.cache.slot(key);
-        let fetch = |rotated: Option<Secret>| {
-            let form = match oauth.grant {
-                Grant::RefreshToken => {
-                    let refresh = rotated.or_else(|| parts.refresh_token.clone());
-                    let refresh = refresh.map(|r| r.expose().to_owned()).unwrap_or_default();
-                    vec![
-                        ("grant_type", "refresh_token".to_owned()),
-                        ("refresh_token", refresh),
-                    ]
-                }
-                Grant::ClientCredentials => {
-                    let mut form = vec![("grant_type", "client_credentials".to_owned())];
-                    if !oauth.scopes.is_empty() {
-                        form.push(("scope", oauth.scopes.join(" ")));
-                    }
-                    form
-                }
-            };
-            let client = Client {
-                id: &parts.client_id,
-                secret: parts.client_secret.as_ref(),
-                auth: oauth.client_auth,
-            };
-            let url = token_url.as_str();
-            async move { token::request(http, url, &client, form, self.timeout).await }
+        let renewal = Renewal {
+            http,
+            timeout: self.timeout,
+            pack,
+            oauth,
+            user: &user,
+            parts: &parts,
+            token_url: &token_url,
+            stale,
+            logins: self.logins.as_ref().filter(|_| stored_login),
+            shared: self.shared.as_deref(),
         };
-        slot.get(stale, fetch).await.map_err(|failure| {
-            tracing::warn!(pack = pack.label, grant = oauth.grant.as_str(), failure = %failure, "oauth token request failed");
-            renewal_error(pack, oauth, &failure)
-        })
+        slot.get(stale, |kept| renewal.run(kept)).await
     }
 }
 
@@ -121,12 +128,14 @@ pub(crate) struct Parts {
 
 impl Parts {
     /// Asks the provider for each part the grant needs; a missing one is a credential error
-    /// naming every way to provide it.
+    /// naming every way to provide it (a missing refresh token is not, when the stored login
+    /// may supply it).
     pub(crate) async fn resolve(
         provider: &dyn CredentialProvider,
         pack: &'static HttpPack,
         oauth: &'static OAuth2,
         user: &Option<String>,
+        stored_login_allowed: bool,
     ) -> Result<Parts, CharterError> {
         let refresh_token = match oauth.grant {
             Grant::RefreshToken => {
@@ -138,7 +147,11 @@ impl Parts {
                     CredentialKind::RefreshToken,
                 )
                 .await?;
-                Some(token.ok_or_else(|| not_configured(pack, oauth, user))?)
+                // Without one, the stored login is read when a renewal is due.
+                if token.is_none() && !stored_login_allowed {
+                    return Err(not_configured(pack, oauth, user));
+                }
+                token
             }
             Grant::ClientCredentials => None,
         };
