@@ -164,6 +164,13 @@ pub struct McpArgs {
     /// the port can call every tool. Refused otherwise; prints a warning.
     #[arg(long, requires = "http", conflicts_with = "auth")]
     pub insecure_no_auth: bool,
+    /// With --http, share with the other instances using this Redis (redis://HOST:PORT): OAuth 2
+    /// tokens (one instance renews at a time), the per-caller rate limit and MCP sessions, so
+    /// any instance serves any request. Every token it keeps is sealed with the key in
+    /// CHARTER_STORE_KEY (32 random bytes, base64), the same on every instance
+    /// (docs/deployment.md).
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub store: Option<String>,
     /// Also serve the tools of an MCP server started as a child process, behind the same
     /// ToolSearch: `'CMD ARGS'` or `label='CMD ARGS'` (repeatable; unlabelled ones are up1,
     /// up2, ...; leading `KEY=VALUE` words set its environment). Its tools are `<label>_<tool>`.

@@ -6,6 +6,7 @@
 use std::sync::{Arc, OnceLock};
 
 use charter_runtime::CharterError;
+use charter_runtime::http::oauth::shared::GrantStore;
 use charter_runtime::http::oauth::store::TokenStore;
 use charter_runtime::http::{EnvCredentials, HttpExecutor, LazyHttp as RuntimeLazy};
 use charter_runtime::table::HttpCaller;
@@ -26,9 +27,20 @@ impl LazyHttp {
 /// wins), then the logins `charter auth login` stored, renewed rotation-safe when several
 /// processes share one (docs/pack-format.md, "OAuth 2").
 pub(crate) fn executor() -> Result<HttpExecutor, CharterError> {
+    executor_sharing(None)
+}
+
+/// [`executor`], keeping every OAuth 2 grant's tokens in a fleet's store when given one
+/// (`charter mcp --store`).
+pub(crate) fn executor_sharing(
+    shared: Option<Arc<dyn GrantStore>>,
+) -> Result<HttpExecutor, CharterError> {
     let mut builder = HttpExecutor::builder().credentials(EnvCredentials);
     if let Ok(store) = TokenStore::open_default() {
         builder = builder.stored_logins(store);
+    }
+    if let Some(shared) = shared {
+        builder = builder.shared_tokens(shared);
     }
     builder.build()
 }

@@ -198,9 +198,10 @@ fn init_tracing() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| EnvFilter::new("warn,charter_mcp=info,charter_cli=info"));
+    // rmcp logs MCP session ids, which grant their session: a digest is written instead.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(io::stderr)
+        .with_writer(|| charter_mcp::server::MaskSessionIds(io::stderr()))
         .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .with_target(false)
         .try_init();

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use charter_mcp::client::RenameReason;
 use charter_mcp::{
-    CallLimits, HttpLimits, HttpOptions, McpServer, McpToolkit, ServerOptions, ToolkitOptions,
-    Transport, Upstream,
+    CallLimits, FleetStore, HttpLimits, HttpOptions, McpServer, McpToolkit, ServerOptions,
+    StoreKey, ToolkitOptions, Transport, Upstream,
 };
 use charter_runtime::session::Toolkit;
 use charter_runtime::table::Table;
@@ -27,6 +27,20 @@ pub(crate) fn run(
     // Flushed when dropped, after serving ends.
     let _telemetry = crate::telemetry::start(&args.telemetry)?;
     let rt = runtime()?;
+    // The store's connection lives on the runtime.
+    let _entered = rt.enter();
+    let store = match &args.store {
+        Some(url) => Some(open_store(url)?),
+        None => None,
+    };
+    let http: Arc<dyn charter_runtime::table::HttpCaller> = match &store {
+        // Built now: the store's tokens go in at construction.
+        Some(store) => Arc::new(
+            crate::executor::executor_sharing(Some(store.tokens()))
+                .map_err(|e| Failure::Credential(e.to_string()))?,
+        ),
+        None => crate::executor::LazyHttp::shared(),
+    };
     let mut toolkits: Vec<Arc<dyn Toolkit>> = Vec::with_capacity(upstreams.len());
     let options = ToolkitOptions {
         connect_timeout: Duration::from_secs(args.upstream_timeout),
@@ -55,7 +69,7 @@ pub(crate) fn run(
             threshold: args.threshold,
             mode: args.mode.clone(),
             ranking: args.ranking,
-            http: Some(crate::executor::LazyHttp::shared()),
+            http: Some(http),
             call_limits: CallLimits {
                 timeout: Duration::from_secs(args.limits.call_timeout),
                 max_result_bytes: args.limits.max_result,
@@ -83,9 +97,13 @@ pub(crate) fn run(
                 auth,
                 insecure_no_auth: args.insecure_no_auth,
                 limits: http_limits(&args.limits),
+                store: store.clone(),
             };
             let http = rt.block_on(server.bind_http(addr, options))?;
             writeln!(err, "{}", server.start_line(&Transport::Http(http.url())))?;
+            if let Some(store) = &store {
+                writeln!(err, "{}", store_line(&rt, store))?;
+            }
             if let Some(line) = auth_line(&args, &http) {
                 writeln!(err, "{line}")?;
             }
@@ -94,6 +112,25 @@ pub(crate) fn run(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The shared store named by `--store`, sealing with the key in the environment.
+fn open_store(url: &str) -> Result<FleetStore, Failure> {
+    let key = StoreKey::from_env().map_err(|e| Failure::Usage(format!("--store: {e}")))?;
+    FleetStore::connect(url, key).map_err(|e| Failure::Usage(e.to_string()))
+}
+
+/// The start line saying what the fleet shares, and whether the store answers now (a server
+/// whose store is down still starts, and serves what does not need it).
+fn store_line(rt: &tokio::runtime::Runtime, store: &FleetStore) -> String {
+    let shared = "OAuth 2 tokens, the per-caller rate limit and MCP sessions";
+    match rt.block_on(store.ping()) {
+        Ok(()) => format!("charter: sharing {shared} through {}", store.url()),
+        Err(error) => format!(
+            "charter: WARNING: {error}; {shared} are shared once it answers (meanwhile, calls \
+             that need it fail and the rest is served)"
+        ),
+    }
 }
 
 /// The second start line of an HTTP server: who may call it (loud when nobody is checked on an

@@ -5,11 +5,14 @@
 //!   exactly what the compiler emits.
 //! - [`json`]: small tables described inline in JSON, for tests that need many of them.
 //! - [`npm`]: the npm packages some tests run against, installed once under `target/npm/`.
+//! - [`redis`]: a real Redis server on 127.0.0.1 (Debian's `redis-server`), for a fleet's
+//!   shared store.
 
 #![warn(missing_docs)]
 
 pub mod json;
 pub mod npm;
+pub mod redis;
 
 use charter_runtime::Table;
 use serde_json::{Value, json};

@@ -1,22 +1,25 @@
 //! The rmcp handler of one connection, written by hand over a [`ToolSession`].
 
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use charter_runtime::session::{CALL_TOOL, TOOL_SEARCH, ToolSession};
 use futures::FutureExt;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    DiscoverResult, Implementation, ListToolsResult, MetaObject, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, ServerConfig,
+    DiscoverResult, Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
+    MetaObject, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::SessionRestoreMarker;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::auth::{self, Caller};
 use super::stdio::{Marks, RAW_LIST};
 use super::{Disclosure, Form, Shared, build_session};
+use crate::store::sessions::FleetSessions;
 
 /// The session of one connection and whether its list may change.
 struct Live {
@@ -48,6 +51,11 @@ pub(crate) struct Connection {
     /// Set when the pipe writes `tools/list` answers from serialised tools (stdio, `stdio.rs`):
     /// how many marked answers it has yet to write.
     marks: Option<Marks>,
+    /// The fleet's session store (HTTP with `--store`): the session's caller and loaded tools
+    /// are kept there, so any instance serves its next request.
+    fleet: Option<FleetSessions>,
+    /// Whether this connection is a session another instance started, restored from the store.
+    restored: AtomicBool,
 }
 
 /// How long (ms) a 2026-07-28 client may treat a `tools/list` answer as fresh: the list is
@@ -68,26 +76,28 @@ impl Connection {
             shared,
             live: Mutex::new(None),
             marks,
+            fleet: None,
+            restored: AtomicBool::new(false),
         }
     }
 
+    /// This connection with its state kept in the fleet's store.
+    pub(crate) fn with_fleet(mut self, fleet: Option<FleetSessions>) -> Self {
+        self.fleet = fleet;
+        self
+    }
+
     /// The session of this connection, built on first use: only then is the protocol revision
-    /// known, which decides whether progressive disclosure may be used.
-    fn live(&self, context: &RequestContext<RoleServer>) -> Result<Arc<Live>, McpError> {
-        let mut slot = self
-            .live
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+    /// known, which decides whether progressive disclosure may be used. With a fleet store, the
+    /// session is bound to its caller there and gets the tools it loaded on other instances.
+    async fn live(&self, context: &RequestContext<RoleServer>) -> Result<Arc<Live>, McpError> {
         let caller = auth::caller_of(context);
-        if let Some(live) = slot.as_ref() {
+        if let Some(live) = self.current() {
             let owner = live.caller.as_ref().map(|c| c.identity());
             if owner != caller.as_ref().map(|c| c.identity()) {
-                return Err(McpError::invalid_request(
-                    "this MCP session was started by another caller; start a new session",
-                    None,
-                ));
+                return Err(another_caller());
             }
-            return Ok(live.clone());
+            return Ok(live);
         }
         let version = context.protocol_version();
         let form = self.form(stable_list_required(version.as_ref()));
@@ -105,20 +115,94 @@ impl Connection {
             ),
         }
         .map_err(|e| McpError::internal_error(e.to_string(), None))?;
-        let live = Arc::new(Live {
+        if let Some((fleet, id)) = self.fleet_session(context) {
+            self.attach(fleet, id, &session, caller.as_deref()).await?;
+        }
+        let built = Arc::new(Live {
             session: Arc::new(session),
             progressive,
             caller,
         });
-        *slot = Some(live.clone());
-        Ok(live)
+        let mut slot = self
+            .live
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        // Another request of this session may have built it meanwhile: one session it is.
+        Ok(slot.get_or_insert(built).clone())
+    }
+
+    fn current(&self) -> Option<Arc<Live>> {
+        self.live
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// The fleet store and this request's MCP session id, when both exist.
+    fn fleet_session<'a>(
+        &'a self,
+        context: &'a RequestContext<RoleServer>,
+    ) -> Option<(&'a FleetSessions, &'a str)> {
+        let fleet = self.fleet.as_ref()?;
+        let id = context
+            .extensions
+            .get::<axum::http::request::Parts>()?
+            .headers
+            .get("mcp-session-id")?
+            .to_str()
+            .ok()?;
+        Some((fleet, id))
+    }
+
+    /// Binds the session to its caller in the store (the first caller owns it) and loads what
+    /// it loaded elsewhere. A session started here is served even while the store is
+    /// unreachable; one restored from another instance is not, since whose it is and what it
+    /// loaded are unknown.
+    async fn attach(
+        &self,
+        fleet: &FleetSessions,
+        id: &str,
+        session: &ToolSession,
+        caller: Option<&Caller>,
+    ) -> Result<(), McpError> {
+        let owner = caller.map(owner_digest);
+        match fleet.attach(id, owner.as_deref()).await {
+            Ok(record) => {
+                if record.owner != owner {
+                    return Err(another_caller());
+                }
+                load_missing(session, &record.loaded);
+                Ok(())
+            }
+            Err(error) if self.restored.load(Ordering::SeqCst) => Err(McpError::internal_error(
+                format!(
+                    "{error}: this MCP session started on another instance and cannot be \
+             restored until the store is back; retry later"
+                ),
+                None,
+            )),
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// Loads what other instances loaded into this session since this one last looked.
+    async fn sync_loads(&self, live: &Live, context: &RequestContext<RoleServer>) {
+        if !live.progressive {
+            return;
+        }
+        if let Some((fleet, id)) = self.fleet_session(context)
+            && let Ok(loaded) = fleet.loaded(id).await
+        {
+            load_missing(&live.session, &loaded);
+        }
     }
 
     /// The session of this connection, rebuilt first when an upstream toolkit's list changed
     /// since it was built (loaded tools keep their order; new ones join the deferred
     /// catalogue), announcing the change where the protocol revision lets a list change.
     async fn fresh(&self, context: &RequestContext<RoleServer>) -> Result<Arc<Live>, McpError> {
-        let live = self.live(context)?;
+        let live = self.live(context).await?;
+        self.sync_loads(&live, context).await;
         if !live.session.is_stale() {
             return Ok(live);
         }
@@ -224,6 +308,19 @@ impl ServerHandler for Connection {
         info
     }
 
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        // rmcp replays the `initialize` of a session another instance started, marked.
+        if context.extensions.get::<SessionRestoreMarker>().is_some() {
+            self.restored.store(true, Ordering::SeqCst);
+        }
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
     async fn discover(
         &self,
         _context: RequestContext<RoleServer>,
@@ -308,6 +405,7 @@ impl ServerHandler for Connection {
         }
         let arguments = Value::Object(arguments.unwrap_or_default());
         let before = session.generation();
+        let loaded_before = session.loaded().len();
         let ctx = live.context(&self.shared);
         let limits = self.shared.options.call_limits;
         let call = AssertUnwindSafe(session.dispatch(name, arguments, &ctx)).catch_unwind();
@@ -339,6 +437,20 @@ impl ServerHandler for Connection {
                 ));
             }
         };
+        if live.progressive
+            && session.generation() != before
+            && let Some((fleet, id)) = self.fleet_session(&context)
+        {
+            let new: Vec<String> = session
+                .loaded()
+                .iter()
+                .skip(loaded_before)
+                .map(|n| (*n).to_owned())
+                .collect();
+            // Not fatal: this instance serves the session as loaded; others see it once the
+            // store is back and the next load is written.
+            let _ = fleet.push_loaded(id, &new).await;
+        }
         if live.progressive && session.generation() != before {
             // Sent before the result, so a client sees the change no later than the answer.
             if let Err(error) = context.peer.notify_tool_list_changed().await {
@@ -346,5 +458,34 @@ impl ServerHandler for Connection {
             }
         }
         Ok(CallToolResponse::Complete(result))
+    }
+}
+
+/// The error for a session used by a caller other than the one that started it.
+fn another_caller() -> McpError {
+    McpError::invalid_request(
+        "this MCP session was started by another caller; start a new session",
+        None,
+    )
+}
+
+/// Names a caller in the fleet's store without holding its subject: the rule that admitted it
+/// and its subject, digested.
+fn owner_digest(caller: &Caller) -> String {
+    let (rule, subject) = caller.identity();
+    let rule = rule.map_or_else(|| "-".to_owned(), |r| r.to_string());
+    crate::store::digest(&["owner", &rule, subject.as_deref().unwrap_or("")])
+}
+
+/// Loads the tools of `names` this session has not loaded yet, in their order.
+fn load_missing(session: &ToolSession, names: &[String]) {
+    let have = session.loaded();
+    let missing: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !have.contains(n))
+        .collect();
+    if !missing.is_empty() {
+        session.search(&format!("select:{}", missing.join(",")), None);
     }
 }

@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::limits::{Gate, HttpLimits};
 use super::{MCP_PATH, McpServer, ServeError};
+use crate::store::sessions::FleetSessions;
 
 /// The health check for load balancers: `200 ok` while the server takes requests, 503 once it
 /// is stopping. No authentication, no MCP, no state.
@@ -43,6 +44,12 @@ pub struct HttpOptions {
     pub insecure_no_auth: bool,
     /// Sessions, request rate, body size and shutdown grace (`docs/limits.md`).
     pub limits: HttpLimits,
+    /// A store shared with other instances (`--store redis://...`): the per-caller rate is
+    /// counted fleet-wide and MCP sessions (with the tools a progressive session loaded) are
+    /// served by any instance. Give the executor the same store's
+    /// [`tokens`](crate::store::FleetStore::tokens) to share OAuth 2 tokens too
+    /// (`docs/deployment.md`).
+    pub store: Option<crate::store::FleetStore>,
 }
 
 /// A bound, not yet running, HTTP transport.
@@ -175,16 +182,25 @@ pub(crate) async fn bind(
     origins.extend(options.allow_origins.iter().map(|o| explicit_port(o)));
 
     let sessions_end = CancellationToken::new();
-    let config = StreamableHttpServerConfig::default()
+    let fleet = options.store.clone().map(FleetSessions);
+    let mut config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
         .enforce_origin_validation()
         .with_max_request_body_bytes(options.limits.max_body_bytes)
         .with_cancellation_token(sessions_end.clone());
+    if let Some(fleet) = &fleet {
+        // An instance that does not know a session restores it from the store.
+        config.session_store = Some(Arc::new(fleet.clone()));
+    }
     let sessions = Arc::new(LocalSessionManager::default());
-    let gate = Gate::new(options.limits, sessions.clone());
+    let gate = Gate::new(options.limits, sessions.clone(), options.store.clone());
     // One handler, hence one ToolSession, per MCP session.
-    let service = StreamableHttpService::new(move || Ok(server.connection()), sessions, config);
+    let service = StreamableHttpService::new(
+        move || Ok(server.connection(fleet.clone())),
+        sessions,
+        config,
+    );
     let health = gate.clone();
     // The limits sit inside authentication: a caller is known (and keyed) before it is counted.
     let mut router = axum::Router::new()

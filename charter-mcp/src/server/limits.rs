@@ -8,6 +8,9 @@
 //! Who "the caller" is ([`Caller`]): the authenticated subject when an authentication layer in
 //! front of these limits put one in the request's extensions, else the MCP session
 //! (`Mcp-Session-Id`), else the peer's IP address.
+//!
+//! With a shared store (`--store`), the rate is counted across the fleet (`store::rate`); while
+//! the store is unreachable each instance counts alone, as without one.
 
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
@@ -24,6 +27,8 @@ use futures::StreamExt;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+use crate::store::rate::FleetRate;
 
 /// Concurrent MCP sessions by default (`--max-sessions`).
 pub const DEFAULT_MAX_SESSIONS: usize = 1024;
@@ -157,14 +162,21 @@ pub(crate) struct Gate {
     in_flight: AtomicUsize,
     draining: AtomicBool,
     rate: DefaultKeyedRateLimiter<Caller>,
+    /// The same rate counted fleet-wide, with a shared store.
+    fleet: Option<FleetRate>,
 }
 
 impl Gate {
-    pub(crate) fn new(limits: HttpLimits, sessions: Arc<LocalSessionManager>) -> Arc<Self> {
+    pub(crate) fn new(
+        limits: HttpLimits,
+        sessions: Arc<LocalSessionManager>,
+        store: Option<crate::store::FleetStore>,
+    ) -> Arc<Self> {
         let burst = limits
             .requests_per_second
             .saturating_mul(NonZeroU32::new(2).unwrap_or(NonZeroU32::MIN));
         let quota = Quota::per_second(limits.requests_per_second).allow_burst(burst);
+        let fleet = store.map(|store| FleetRate::new(store, limits.requests_per_second, burst));
         let gate = Arc::new(Self {
             limits,
             sessions,
@@ -172,6 +184,7 @@ impl Gate {
             in_flight: AtomicUsize::new(0),
             draining: AtomicBool::new(false),
             rate: RateLimiter::keyed(quota),
+            fleet,
         });
         tokio::spawn(housekeeping(Arc::downgrade(&gate)));
         gate
@@ -200,6 +213,20 @@ impl Gate {
         } else {
             (StatusCode::OK, "ok\n")
         }
+    }
+
+    /// `None` when `caller` may make one more request now, else how long it must wait: counted
+    /// across the fleet when there is a reachable store, else here.
+    async fn over_rate(&self, caller: &Caller) -> Option<Duration> {
+        if let Some(fleet) = &self.fleet
+            && let Ok(verdict) = fleet.check(&caller.0).await
+        {
+            return verdict;
+        }
+        self.rate
+            .check_key(caller)
+            .err()
+            .map(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
     }
 
     async fn open_sessions(&self) -> usize {
@@ -259,8 +286,7 @@ pub(crate) async fn admit(State(gate): State<Arc<Gate>>, request: Request, next:
         );
     }
     let caller = Caller::of(&request);
-    if let Err(not_until) = gate.rate.check_key(&caller) {
-        let wait = not_until.wait_time_from(DefaultClock::default().now());
+    if let Some(wait) = gate.over_rate(&caller).await {
         let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
         return refuse(
             StatusCode::TOO_MANY_REQUESTS,

@@ -25,6 +25,7 @@ mod handler;
 mod http;
 pub mod limits;
 mod memory;
+mod redact;
 mod stdio;
 #[cfg(feature = "otel")]
 pub mod telemetry;
@@ -41,6 +42,7 @@ use catalog::Catalog;
 use handler::Connection;
 
 pub use http::{HEALTH_PATH, HttpOptions, HttpServer};
+pub use redact::{MaskSessionIds, mask_session_ids};
 
 /// The path the MCP endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
@@ -408,9 +410,13 @@ impl McpServer {
         http::bind(self.clone(), addr, options).await
     }
 
-    /// A fresh handler for one MCP session over HTTP (measured with feature `otel`).
-    pub(crate) fn connection(&self) -> impl rmcp::ServerHandler + use<> {
-        let connection = Connection::new(self.shared.clone(), None);
+    /// A fresh handler for one MCP session over HTTP (measured with feature `otel`), its state
+    /// kept in the fleet's store when there is one.
+    pub(crate) fn connection(
+        &self,
+        fleet: Option<crate::store::sessions::FleetSessions>,
+    ) -> impl rmcp::ServerHandler + use<> {
+        let connection = Connection::new(self.shared.clone(), None).with_fleet(fleet);
         #[cfg(feature = "otel")]
         let connection = telemetry::Traced::new(connection, "tcp");
         connection

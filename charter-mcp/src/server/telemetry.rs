@@ -107,13 +107,10 @@ impl Extractor for MetaCarrier<'_> {
     }
 }
 
-/// The session id's digest: enough to group a session's spans, useless to take it over.
+/// The session id's digest: enough to group a session's spans, useless to take it over (the
+/// same digest the logs carry, `redact.rs`).
 fn session_digest(id: &str) -> String {
-    let digest = ring::digest::digest(&ring::digest::SHA256, id.as_bytes());
-    digest.as_ref()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    super::redact::digest(id)
 }
 
 fn json_len<T: serde::Serialize>(value: &T) -> u64 {
