@@ -46,7 +46,7 @@ fn a_panicking_rust_tool_fails_only_its_own_slot_in_a_concurrent_batch() {
     let session = ToolSession::with_options(
         vec![Source::Table(&BOOM)],
         SessionOptions {
-            progressive: false,
+            disclosure: charter::Disclosure::Eager,
             ..SessionOptions::default()
         },
     )
@@ -114,7 +114,7 @@ fn every_shipped_tool_refuses_garbage_arguments_and_sends_nothing() {
             .map(|t| Source::Table(t))
             .collect(),
         SessionOptions {
-            progressive: false,
+            disclosure: charter::Disclosure::Eager,
             http: Some(blocked.clone()),
             ..SessionOptions::default()
         },

@@ -130,7 +130,7 @@ fn catalogue_stays_small_with_every_pack() {
             .map(|t| Source::Table(t))
             .collect(),
         SessionOptions {
-            search_and_call: true,
+            disclosure: charter::Disclosure::SearchAndCall,
             ..SessionOptions::default()
         },
     )

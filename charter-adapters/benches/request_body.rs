@@ -18,7 +18,7 @@ fn plain_session(packs: usize) -> ToolSession {
     ToolSession::with_options(
         sources,
         SessionOptions {
-            progressive: false,
+            disclosure: charter_runtime::Disclosure::Eager,
             ..Default::default()
         },
     )

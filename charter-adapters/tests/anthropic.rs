@@ -459,7 +459,7 @@ async fn deferred_mode_without_toolsearch_sends_the_plain_list() {
     let session = ToolSession::with_options(
         vec![Source::Table(&DEMO)],
         SessionOptions {
-            progressive: false,
+            disclosure: charter_runtime::Disclosure::Eager,
             ..Default::default()
         },
     )

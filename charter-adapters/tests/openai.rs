@@ -416,7 +416,7 @@ async fn extra_fields_pass_through_and_a_plain_session_sends_every_tool() {
     let session = ToolSession::with_options(
         vec![Source::Table(&DEMO)],
         SessionOptions {
-            progressive: false,
+            disclosure: charter_runtime::Disclosure::Eager,
             ..Default::default()
         },
     )

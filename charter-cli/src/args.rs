@@ -133,7 +133,8 @@ pub struct McpArgs {
         value_name = "FORM",
         num_args = 0..=1,
         require_equals = true,
-        default_missing_value = "list-changed"
+        default_missing_value = "list-changed",
+        value_parser = progressive_form
     )]
     pub progressive: Option<charter_mcp::Disclosure>,
     /// Serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio.
@@ -297,4 +298,16 @@ pub struct CallArgs {
     /// The session mode to call under.
     #[arg(long, value_name = "MODE")]
     pub mode: Option<String>,
+}
+
+/// A `--progressive` form: every disclosure form but eager (which is no `--progressive`).
+fn progressive_form(s: &str) -> Result<charter_mcp::Disclosure, String> {
+    match s.parse()? {
+        charter_mcp::Disclosure::Eager => Err(
+            "`eager` is what serving without --progressive does; expected list-changed or \
+             search-and-call"
+                .into(),
+        ),
+        form => Ok(form),
+    }
 }

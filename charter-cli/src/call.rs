@@ -27,7 +27,7 @@ pub(crate) fn run(
     let session = ToolSession::with_options(
         tables.iter().map(|t| Source::Table(t)).collect(),
         SessionOptions {
-            progressive: false,
+            disclosure: charter_mcp::Disclosure::Eager,
             http: Some(crate::executor::LazyHttp::shared()),
             mode: args.mode.clone(),
             ..SessionOptions::default()

@@ -21,7 +21,7 @@ pub(crate) fn run(
     let session = ToolSession::with_options(
         tables.iter().map(|t| Source::Table(t)).collect(),
         SessionOptions {
-            progressive: false,
+            disclosure: charter_mcp::Disclosure::Eager,
             mode: args.mode.clone(),
             ..SessionOptions::default()
         },

@@ -20,7 +20,7 @@ pub(crate) fn run(
     let session = ToolSession::with_options(
         tables.iter().map(|t| Source::Table(t)).collect(),
         SessionOptions {
-            progressive: true,
+            disclosure: charter_runtime::session::Disclosure::ListChanged,
             threshold: 0,
             mode: args.mode.clone(),
             ranking: args.ranking,

@@ -64,8 +64,7 @@ pub(crate) fn run(
         &tables,
         toolkits,
         ServerOptions {
-            progressive: args.progressive.is_some(),
-            disclosure: args.progressive.unwrap_or_default(),
+            disclosure: args.progressive.unwrap_or(charter_mcp::Disclosure::Eager),
             threshold: args.threshold,
             mode: args.mode.clone(),
             ranking: args.ranking,

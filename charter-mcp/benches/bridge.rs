@@ -45,7 +45,7 @@ fn bench(c: &mut Criterion) {
     let session = ToolSession::with_options(
         vec![Source::Table(&kit::KIT)],
         SessionOptions {
-            progressive: false,
+            disclosure: charter_mcp::Disclosure::Eager,
             ..SessionOptions::default()
         },
     )

@@ -27,7 +27,7 @@ fn build(c: &mut Criterion) {
                 McpServer::new(
                     black_box(tables),
                     ServerOptions {
-                        progressive: true,
+                        disclosure: charter_mcp::Disclosure::ListChanged,
                         ..ServerOptions::default()
                     },
                 )

@@ -354,7 +354,7 @@ async fn a_killed_child_answers_error_results_promptly() {
     let session = ToolSession::with_options(
         vec![up.source()],
         SessionOptions {
-            progressive: false,
+            disclosure: charter_mcp::Disclosure::Eager,
             ..SessionOptions::default()
         },
     )

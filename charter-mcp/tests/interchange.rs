@@ -145,7 +145,7 @@ fn ids(run: &Run) -> Vec<&str> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn local_and_bridged_toolkits_answer_batches_alike() {
     let eager = || SessionOptions {
-        progressive: false,
+        disclosure: charter_mcp::Disclosure::Eager,
         ..SessionOptions::default()
     };
     let remote = kit("up", &[]).await;

@@ -204,7 +204,7 @@ async fn progressive_grows_in_load_order_and_announces_each_load() {
     let server = McpServer::new(
         &[notes()],
         ServerOptions {
-            progressive: true,
+            disclosure: charter_mcp::Disclosure::ListChanged,
             ..Default::default()
         },
     )
@@ -261,7 +261,7 @@ async fn progressive_connections_do_not_share_loads() {
     let server = McpServer::new(
         &[notes()],
         ServerOptions {
-            progressive: true,
+            disclosure: charter_mcp::Disclosure::ListChanged,
             ..Default::default()
         },
     )
@@ -282,7 +282,7 @@ async fn protocol_2026_07_28_gets_search_and_call() {
     let server = McpServer::new(
         &[notes()],
         ServerOptions {
-            progressive: true,
+            disclosure: charter_mcp::Disclosure::ListChanged,
             ..Default::default()
         },
     )
@@ -348,7 +348,7 @@ fn the_start_line_says_what_is_served_and_how() {
     let progressive = McpServer::new(
         &[notes()],
         ServerOptions {
-            progressive: true,
+            disclosure: charter_mcp::Disclosure::ListChanged,
             mode: Some("pro".into()),
             ..Default::default()
         },
@@ -364,7 +364,6 @@ fn the_start_line_says_what_is_served_and_how() {
     let search_and_call = McpServer::new(
         &[notes()],
         ServerOptions {
-            progressive: true,
             disclosure: charter_mcp::Disclosure::SearchAndCall,
             ..Default::default()
         },

@@ -36,7 +36,7 @@ pub use egress::{EgressMap, egress_map};
 pub use error::{ApiError, CharterError, DeclarationError};
 pub use scheduler::{CallResult, ToolCall, argument_identity, concurrency_safe, run_tool_batch};
 pub use schema::Schema;
-pub use session::{SearchAnswer, SessionOptions, Source, ToolSession};
+pub use session::{Disclosure, SearchAnswer, SessionOptions, Source, ToolSession};
 pub use table::{Annotations, Table, ToolDef, ToolOutput};
 pub use tokens::{json_tokens, schema_tokens, text_tokens};
 

@@ -65,7 +65,7 @@ fn session_with(executor: HttpExecutor) -> ToolSession {
     ToolSession::with_options(
         vec![Source::Table(table())],
         SessionOptions {
-            progressive: false,
+            disclosure: charter_runtime::Disclosure::Eager,
             http: Some(Arc::new(executor)),
             ..SessionOptions::default()
         },

@@ -94,7 +94,7 @@ fn plain() -> ToolSession {
     ToolSession::with_options(
         vec![Source::Table(kv())],
         SessionOptions {
-            progressive: false,
+            disclosure: charter_runtime::Disclosure::Eager,
             ..Default::default()
         },
     )

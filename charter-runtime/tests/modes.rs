@@ -450,7 +450,7 @@ fn http_tools_go_to_the_configured_executor_with_pins_merged() {
     let mut s = ToolSession::with_options(
         vec![Source::Table(http_table())],
         SessionOptions {
-            progressive: false,
+            disclosure: charter_runtime::Disclosure::Eager,
             http: Some(recorder.clone()),
             ..SessionOptions::default()
         },

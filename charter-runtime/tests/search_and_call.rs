@@ -55,7 +55,11 @@ fn session(search_and_call: bool, mode: Option<&str>) -> ToolSession {
     let mut session = ToolSession::with_options(
         vec![Source::Table(crm())],
         SessionOptions {
-            search_and_call,
+            disclosure: if search_and_call {
+                charter_runtime::Disclosure::SearchAndCall
+            } else {
+                charter_runtime::Disclosure::ListChanged
+            },
             mode: mode.map(str::to_owned),
             ..SessionOptions::default()
         },
@@ -147,7 +151,7 @@ async fn bad_arguments_get_the_direct_call_message() {
     let direct = ToolSession::with_options(
         vec![Source::Table(crm())],
         SessionOptions {
-            progressive: false,
+            disclosure: charter_runtime::Disclosure::Eager,
             mode: Some("free".into()),
             ..SessionOptions::default()
         },
@@ -290,8 +294,7 @@ fn a_list_changed_or_plain_session_offers_no_call_tool() {
     let plain = ToolSession::with_options(
         vec![Source::Table(crm())],
         SessionOptions {
-            progressive: false,
-            search_and_call: true,
+            disclosure: charter_runtime::Disclosure::Eager,
             ..SessionOptions::default()
         },
     )
@@ -310,7 +313,7 @@ fn the_catalogue_lists_names_while_they_are_few_then_packs() {
     let big = ToolSession::with_options(
         tables.iter().map(|t| Source::Table(t)).collect(),
         SessionOptions {
-            search_and_call: true,
+            disclosure: charter_runtime::Disclosure::SearchAndCall,
             ..SessionOptions::default()
         },
     )

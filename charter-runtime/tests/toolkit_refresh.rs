@@ -219,7 +219,7 @@ fn an_eager_session_lists_new_tools_at_once() {
     let mut session = ToolSession::with_options(
         vec![Source::Toolkit(kit.clone())],
         SessionOptions {
-            progressive: false,
+            disclosure: charter_runtime::Disclosure::Eager,
             ..SessionOptions::default()
         },
     )

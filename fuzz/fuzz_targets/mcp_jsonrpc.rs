@@ -40,7 +40,11 @@ fn server(progressive: bool) -> &'static McpServer {
         McpServer::new(
             charter::packs::ALL,
             ServerOptions {
-                progressive,
+                disclosure: if progressive {
+                    charter_mcp::Disclosure::ListChanged
+                } else {
+                    charter_mcp::Disclosure::Eager
+                },
                 http: Some(Arc::new(Offline)),
                 ..ServerOptions::default()
             },

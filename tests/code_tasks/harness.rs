@@ -251,7 +251,7 @@ pub async fn direct(task: &Task) -> Run {
     let session = ToolSession::with_options(
         tables.iter().map(|t| Source::Table(t)).collect(),
         SessionOptions {
-            search_and_call: true,
+            disclosure: charter::Disclosure::SearchAndCall,
             http: Some(executor(&tables, &stub.base)),
             ..SessionOptions::default()
         },

@@ -32,7 +32,7 @@ fn session(base: &str) -> ToolSession {
     ToolSession::with_options(
         vec![Source::Table(TABLE)],
         SessionOptions {
-            progressive: false,
+            disclosure: charter::Disclosure::Eager,
             http: Some(Arc::new(http)),
             ..SessionOptions::default()
         },

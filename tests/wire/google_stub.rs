@@ -225,7 +225,7 @@ pub fn session(table: &'static Table, base: &str) -> ToolSession {
     ToolSession::with_options(
         vec![Source::Table(table)],
         SessionOptions {
-            progressive: false,
+            disclosure: charter::Disclosure::Eager,
             http: Some(Arc::new(http)),
             ..SessionOptions::default()
         },

@@ -544,7 +544,7 @@ async fn without_a_ready_token_the_refresh_token_is_exchanged_at_the_token_endpo
     let s = ToolSession::with_options(
         vec![Source::Table(TABLE)],
         SessionOptions {
-            progressive: false,
+            disclosure: charter::Disclosure::Eager,
             http: Some(Arc::new(http)),
             ..SessionOptions::default()
         },

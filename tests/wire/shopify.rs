@@ -372,7 +372,7 @@ async fn client_credentials_obtain_the_token_sent_in_the_shopify_header() {
     let s = ToolSession::with_options(
         vec![Source::Table(TABLE)],
         SessionOptions {
-            progressive: false,
+            disclosure: charter::Disclosure::Eager,
             http: Some(std::sync::Arc::new(http)),
             ..SessionOptions::default()
         },

@@ -736,7 +736,7 @@ pub fn search_and_call() -> charter_runtime::session::ToolSession {
     ToolSession::with_options(
         vec![Source::Table(&DEMO)],
         SessionOptions {
-            search_and_call: true,
+            disclosure: charter_runtime::Disclosure::SearchAndCall,
             ..SessionOptions::default()
         },
     )

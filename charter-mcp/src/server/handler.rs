@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::auth::{self, Caller};
 use super::stdio::{Marks, RAW_LIST};
-use super::{Disclosure, Form, Shared, build_session};
+use super::{Disclosure, Shared, build_session};
 use crate::store::sessions::FleetSessions;
 
 /// The session of one connection and whether its list may change.
@@ -101,7 +101,7 @@ impl Connection {
         }
         let version = context.protocol_version();
         let form = self.form(stable_list_required(version.as_ref()));
-        let progressive = form == Form::ListChanged;
+        let progressive = form.list_changes();
         let session = match &caller {
             Some(caller) => {
                 let access = &caller.access;
@@ -237,22 +237,18 @@ impl Connection {
         Ok(current)
     }
 
-    /// The list this connection is served with: eager, or the progressive form the server
-    /// chose, search-and-call where the revision forbids a list that changes (`stable`).
-    fn form(&self, stable: bool) -> Form {
-        let options = &self.shared.options;
-        if !options.progressive {
-            Form::Eager
-        } else if stable || options.disclosure == Disclosure::SearchAndCall {
-            Form::SearchAndCall
-        } else {
-            Form::ListChanged
+    /// The list this connection is served with: the server's form, but search-and-call where
+    /// the revision forbids a list that changes (`stable`) and the server's would.
+    fn form(&self, stable: bool) -> Disclosure {
+        match self.shared.options.disclosure {
+            Disclosure::ListChanged if stable => Disclosure::SearchAndCall,
+            form => form,
         }
     }
 
-    fn info(&self, form: Form) -> ServerConfig {
+    fn info(&self, form: Disclosure) -> ServerConfig {
         let mut capabilities = ServerCapabilities::builder().enable_tools().build();
-        if form == Form::ListChanged
+        if form.list_changes()
             && let Some(tools) = capabilities.tools.as_mut()
         {
             tools.list_changed = Some(true);
@@ -262,14 +258,14 @@ impl Connection {
                 .with_title("charter"),
         );
         match form {
-            Form::Eager => {}
-            Form::ListChanged => {
+            Disclosure::Eager => {}
+            Disclosure::ListChanged => {
                 info = info.with_instructions(
                     "Tools are loaded on demand: call ToolSearch (`select:<name>` or keywords) to \
                      add the ones you need; the tool list then grows.",
                 );
             }
-            Form::SearchAndCall => {
+            Disclosure::SearchAndCall => {
                 info = info.with_instructions(
                     "Find tools with ToolSearch (`select:<name>` or keywords): each comes back \
                      with its input schema. Call one with CallTool {\"name\", \"arguments\"}.",

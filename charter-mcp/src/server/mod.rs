@@ -9,7 +9,7 @@
 //! what one conversation has loaded never leaks into another.
 //!
 //! - Eager (the default): every schema is listed; most MCP clients never re-list.
-//! - Progressive, in one of two forms ([`Disclosure`]):
+//! - Progressive, in one of two forms ([`Disclosure`], the session's own):
 //!   - list-changed: only `ToolSearch` is listed, loaded tools join the list in load order and
 //!     `notifications/tools/list_changed` follows each load;
 //!   - search-and-call: `ToolSearch` and `CallTool` are listed and the list never changes;
@@ -36,6 +36,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use charter_runtime::CallContext;
 use charter_runtime::error::DeclarationError;
 use charter_runtime::session::{HttpCaller, Ranking, SessionOptions, Source, ToolSession, Toolkit};
+
+pub use charter_runtime::session::Disclosure;
 use charter_runtime::table::Table;
 
 use catalog::Catalog;
@@ -51,10 +53,12 @@ pub use limits::{CallLimits, HttpLimits};
 /// How an [`McpServer`] serves its tools.
 #[derive(Clone)]
 pub struct ServerOptions {
-    /// List only `ToolSearch` at first and grow the list as tools load (default false: every
-    /// schema listed, which is what most MCP clients can follow).
-    pub progressive: bool,
-    /// With `progressive`, tools whose schema is at most this many tokens stay listed from the
+    /// How tools reach the model (default [`Disclosure::Eager`]: every schema listed, which is
+    /// what most MCP clients can follow). [`Disclosure::ListChanged`] lists only `ToolSearch` at
+    /// first and grows the list as tools load, on revisions that let a list change (2026-07-28
+    /// gets search-and-call); [`Disclosure::SearchAndCall`] serves that on every revision.
+    pub disclosure: Disclosure,
+    /// In progressive forms, tools whose schema is at most this many tokens stay listed from the
     /// start (default 0: every tool deferred).
     pub threshold: u32,
     /// The session mode (tier, region, A/B arm) every connection is served under.
@@ -67,71 +71,20 @@ pub struct ServerOptions {
     pub context: CallContext,
     /// The server name announced in `initialize` (default `charter`).
     pub name: String,
-    /// With `progressive`, which form progressive disclosure takes on revisions that let a list
-    /// change (default [`Disclosure::ListChanged`]; 2026-07-28 always gets search-and-call).
-    pub disclosure: Disclosure,
     /// Time and answer size of one tool call (`docs/limits.md`).
     pub call_limits: CallLimits,
-}
-
-/// The form of progressive disclosure (`charter mcp --progressive=FORM`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Disclosure {
-    /// The list grows as ToolSearch loads tools, announced with
-    /// `notifications/tools/list_changed`, where the protocol revision allows a list to change;
-    /// search-and-call where it does not (2026-07-28).
-    #[default]
-    ListChanged,
-    /// `ToolSearch` and `CallTool`, a stable list, on every revision.
-    SearchAndCall,
-}
-
-impl Disclosure {
-    /// The flag value (`list-changed`, `search-and-call`).
-    pub const fn name(self) -> &'static str {
-        match self {
-            Disclosure::ListChanged => "list-changed",
-            Disclosure::SearchAndCall => "search-and-call",
-        }
-    }
-}
-
-impl std::str::FromStr for Disclosure {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "list-changed" | "listchanged" => Ok(Disclosure::ListChanged),
-            "search-and-call" | "search" => Ok(Disclosure::SearchAndCall),
-            other => Err(format!(
-                "unknown progressive form `{other}`: expected list-changed or search-and-call"
-            )),
-        }
-    }
-}
-
-/// The tool list a connection is served with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Form {
-    /// Every schema.
-    Eager,
-    /// ToolSearch, then the tools it loads, announced.
-    ListChanged,
-    /// ToolSearch and CallTool, never changing.
-    SearchAndCall,
 }
 
 impl Default for ServerOptions {
     fn default() -> Self {
         Self {
-            progressive: false,
+            disclosure: Disclosure::Eager,
             threshold: 0,
             mode: None,
             ranking: Ranking::default(),
             http: None,
             context: CallContext::default(),
             name: "charter".to_owned(),
-            disclosure: Disclosure::default(),
             call_limits: CallLimits::default(),
         }
     }
@@ -140,13 +93,12 @@ impl Default for ServerOptions {
 impl std::fmt::Debug for ServerOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ServerOptions")
-            .field("progressive", &self.progressive)
+            .field("disclosure", &self.disclosure)
             .field("threshold", &self.threshold)
             .field("mode", &self.mode)
             .field("ranking", &self.ranking)
             .field("http", &self.http.as_ref().map(|_| ".."))
             .field("name", &self.name)
-            .field("disclosure", &self.disclosure)
             .field("call_limits", &self.call_limits)
             .finish_non_exhaustive()
     }
@@ -247,12 +199,12 @@ impl McpServer {
         options: ServerOptions,
     ) -> Result<Self, DeclarationError> {
         let tables = tables.to_vec();
-        let eager = build_session(&tables, &toolkits, &options, Form::Eager)?;
+        let eager = build_session(&tables, &toolkits, &options, Disclosure::Eager)?;
         let mut progressive = Vec::new();
-        if options.progressive {
+        if options.disclosure.is_progressive() {
             // Both forms: a server with the list-changed default still serves search-and-call
             // to clients on 2026-07-28.
-            for form in [Form::ListChanged, Form::SearchAndCall] {
+            for form in [Disclosure::ListChanged, Disclosure::SearchAndCall] {
                 progressive.push(build_session(&tables, &toolkits, &options, form)?);
             }
         }
@@ -317,26 +269,23 @@ impl McpServer {
             Transport::Stdio => "stdio".to_owned(),
             Transport::Http(url) => format!("streamable HTTP at {url}"),
         };
-        let how = if options.progressive {
-            let resident = self.shared.catalog.resident_count();
-            let small = if resident == 0 {
-                String::new()
-            } else {
-                format!("{resident} small tools, ")
-            };
-            match options.disclosure {
-                Disclosure::ListChanged => format!(
-                    "progressive: list-changed ({small}ToolSearch listed, tools join the list as \
-                     they load) on revisions up to 2025-11-25, search-and-call ({small}ToolSearch \
-                     and CallTool, a stable list) on 2026-07-28"
-                ),
-                Disclosure::SearchAndCall => format!(
-                    "progressive: search-and-call ({small}ToolSearch and CallTool, a stable list) \
-                     on every revision"
-                ),
-            }
+        let resident = self.shared.catalog.resident_count();
+        let small = if resident == 0 {
+            String::new()
         } else {
-            "eager (every schema listed)".to_owned()
+            format!("{resident} small tools, ")
+        };
+        let how = match options.disclosure {
+            Disclosure::Eager => "eager (every schema listed)".to_owned(),
+            Disclosure::ListChanged => format!(
+                "progressive: list-changed ({small}ToolSearch listed, tools join the list as \
+                 they load) on revisions up to 2025-11-25, search-and-call ({small}ToolSearch \
+                 and CallTool, a stable list) on 2026-07-28"
+            ),
+            Disclosure::SearchAndCall => format!(
+                "progressive: search-and-call ({small}ToolSearch and CallTool, a stable list) \
+                 on every revision"
+            ),
         };
         let mode = match &options.mode {
             Some(mode) => format!(", mode `{mode}`"),
@@ -439,7 +388,7 @@ pub(crate) fn build_session(
     tables: &[&'static Table],
     toolkits: &[Arc<dyn Toolkit>],
     options: &ServerOptions,
-    form: Form,
+    form: Disclosure,
 ) -> Result<ToolSession, DeclarationError> {
     ToolSession::with_options(
         tables
@@ -448,12 +397,11 @@ pub(crate) fn build_session(
             .chain(toolkits.iter().map(|k| Source::Toolkit(k.clone())))
             .collect(),
         SessionOptions {
-            progressive: form != Form::Eager,
+            disclosure: form,
             threshold: options.threshold,
             mode: options.mode.clone(),
             ranking: options.ranking,
             http: options.http.clone(),
-            search_and_call: form == Form::SearchAndCall,
         },
     )
 }

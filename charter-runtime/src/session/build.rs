@@ -1,11 +1,13 @@
 //! Building a session from its sources (docs/design.md §4, §5), and refreshing it when a
 //! toolkit's list changes.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use super::call::CALL_TOOL;
+use super::disclosure::{Disclosed, Search};
 use super::entry::{Dynamic, Entry, Kind};
-use super::{LoadState, SessionOptions, Source, ToolSession};
+use super::tools::Tools;
+use super::{SessionOptions, Source, ToolSession};
 use crate::error::DeclarationError;
 use crate::mode;
 use crate::search::TOOL_SEARCH;
@@ -30,52 +32,43 @@ impl ToolSession {
         options: SessionOptions,
     ) -> Result<Self, DeclarationError> {
         let SessionOptions {
-            progressive,
+            disclosure,
             threshold,
             mode,
             ranking,
             http,
-            search_and_call,
         } = options;
         mode::check_label(mode.as_deref())?;
+        let progressive = disclosure.is_progressive();
         // At threshold 0 every tool is deferred, however small (docs/design.md §4).
         let resident = |tokens: u32| !progressive || (threshold > 0 && tokens <= threshold);
         let (entries, kit_generations) = resolve_entries(&sources, mode.as_deref(), resident)?;
         let by_name = sorted_by_name(&entries);
         check_names(&entries, &by_name)?;
-        let catalogue: Vec<u32> = if progressive {
-            by_name
-                .iter()
-                .copied()
-                .filter(|i| !entries[*i as usize].resident)
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let search_description = (!catalogue.is_empty()).then(|| {
-            super::catalogue::search_description(&entries, &catalogue, &sources, search_and_call)
-        });
-        let state = LoadState {
-            order: Vec::new(),
-            loaded: vec![false; entries.len()],
-            generation: 0,
-        };
-        Ok(ToolSession {
-            sources,
-            kit_generations,
-            progressive,
-            threshold,
-            search_and_call,
-            entries,
-            by_name,
+        let catalogue: Vec<u32> = by_name
+            .iter()
+            .copied()
+            .filter(|i| !entries[*i as usize].resident)
+            .collect();
+        let search = (!catalogue.is_empty()).then(|| Search {
+            description: super::catalogue::search_description(
+                &entries, &catalogue, &sources, disclosure,
+            ),
             catalogue,
-            search_description,
-            search_index: OnceLock::new(),
-            mode,
-            ranking,
-            http,
-            patterns: PatternCache::new(),
-            state: Mutex::new(state),
+            index: OnceLock::new(),
+        });
+        let count = entries.len();
+        Ok(ToolSession {
+            tools: Tools {
+                sources,
+                kit_generations,
+                entries,
+                by_name,
+                mode,
+                http,
+                patterns: PatternCache::new(),
+            },
+            disclosure: Disclosed::new(disclosure, threshold, ranking, search, count),
         })
     }
 
@@ -83,13 +76,7 @@ impl ToolSession {
     /// [`Toolkit::generation`] moved): [`refreshed`](Self::refreshed) then gives the session
     /// that lists what the toolkits offer now.
     pub fn is_stale(&self) -> bool {
-        self.sources
-            .iter()
-            .filter_map(|source| match source {
-                Source::Toolkit(kit) => Some(kit.generation()),
-                _ => None,
-            })
-            .ne(self.kit_generations.iter().copied())
+        self.tools.is_stale()
     }
 
     /// The same session over the toolkits' current lists (an MCP server changed its tools).
@@ -105,34 +92,33 @@ impl ToolSession {
     /// [`refresh`](Self::refresh) does it in place.
     pub fn refreshed(&self) -> Result<ToolSession, DeclarationError> {
         let mut next = ToolSession::with_options(
-            self.sources.clone(),
+            self.tools.sources.clone(),
             SessionOptions {
-                progressive: self.progressive,
-                threshold: self.threshold,
-                mode: self.mode.clone(),
-                ranking: self.ranking,
-                http: self.http.clone(),
-                search_and_call: self.search_and_call,
+                disclosure: self.disclosure.form,
+                threshold: self.disclosure.threshold,
+                mode: self.tools.mode.clone(),
+                ranking: self.disclosure.ranking,
+                http: self.tools.http.clone(),
             },
         )?;
-        for entry in &self.entries {
+        for entry in &self.tools.entries {
             if let Some(narrowing) = &entry.narrowing
-                && let Some(i) = next.lookup(entry.name())
+                && let Some(i) = next.tools.lookup(entry.name())
             {
-                next.entries[i].narrowing = Some(narrowing.clone());
+                next.tools.entries[i].narrowing = Some(narrowing.clone());
             }
         }
-        let state = self.state();
+        let state = self.disclosure.state();
         let carried: Vec<u32> = state
             .order
             .iter()
-            .filter_map(|i| next.lookup(self.entries[*i as usize].name()))
+            .filter_map(|i| next.tools.lookup(self.tools.entries[*i as usize].name()))
             .map(|i| i as u32)
             .collect();
         let generation = state.generation + 1;
         drop(state);
-        next.load(&carried);
-        next.state_mut().generation = generation;
+        next.disclosure.load(&next.tools.entries, &carried);
+        next.disclosure.state_mut().generation = generation;
         Ok(next)
     }
 

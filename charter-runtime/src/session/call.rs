@@ -71,9 +71,10 @@ struct Wanted {
 }
 
 impl ToolSession {
-    /// Whether this session lists ToolSearch and [`CALL_TOOL`] instead of loading tools.
+    /// Whether this session lists ToolSearch and [`CALL_TOOL`] instead of loading tools (the
+    /// form in force is [`Disclosure::SearchAndCall`](super::Disclosure::SearchAndCall)).
     pub fn is_search_and_call(&self) -> bool {
-        self.search_and_call && self.search_description.is_some()
+        self.disclosure.in_force() == super::Disclosure::SearchAndCall
     }
 
     /// The `CallTool` definition, if this session offers it.
@@ -92,9 +93,12 @@ impl ToolSession {
     /// precomputed text spliced in (never parsed or re-serialised).
     pub(super) fn found_json(&self, answer: &super::SearchAnswer) -> String {
         let mut out = String::from("{\"tools\":[");
-        let found = answer.loaded.iter().filter_map(|name| self.lookup(name));
+        let found = answer
+            .loaded
+            .iter()
+            .filter_map(|name| self.tools.lookup(name));
         for (n, i) in found.enumerate() {
-            let entry = &self.entries[i];
+            let entry = &self.tools.entries[i];
             if n > 0 {
                 out.push(',');
             }
@@ -139,8 +143,8 @@ impl ToolSession {
     pub(super) fn call_tool_concurrent(&self, arguments: &Value) -> bool {
         let safe = |name: Option<&Value>| {
             name.and_then(Value::as_str)
-                .and_then(|n| self.lookup(n))
-                .is_some_and(|i| concurrency_safe_annotations(&self.entries[i].annotations()))
+                .and_then(|n| self.tools.lookup(n))
+                .is_some_and(|i| concurrency_safe_annotations(&self.tools.entries[i].annotations()))
         };
         match arguments.get("calls") {
             Some(Value::Array(calls)) => {
@@ -165,17 +169,17 @@ impl ToolSession {
                     "`{name}` is called directly, not through {CALL_TOOL}."
                 )));
             }
-            let Some(i) = self.lookup(name) else {
+            let Some(i) = self.tools.lookup(name) else {
                 return Err(CharterError::Validation(self.closest_message(name)));
             };
-            if matches!(self.entries[i].kind, Kind::Dynamic(_))
+            if matches!(self.tools.entries[i].kind, Kind::Dynamic(_))
                 && let Err(problem) = validate::check_limits(&arguments)
             {
                 return Err(CharterError::Validation(validate::message_line(
                     name, &problem,
                 )));
             }
-            self.execute(i, name, arguments, ctx).await
+            self.tools.execute(i, name, arguments, ctx).await
         })
     }
 
@@ -192,8 +196,9 @@ impl ToolSession {
             })
             .collect();
         let concurrent = |call: &ToolCall| {
-            self.lookup(&call.name)
-                .is_some_and(|i| concurrency_safe_annotations(&self.entries[i].annotations()))
+            self.tools
+                .lookup(&call.name)
+                .is_some_and(|i| concurrency_safe_annotations(&self.tools.entries[i].annotations()))
         };
         let results = Batch::from_calls(&calls, concurrent, move |call| run_found(self, call, ctx))
             .run(CALL_TOOL_CONCURRENCY)
@@ -234,22 +239,7 @@ impl ToolSession {
     /// Up to `n` names of the session closest to `name`: by edit distance (a misspelt or
     /// singular name finds its tool first), name parts in common breaking near-ties.
     pub fn closest_names(&self, name: &str, n: usize) -> Vec<&str> {
-        let wanted = name.to_lowercase();
-        let words: Vec<&str> = wanted.split(['_', '-', ' ', '.']).collect();
-        let mut scored: Vec<(f64, &str)> = self
-            .entries
-            .iter()
-            .filter_map(|e| {
-                let candidate = e.name();
-                let lower = candidate.to_lowercase();
-                let shared = lower.split('_').filter(|p| words.contains(p)).count();
-                let similarity = strsim::normalized_levenshtein(&wanted, &lower);
-                let score = similarity + 0.05 * shared as f64;
-                (similarity >= 0.5 || shared >= 2).then_some((score, candidate))
-            })
-            .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-        scored.into_iter().take(n).map(|(_, name)| name).collect()
+        self.tools.closest_names(name, n)
     }
 }
 

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Entry, Source};
+use super::{Disclosure, Entry, Source};
 use crate::search::TOOL_SEARCH_USAGE;
 
 /// Deferred names are listed one by one while they cost at most this many tokens (600, about
@@ -22,12 +22,11 @@ pub(super) fn search_description(
     entries: &[Entry],
     catalogue: &[u32],
     sources: &[Source],
-    search_and_call: bool,
+    disclosure: Disclosure,
 ) -> String {
-    let usage = if search_and_call {
-        super::call::SEARCH_AND_CALL_USAGE
-    } else {
-        TOOL_SEARCH_USAGE
+    let usage = match disclosure {
+        Disclosure::SearchAndCall => super::call::SEARCH_AND_CALL_USAGE,
+        Disclosure::Eager | Disclosure::ListChanged => TOOL_SEARCH_USAGE,
     };
     let names_len: usize = catalogue
         .iter()

@@ -1,32 +1,15 @@
 //! Routing one call (docs/design.md §4, §6), and the local bridge's batches (§7).
 
-use std::sync::Arc;
-
 use serde_json::Value;
 
 use super::call::CALL_TOOL;
 use super::entry::Kind;
-use super::{HttpCaller, MAX_BATCH_CALLS, ToolSession};
+use super::{Disclosure, MAX_BATCH_CALLS, ToolSession};
 use crate::context::CallContext;
 use crate::error::CharterError;
 use crate::search::TOOL_SEARCH;
-use crate::table::{BoxFuture, Exec, ToolOutput};
-use crate::validate::{self, Narrowed};
-
-/// The executor for HTTP tools when [`SessionOptions::http`](super::SessionOptions::http) is
-/// `None`: the process-wide [`LazyHttp`](crate::http::LazyHttp), built on the first HTTP call and
-/// shared, so every session reuses one connection pool and none pays for TLS setup when built.
-#[cfg(feature = "http")]
-fn default_http() -> Option<Arc<dyn HttpCaller>> {
-    Some(crate::http::LazyHttp::shared())
-}
-
-/// Without the `http` feature there is no executor unless
-/// [`SessionOptions::http`](super::SessionOptions::http) gives one.
-#[cfg(not(feature = "http"))]
-fn default_http() -> Option<Arc<dyn HttpCaller>> {
-    None
-}
+use crate::table::{BoxFuture, ToolOutput};
+use crate::validate;
 
 impl ToolSession {
     /// Routes one call: ToolSearch loads and answers JSON; a visible tool is validated and
@@ -38,33 +21,33 @@ impl ToolSession {
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
         Box::pin(async move {
-            let is_search = name == TOOL_SEARCH && self.search_description.is_some();
-            let is_call = name == CALL_TOOL && self.is_search_and_call();
+            let is_search = name == TOOL_SEARCH && self.is_own_tool(name);
+            let is_call = name == CALL_TOOL && self.is_own_tool(name);
             // Static tools are measured by validation; the rest before anything reads them.
             let measured = is_search
                 || is_call
                 || self
+                    .tools
                     .lookup(name)
-                    .is_some_and(|i| matches!(self.entries[i].kind, Kind::Dynamic { .. }));
+                    .is_some_and(|i| matches!(self.tools.entries[i].kind, Kind::Dynamic { .. }));
             if measured && let Err(problem) = validate::check_limits(&arguments) {
                 return Err(CharterError::Validation(validate::message_line(
                     name, &problem,
                 )));
             }
-            if is_search && self.is_search_and_call() {
-                return self
-                    .tool_search_call(&arguments)
-                    .map(|answer| ToolOutput::text(self.found_json(&answer)));
-            }
             if is_search {
-                return self
-                    .tool_search_call(&arguments)
-                    .map(|answer| ToolOutput::json(answer.to_json()));
+                let answer = self.tool_search_call(&arguments)?;
+                return Ok(match self.disclosure.in_force() {
+                    Disclosure::SearchAndCall => ToolOutput::text(self.found_json(&answer)),
+                    Disclosure::Eager | Disclosure::ListChanged => {
+                        ToolOutput::json(answer.to_json())
+                    }
+                });
             }
             if is_call {
                 return self.call_tool_call(arguments, ctx).await;
             }
-            let Some(i) = self.lookup(name) else {
+            let Some(i) = self.tools.lookup(name) else {
                 return Err(CharterError::Validation(self.unknown_tool(name)));
             };
             if !self.is_callable(name) {
@@ -73,57 +56,7 @@ impl ToolSession {
                      {{\"query\": \"select:{name}\"}}, then call it again."
                 )));
             }
-            self.execute(i, name, arguments, ctx).await
-        })
-    }
-
-    /// Validates and runs entry `i` (named `name`), whatever made it callable.
-    pub(super) fn execute<'a>(
-        &'a self,
-        i: usize,
-        name: &'a str,
-        arguments: Value,
-        ctx: &'a CallContext,
-    ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
-        Box::pin(async move {
-            let entry = &self.entries[i];
-            match &entry.kind {
-                Kind::Static { def, view } => {
-                    let narrowed: Vec<(&str, Narrowed<'_>)> = match &entry.narrowing {
-                        Some(n) => n
-                            .pins
-                            .iter()
-                            .map(|(f, v)| (*f, Narrowed::Pinned(v)))
-                            .chain(
-                                n.context
-                                    .iter()
-                                    .map(|(f, k)| (*f, Narrowed::Context(k.as_str()))),
-                            )
-                            .collect(),
-                        None => Vec::new(),
-                    };
-                    let arguments = validate::prepare_arguments(
-                        def,
-                        view,
-                        &narrowed,
-                        arguments,
-                        ctx,
-                        &self.patterns,
-                    )?;
-                    match def.exec {
-                        Exec::Rust(handler) => handler(arguments, ctx).await,
-                        Exec::Http(route) => match self.http.clone().or_else(default_http) {
-                            Some(http) => http.call(def, route, arguments, ctx).await,
-                            None => Err(CharterError::Transport(format!(
-                                "no HTTP executor is configured, so `{name}` cannot be sent; \
-                                 set SessionOptions::http"
-                            ))),
-                        },
-                    }
-                }
-                // The remote server validates its own tools.
-                Kind::Dynamic(d) => d.kit.call(&d.tool.name, arguments, ctx).await,
-            }
+            self.tools.execute(i, name, arguments, ctx).await
         })
     }
 
@@ -163,7 +96,7 @@ impl ToolSession {
         });
 
         let concurrent = |call: &ToolCall| {
-            if call.name == CALL_TOOL && self.is_search_and_call() {
+            if call.name == CALL_TOOL && self.is_own_tool(CALL_TOOL) {
                 return self.call_tool_concurrent(&call.arguments);
             }
             call.name != TOOL_SEARCH

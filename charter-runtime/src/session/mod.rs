@@ -7,6 +7,10 @@
 //! conversation is the loaded set, behind a small mutex, so one session can be shared (`&self`
 //! everywhere) by every task serving that conversation.
 //!
+//! A session is two parts: `tools` (what executes: every tool resolved to its view, looked up by
+//! name and run) and `disclosure` (what the model is shown, and how: the [`Disclosure`] form, the
+//! ToolSearch catalogue, the loaded set).
+//!
 //! - [`build`]: building a session from its sources, and refreshing it when a toolkit changes.
 //! - [`narrow`]: pins and from-context fields the deployment takes out of the model's hands.
 //! - [`search`]: ToolSearch: queries, loading, and the answer the model reads.
@@ -14,28 +18,33 @@
 //! - [`call`]: search-and-call, `CallTool` and ToolSearch answers with schemas.
 //! - `catalogue`: the ToolSearch description (names, or one line per pack).
 //! - `entry`: one tool of the session resolved to its view.
+//! - `tools`: what executes; `disclosure`: what is shown, and how.
 
 mod build;
 pub mod call;
 mod catalogue;
+mod disclosure;
 mod dispatch;
 mod entry;
 mod narrow;
 mod search;
+mod tools;
 
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::context::CallContext;
 use crate::error::CharterError;
-use crate::search::{SearchIndex, TOOL_SEARCH_SCHEMA};
+use crate::search::TOOL_SEARCH_SCHEMA;
 use crate::table::{Annotations, BoxFuture, Table, ToolDef, ToolOutput, View};
 use crate::tokens::text_tokens;
-use crate::validate::PatternCache;
 
+use disclosure::Disclosed;
+pub use disclosure::Disclosure;
 pub(crate) use entry::{Entry, Kind};
 pub use search::SearchAnswer;
+use tools::Tools;
 
 pub use crate::search::{Ranking, TOOL_SEARCH};
 pub use crate::table::HttpCaller;
@@ -104,9 +113,10 @@ pub struct ToolEntry<'s> {
 /// Options for [`ToolSession::with_options`].
 #[derive(Clone)]
 pub struct SessionOptions {
-    /// Defer tools and offer ToolSearch (default true).
-    pub progressive: bool,
-    /// With `progressive`, tools whose schema is at most this size stay resident (default 0:
+    /// How the tools reach the model (default [`Disclosure::ListChanged`]: ToolSearch, and the
+    /// tools it loads join the list).
+    pub disclosure: Disclosure,
+    /// In progressive forms, tools whose schema is at most this size stay resident (default 0:
     /// every tool deferred, however small the pack).
     pub threshold: u32,
     /// The session mode (a tier, a region, an A/B arm), resolved once here.
@@ -116,21 +126,16 @@ pub struct SessionOptions {
     pub ranking: Ranking,
     /// Who executes HTTP tools (default: a shared `HttpExecutor` when the `http` feature is on).
     pub http: Option<Arc<dyn HttpCaller>>,
-    /// With `progressive`, list `ToolSearch` and [`CALL_TOOL`] instead of loading tools: the
-    /// list never changes, ToolSearch answers with the found tools' schemas and `CallTool` runs
-    /// any tool by name (default false; see [`call`]).
-    pub search_and_call: bool,
 }
 
 impl Default for SessionOptions {
     fn default() -> Self {
         Self {
-            progressive: true,
+            disclosure: Disclosure::default(),
             threshold: 0,
             mode: None,
             ranking: Ranking::Relevance,
             http: None,
-            search_and_call: false,
         }
     }
 }
@@ -146,48 +151,21 @@ pub enum Source {
     Toolkit(Arc<dyn Toolkit>),
 }
 
-/// The loaded set: the only part of a session that changes during a conversation.
-struct LoadState {
-    /// Entry indices in load order.
-    order: Vec<u32>,
-    /// Whether each entry is loaded, by entry index.
-    loaded: Vec<bool>,
-    generation: u64,
-}
-
 /// The tools of one conversation and which of their schemas have been sent.
 pub struct ToolSession {
-    /// The sources it was built from, so [`refreshed`](Self::refreshed) can re-read toolkits.
-    sources: Vec<Source>,
-    /// Each toolkit source's [`Toolkit::generation`] when its tools were read, in source order.
-    kit_generations: Vec<u64>,
-    progressive: bool,
-    threshold: u32,
-    /// Search-and-call: ToolSearch loads nothing and `CallTool` runs any tool.
-    search_and_call: bool,
-    /// Every tool, in declaration order (sources in the order given).
-    entries: Vec<Entry>,
-    /// Entry indices sorted by name: lookup by binary search, and the `available` list.
-    by_name: Vec<u32>,
-    /// Deferred entry indices sorted by name: what ToolSearch ranks and lists.
-    catalogue: Vec<u32>,
-    /// The ToolSearch description, when the session offers it (written once, never changed).
-    search_description: Option<String>,
-    /// The catalogue's text laid end to end for keyword search, built by the first keyword query.
-    search_index: OnceLock<SearchIndex>,
-    mode: Option<String>,
-    ranking: Ranking,
-    http: Option<Arc<dyn HttpCaller>>,
-    patterns: PatternCache,
-    state: Mutex<LoadState>,
+    /// What executes.
+    tools: Tools,
+    /// What the model is shown of it, and how.
+    disclosure: Disclosed,
 }
 
 impl std::fmt::Debug for ToolSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolSession")
-            .field("tools", &self.entries.len())
-            .field("deferred", &self.catalogue.len())
-            .field("mode", &self.mode)
+            .field("tools", &self.tools.entries.len())
+            .field("disclosure", &self.disclosure.in_force())
+            .field("deferred", &self.disclosure.catalogue().len())
+            .field("mode", &self.tools.mode)
             .field("generation", &self.generation())
             .finish_non_exhaustive()
     }
@@ -195,46 +173,49 @@ impl std::fmt::Debug for ToolSession {
 
 impl ToolSession {
     /// What the model sees this turn, in order: resident tools, `ToolSearch` (while anything
-    /// deferred is not loaded), then loaded tools in load order.
+    /// deferred is not loaded), then loaded tools in load order; in search-and-call, the
+    /// resident tools, `ToolSearch` and `CallTool`, every turn.
     pub fn visible(&self) -> Vec<ToolEntry<'_>> {
-        let state = self.state();
-        let mut out = Vec::with_capacity(self.entries.len().min(64) + state.order.len() + 2);
-        out.extend(self.entries.iter().filter(|e| e.resident).map(Entry::entry));
-        if self.is_search_and_call() {
-            // The same list every turn: nothing is loaded.
+        let state = self.disclosure.state();
+        let entries = &self.tools.entries;
+        let mut out = Vec::with_capacity(entries.len().min(64) + state.order.len() + 2);
+        out.extend(entries.iter().filter(|e| e.resident).map(Entry::entry));
+        if self.disclosure.search_listed(&state) {
             out.extend(self.tool_search());
-            out.extend(self.call_tool());
-            return out;
         }
-        if state.order.len() < self.catalogue.len()
-            && let Some(search) = self.tool_search()
-        {
-            out.push(search);
+        match self.disclosure.in_force() {
+            // The same list every turn: nothing is loaded.
+            Disclosure::SearchAndCall => out.extend(self.call_tool()),
+            Disclosure::ListChanged => {
+                out.extend(state.order.iter().map(|i| entries[*i as usize].entry()));
+            }
+            Disclosure::Eager => {}
         }
-        out.extend(
-            state
-                .order
-                .iter()
-                .map(|i| self.entries[*i as usize].entry()),
-        );
         out
+    }
+
+    /// The form of disclosure in force: the one asked for while some tool is deferred, eager
+    /// when every tool is resident (or the session was built eager).
+    pub fn disclosure(&self) -> Disclosure {
+        self.disclosure.in_force()
     }
 
     /// The ToolSearch definition, if this session offers it.
     pub fn tool_search(&self) -> Option<ToolEntry<'_>> {
-        let description = self.search_description.as_deref()?;
-        let (schema, tokens) = if self.search_and_call {
-            let schema = call::SEARCH_AND_CALL_SCHEMA;
-            (schema, const { text_tokens(call::SEARCH_AND_CALL_SCHEMA) })
-        } else {
-            (
+        let search = self.disclosure.search.as_ref()?;
+        let (schema, tokens) = match self.disclosure.in_force() {
+            Disclosure::SearchAndCall => (
+                call::SEARCH_AND_CALL_SCHEMA,
+                const { text_tokens(call::SEARCH_AND_CALL_SCHEMA) },
+            ),
+            Disclosure::Eager | Disclosure::ListChanged => (
                 TOOL_SEARCH_SCHEMA,
                 const { text_tokens(TOOL_SEARCH_SCHEMA) },
-            )
+            ),
         };
         Some(ToolEntry {
             name: TOOL_SEARCH,
-            description,
+            description: &search.description,
             schema,
             tokens,
             annotations: Annotations::default(),
@@ -243,66 +224,77 @@ impl ToolSession {
 
     /// How many times the visible list has changed (loads, resets): compare to notice a change.
     pub fn generation(&self) -> u64 {
-        self.state().generation
+        self.disclosure.state().generation
     }
 
     /// Every tool of the session (resolved to its mode view), loaded or not, in declaration order.
     pub fn all(&self) -> Vec<ToolEntry<'_>> {
-        self.entries.iter().map(Entry::entry).collect()
+        self.tools.entries.iter().map(Entry::entry).collect()
     }
 
-    /// The annotations of a tool by name (ToolSearch: none are set).
+    /// The annotations of a tool by name (the session's own tools: none are set).
     pub fn annotations(&self, name: &str) -> Option<Annotations> {
-        if (name == TOOL_SEARCH && self.search_description.is_some())
-            || (name == CALL_TOOL && self.is_search_and_call())
-        {
+        if self.is_own_tool(name) {
             return Some(Annotations::default());
         }
-        self.lookup(name).map(|i| self.entries[i].annotations())
+        self.tools
+            .lookup(name)
+            .map(|i| self.tools.entries[i].annotations())
     }
 
     /// The session mode it was built with.
     pub fn mode(&self) -> Option<&str> {
-        self.mode.as_deref()
+        self.tools.mode.as_deref()
     }
 
     /// The names of every deferred tool, sorted: the list the ToolSearch description carries.
     pub fn deferred(&self) -> Vec<&str> {
-        self.catalogue
+        self.disclosure
+            .catalogue()
             .iter()
-            .map(|i| self.entries[*i as usize].name())
+            .map(|i| self.tools.entries[*i as usize].name())
             .collect()
     }
 
     /// The loaded tools' names, in load order.
     pub fn loaded(&self) -> Vec<&str> {
-        self.state()
+        self.disclosure
+            .state()
             .order
             .iter()
-            .map(|i| self.entries[*i as usize].name())
+            .map(|i| self.tools.entries[*i as usize].name())
             .collect()
     }
 
-    /// Whether a tool is callable this turn (resident, or deferred and loaded; ToolSearch while
-    /// offered).
+    /// Whether a tool is callable this turn (resident, or deferred and loaded; in
+    /// search-and-call, any; the session's own tools while offered).
     pub fn is_callable(&self, name: &str) -> bool {
-        if name == TOOL_SEARCH {
-            return self.search_description.is_some();
+        if name == TOOL_SEARCH || name == CALL_TOOL {
+            return self.is_own_tool(name);
         }
-        if name == CALL_TOOL {
-            return self.is_search_and_call();
-        }
-        match self.lookup(name) {
+        match self.tools.lookup(name) {
             Some(i) => {
-                self.entries[i].resident || self.state().loaded[i] || self.is_search_and_call()
+                self.tools.entries[i].resident
+                    || self.disclosure.in_force() == Disclosure::SearchAndCall
+                    || self.disclosure.state().loaded[i]
             }
             None => false,
         }
     }
 
+    /// Whether `name` is one of the tools the session itself offers in its form (ToolSearch,
+    /// CallTool), as opposed to a tool of its sources.
+    fn is_own_tool(&self, name: &str) -> bool {
+        match name {
+            TOOL_SEARCH => self.disclosure.search.is_some(),
+            CALL_TOOL => self.is_search_and_call(),
+            _ => false,
+        }
+    }
+
     /// The static definition of a tool (`None` for toolkit tools and unknown names).
     pub fn tool_def(&self, name: &str) -> Option<&'static ToolDef> {
-        match self.entries[self.lookup(name)?].kind {
+        match self.tools.entries[self.tools.lookup(name)?].kind {
             Kind::Static { def, .. } => Some(def),
             Kind::Dynamic(_) => None,
         }
@@ -310,42 +302,15 @@ impl ToolSession {
 
     /// The view a static tool is resolved to under the session mode.
     pub fn view(&self, name: &str) -> Option<&'static View> {
-        match self.entries[self.lookup(name)?].kind {
+        match self.tools.entries[self.tools.lookup(name)?].kind {
             Kind::Static { view, .. } => Some(view),
             Kind::Dynamic(_) => None,
         }
     }
 
-    /// An entry by exact name.
-    fn lookup(&self, name: &str) -> Option<usize> {
-        self.by_name
-            .binary_search_by(|i| self.entries[*i as usize].name().cmp(name))
-            .ok()
-            .map(|k| self.by_name[k] as usize)
-    }
-
-    /// An entry by name, ignoring ASCII case (`select:` is forgiving about case).
-    fn lookup_ci(&self, name: &str) -> Option<usize> {
-        self.lookup(name).or_else(|| {
-            let lowered = name.to_lowercase();
-            self.lookup(&lowered)
-                .or_else(|| self.entries.iter().position(|e| e.name_lc() == lowered))
-        })
-    }
-
-    fn state(&self) -> MutexGuard<'_, LoadState> {
-        // The state is updated in single steps that cannot panic halfway, so a poisoned lock
-        // still holds consistent data.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn state_mut(&mut self) -> &mut LoadState {
-        self.state.get_mut().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// Every tool with its resolution, for the egress map.
     pub(crate) fn entries(&self) -> &[Entry] {
-        &self.entries
+        &self.tools.entries
     }
 }
 

@@ -16,7 +16,7 @@ impl ToolSession {
     /// every call. Refused when the field does not exist or the session mode withholds it.
     pub fn pin(&mut self, tool: &str, field: &str, value: Value) -> Result<(), DeclarationError> {
         let (i, def, view, f) = self.narrowable(tool, field, "pinned")?;
-        let value = validate::validate_field_value(def.name, f, view, value, &self.patterns)
+        let value = validate::validate_field_value(def.name, f, view, value, &self.tools.patterns)
             .map_err(|problems| {
                 DeclarationError::new(format!(
                     "the pin of `{}` on tool `{}` is refused: {problems}",
@@ -59,10 +59,10 @@ impl ToolSession {
         ),
         DeclarationError,
     > {
-        let i = self.lookup(tool).ok_or_else(|| {
+        let i = self.tools.lookup(tool).ok_or_else(|| {
             DeclarationError::new(format!("no tool named `{tool}` in this session"))
         })?;
-        let entry = &self.entries[i];
+        let entry = &self.tools.entries[i];
         let Kind::Static { def, view } = entry.kind else {
             return Err(DeclarationError::new(format!(
                 "tool `{tool}` comes from a toolkit: only fields of compiled tables can be {what}"
@@ -102,7 +102,7 @@ impl ToolSession {
         view: &'static View,
         add: impl FnOnce(&mut Narrowing),
     ) -> Result<(), DeclarationError> {
-        let mut next = match &self.entries[i].narrowing {
+        let mut next = match &self.tools.entries[i].narrowing {
             Some(n) => Narrowing {
                 pins: n.pins.clone(),
                 context: n.context.clone(),
@@ -125,8 +125,8 @@ impl ToolSession {
             .collect();
         next.schema = mode::splice_schema(def.name, view, &removed)?;
         next.tokens = text_tokens(&next.schema);
-        self.entries[i].narrowing = Some(Box::new(next));
-        self.state_mut().generation += 1;
+        self.tools.entries[i].narrowing = Some(Box::new(next));
+        self.disclosure.state_mut().generation += 1;
         Ok(())
     }
 }

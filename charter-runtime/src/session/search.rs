@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::call::CALL_TOOL;
 use super::entry::Entry;
-use super::{LoadState, ToolSession};
+use super::{Disclosure, ToolSession};
 use crate::error::CharterError;
 use crate::search::{self, Query, SearchIndex, TOOL_SEARCH};
 use crate::validate::{self, Issue};
@@ -47,6 +47,8 @@ impl ToolSession {
             None | Some(0) => search::DEFAULT_MAX_RESULTS,
             Some(n) => n,
         };
+        let entries = &self.tools.entries;
+        let catalogue = self.disclosure.catalogue();
         let mut loaded = Vec::new();
         let mut unknown = Vec::new();
         let mut to_load: Vec<u32> = Vec::new();
@@ -54,10 +56,10 @@ impl ToolSession {
         match &parsed {
             Query::Select(names) => {
                 for name in names {
-                    match self.lookup_ci(name) {
+                    match self.tools.lookup_ci(name) {
                         Some(i) => {
-                            if !loaded.iter().any(|l: &String| l == self.entries[i].name()) {
-                                loaded.push(self.entries[i].name().to_owned());
+                            if !loaded.iter().any(|l: &String| l == entries[i].name()) {
+                                loaded.push(entries[i].name().to_owned());
                                 to_load.push(i as u32);
                             }
                         }
@@ -70,21 +72,23 @@ impl ToolSession {
                 // from the model are refused before this).
                 let required = &required[..required.len().min(search::MAX_QUERY_TERMS)];
                 let terms = &terms[..terms.len().min(search::MAX_QUERY_TERMS - required.len())];
-                let candidate = |k: usize| self.entries[self.catalogue[k] as usize].candidate();
-                let index = self.search_index.get_or_init(|| {
-                    SearchIndex::for_ranking(self.ranking, self.catalogue.len(), candidate)
-                });
-                let hits = self.ranking.rank(index, required, terms, limit);
-                for k in hits {
-                    let i = self.catalogue[k];
-                    loaded.push(self.entries[i as usize].name().to_owned());
-                    to_load.push(i);
+                let ranking = self.disclosure.ranking;
+                if let Some(search) = &self.disclosure.search {
+                    let candidate = |k: usize| entries[catalogue[k] as usize].candidate();
+                    let index = search.index.get_or_init(|| {
+                        SearchIndex::for_ranking(ranking, catalogue.len(), candidate)
+                    });
+                    for k in ranking.rank(index, required, terms, limit) {
+                        let i = catalogue[k];
+                        loaded.push(entries[i as usize].name().to_owned());
+                        to_load.push(i);
+                    }
                 }
             }
             Query::Empty => {}
         }
-        if !self.is_search_and_call() {
-            self.load(&to_load);
+        if self.disclosure.in_force() != Disclosure::SearchAndCall {
+            self.disclosure.load(entries, &to_load);
         }
         let show_available = !unknown.is_empty() || loaded.is_empty();
         let note = match (&parsed, loaded.len(), unknown.len()) {
@@ -96,7 +100,7 @@ impl ToolSession {
                 validate::clip(query.trim(), 200)
             ),
             (_, 0, _) => "None of these names exist, so nothing was loaded. Use exact names from `available`.".to_owned(),
-            (_, n, u) if self.is_search_and_call() => {
+            (_, n, u) if self.disclosure.in_force() == Disclosure::SearchAndCall => {
                 let mut note = format!(
                     "{n} tool{} found, each with its inputSchema: call {} with {CALL_TOOL} \
                      {{\"name\", \"arguments\"}}.",
@@ -123,9 +127,10 @@ impl ToolSession {
             }
         };
         let available = if show_available {
-            self.by_name
+            self.tools
+                .by_name
                 .iter()
-                .map(|i| self.entries[*i as usize].name().to_owned())
+                .map(|i| entries[*i as usize].name().to_owned())
                 .collect()
         } else {
             Vec::new()
@@ -227,53 +232,27 @@ impl ToolSession {
 
     /// Clears the loaded set so the session can serve another conversation.
     pub fn reset(&self) {
-        let mut state = self.state();
-        if !state.order.is_empty() {
-            let LoadState {
-                order,
-                loaded,
-                generation,
-            } = &mut *state;
-            for i in order.drain(..) {
-                loaded[i as usize] = false;
-            }
-            *generation += 1;
-        }
-    }
-
-    /// Loads deferred tools (resident ones and repeats are skipped); one generation per change.
-    pub(super) fn load(&self, indices: &[u32]) {
-        let mut state = self.state();
-        let mut changed = false;
-        for &i in indices {
-            if !self.entries[i as usize].resident && !state.loaded[i as usize] {
-                state.loaded[i as usize] = true;
-                state.order.push(i);
-                changed = true;
-            }
-        }
-        if changed {
-            state.generation += 1;
-        }
+        self.disclosure.reset();
     }
 
     pub(super) fn unknown_tool(&self, name: &str) -> String {
-        let state = self.state();
-        let mut callable: Vec<&str> = self
-            .entries
+        let entries = &self.tools.entries;
+        let state = self.disclosure.state();
+        let mut callable: Vec<&str> = entries
             .iter()
             .filter(|e| e.resident)
             .map(Entry::name)
             .collect();
-        if state.order.len() < self.catalogue.len() {
+        if self.disclosure.search_listed(&state) {
             callable.push(TOOL_SEARCH);
         }
-        callable.extend(state.order.iter().map(|i| self.entries[*i as usize].name()));
+        callable.extend(state.order.iter().map(|i| entries[*i as usize].name()));
         let loadable: Vec<&str> = self
-            .catalogue
+            .disclosure
+            .catalogue()
             .iter()
             .filter(|i| !state.loaded[**i as usize])
-            .map(|i| self.entries[*i as usize].name())
+            .map(|i| entries[*i as usize].name())
             .collect();
         let mut message = format!(
             "Unknown tool `{}`. Callable now: {}.",

@@ -117,7 +117,11 @@ pub fn calendar() -> &'static Table {
 
 pub fn options(progressive: bool, threshold: u32, mode: Option<&str>) -> SessionOptions {
     SessionOptions {
-        progressive,
+        disclosure: if progressive {
+            charter_runtime::Disclosure::ListChanged
+        } else {
+            charter_runtime::Disclosure::Eager
+        },
         threshold,
         mode: mode.map(str::to_owned),
         ..SessionOptions::default()
