@@ -209,6 +209,9 @@ mod tests {
             assert_eq!(form.to_string(), form.name());
         }
         let err = "lazy".parse::<Disclosure>().unwrap_err();
-        assert!(err.contains("eager, list-changed, search-and-call"), "{err}");
+        assert!(
+            err.contains("eager, list-changed, search-and-call"),
+            "{err}"
+        );
     }
 }
