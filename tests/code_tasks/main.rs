@@ -5,7 +5,7 @@
 //! ToolSearch / CallTool calls a model would make, turn by turn, and as one `RunCode` program
 //! written as a model would write it (`programs/*.js`). Both must give the task's answer and make
 //! the same writes; the benchmark counts the bytes that pass through the model's context and the
-//! model's turns. The target (issue #31): on tasks of three or more calls, at least 80 % fewer
+//! model's turns. The target: on tasks of three or more calls, at least 80 % fewer
 //! context bytes and one turn of calls.
 //!
 //! `cargo test --test code_tasks -- --nocapture` prints the figures.
