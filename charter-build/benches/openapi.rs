@@ -4,9 +4,6 @@
 use charter_build::openapi::{ImportOptions, import};
 use criterion::{Criterion, criterion_group, criterion_main};
 
-#[path = "../../openapi/documents.rs"]
-mod documents;
-
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("openapi_import");
     group.sample_size(10);
@@ -15,7 +12,7 @@ fn bench(c: &mut Criterion) {
         ("stripe.json", "stripe"),
         ("slack.json", "slack"),
     ] {
-        let text = documents::read(file);
+        let text = charter_testkit::openapi::read(file);
         let options = ImportOptions::new(label);
         group.bench_function(file, |b| {
             b.iter(|| import(std::hint::black_box(&text), &options).expect("imports"))

@@ -11,9 +11,6 @@ use std::sync::{Arc, Mutex};
 
 use charter_build::openapi::{ImportOptions, Progress, Stage, import};
 
-#[path = "../../openapi/documents.rs"]
-mod documents;
-
 /// (file, pack label, operations in the document per its README).
 const DOCUMENTS: &[(&str, &str, usize)] = &[
     ("github.json", "github", 845),
@@ -42,7 +39,7 @@ fn every_operation_becomes_a_tool_or_is_reported() {
     );
     let mut total_tools = 0;
     for &(file, label, expected_ops) in DOCUMENTS {
-        let text = documents::read(file);
+        let text = charter_testkit::openapi::read(file);
         let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
         let mut options = ImportOptions::new(label);
         let sink = Arc::clone(&seen);
@@ -162,7 +159,7 @@ fn imported_packs_generate_code() {
         let mut handles = Vec::new();
         for &(file, label, _) in DOCUMENTS {
             handles.push(scope.spawn(move || {
-                let text = documents::read(file);
+                let text = charter_testkit::openapi::read(file);
                 let out = import(&text, &ImportOptions::new(label))
                     .unwrap_or_else(|e| panic!("{file}: {e}"));
                 if out

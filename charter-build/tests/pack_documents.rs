@@ -11,9 +11,6 @@ use charter_build::model::ToolModel;
 use charter_build::pack::In;
 use serde_json::Value;
 
-#[path = "../../openapi/documents.rs"]
-mod documents;
-
 /// `(METHOD, path with every placeholder as {})` of each operation, with its parameters.
 type Operations = BTreeMap<(String, String), Value>;
 
@@ -118,7 +115,8 @@ fn check(expected: &Expected) {
     );
     let text = std::fs::read_to_string(&file).unwrap();
     let pack = charter_build::load_str(&file, &text).unwrap_or_else(|d| panic!("{d:#?}"));
-    let doc: Value = serde_json::from_str(&documents::read(expected.document)).unwrap();
+    let doc: Value =
+        serde_json::from_str(&charter_testkit::openapi::read(expected.document)).unwrap();
     let ops = operations(&doc);
     let mut problems = Vec::new();
     let mut taken = BTreeSet::new();

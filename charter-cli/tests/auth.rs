@@ -4,14 +4,11 @@
 //! `charter call` then reaches an API stub that accepts only tokens the server issued. Every
 //! command runs with `RUST_LOG=trace` and no secret may appear in any of its output.
 
-#[path = "../../charter-runtime/tests/oauth/harness.rs"]
-mod harness;
-
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use harness::{ApiStub, OAuthServer, test_client};
+use charter_testkit::oauth::{ApiStub, OAuthServer, test_client};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::Command;

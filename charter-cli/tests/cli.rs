@@ -1,8 +1,6 @@
 //! The `charter` subcommands other than `mcp`, run as a user would.
 
 mod common;
-#[path = "../../openapi/documents.rs"]
-mod documents;
 
 use common::*;
 use serde_json::{Value, json};
@@ -215,7 +213,7 @@ fn search_ranking_flag_keeps_the_classic_scoring_available() {
 #[test]
 fn call_prints_what_the_model_receives() {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let stub = rt.block_on(Stub::start(issues_fixture()));
+    let stub = rt.block_on(Stub::start_json(issues_fixture()));
     let (code, out, err) = run_cli(
         &[
             "call",
@@ -223,7 +221,7 @@ fn call_prints_what_the_model_receives() {
             r#"{"owner":"octo","repo":"hello","state":"all"}"#,
         ],
         &[
-            ("CHARTER_GITHUB_BASE_URL", &stub.url),
+            ("CHARTER_GITHUB_BASE_URL", &stub.base),
             ("GITHUB_TOKEN", TOKEN),
         ],
     );
@@ -231,7 +229,7 @@ fn call_prints_what_the_model_receives() {
     let answer: Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(answer[0]["title"], "Crash on start");
     assert!(!out.contains("A very long body"));
-    let seen = stub.seen();
+    let seen = stub.requests();
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].path, "/repos/octo/hello/issues");
     assert_eq!(
@@ -247,18 +245,22 @@ fn call_prints_what_the_model_receives() {
     let (code, out, _) = run_cli(
         &["call", "github_issues_list", r#"{"owner":"octo"}"#],
         &[
-            ("CHARTER_GITHUB_BASE_URL", &stub.url),
+            ("CHARTER_GITHUB_BASE_URL", &stub.base),
             ("GITHUB_TOKEN", TOKEN),
         ],
     );
     assert_eq!(code, 1);
     assert!(out.contains("repo"), "{out}");
-    assert_eq!(stub.seen().len(), 1, "nothing sent for invalid arguments");
+    assert_eq!(
+        stub.requests().len(),
+        1,
+        "nothing sent for invalid arguments"
+    );
 
     // No credential: the variable to set.
     let (code, out, _) = run_cli(
         &["call", "github_issues_list", r#"{"owner":"o","repo":"r"}"#],
-        &[("CHARTER_GITHUB_BASE_URL", &stub.url)],
+        &[("CHARTER_GITHUB_BASE_URL", &stub.base)],
     );
     assert_eq!(code, 1);
     assert!(out.contains("GITHUB_TOKEN"), "{out}");
@@ -423,7 +425,7 @@ fn import_openapi_writes_a_pack_that_passes_check() {
     std::fs::create_dir_all(&dir).unwrap();
     // The command reads a plain document, as a user's would be: the vendored copy, unpacked.
     let spec = dir.join("notion.json");
-    std::fs::write(&spec, documents::read("notion.json")).unwrap();
+    std::fs::write(&spec, charter_testkit::openapi::read("notion.json")).unwrap();
     let spec = spec.to_str().unwrap();
     let pack = dir.join("notion.yaml");
     let file = pack.display().to_string();

@@ -4,9 +4,6 @@
 //! `oauth2-mock-server`) and an API that accepts only the tokens it issued. Each instance logs at
 //! debug level; no secret may show in any log or in any byte Redis holds.
 
-#[path = "../../charter-runtime/tests/oauth/harness.rs"]
-mod harness;
-
 #[path = "fleet/parts.rs"]
 mod parts;
 

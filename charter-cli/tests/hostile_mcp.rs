@@ -6,6 +6,7 @@
 use std::process::Stdio;
 use std::time::Duration;
 
+use charter_testkit::stub::{Reply, Stub};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
@@ -191,11 +192,11 @@ async fn json_10000_levels_deep_is_refused_and_the_server_keeps_serving() {
 
 #[tokio::test]
 async fn a_call_before_initialize_is_not_run_and_initialize_still_works() {
-    let stub = Stub::start().await;
+    let stub = stub_answering_after(Duration::ZERO).await;
     let mut s = Raw::spawn(
         &["--pack", "github"],
         &[
-            ("CHARTER_GITHUB_BASE_URL", &stub.url),
+            ("CHARTER_GITHUB_BASE_URL", &stub.base),
             ("GITHUB_TOKEN", "t"),
         ],
     );
@@ -294,11 +295,11 @@ async fn huge_and_odd_ids_are_echoed_or_refused_and_the_server_keeps_serving() {
 
 #[tokio::test]
 async fn oversize_arguments_are_a_tool_error_and_the_server_keeps_serving() {
-    let stub = Stub::start().await;
+    let stub = stub_answering_after(Duration::ZERO).await;
     let mut s = Raw::spawn(
         &["--pack", "github"],
         &[
-            ("CHARTER_GITHUB_BASE_URL", &stub.url),
+            ("CHARTER_GITHUB_BASE_URL", &stub.base),
             ("GITHUB_TOKEN", "t"),
         ],
     );
@@ -332,11 +333,11 @@ async fn oversize_arguments_are_a_tool_error_and_the_server_keeps_serving() {
 
 #[tokio::test]
 async fn hostile_path_arguments_over_mcp_never_leave_the_declared_host() {
-    let stub = Stub::start().await;
+    let stub = stub_answering_after(Duration::ZERO).await;
     let mut s = Raw::spawn(
         &["--pack", "github"],
         &[
-            ("CHARTER_GITHUB_BASE_URL", &stub.url),
+            ("CHARTER_GITHUB_BASE_URL", &stub.base),
             ("GITHUB_TOKEN", "t"),
         ],
     );
@@ -358,7 +359,7 @@ async fn hostile_path_arguments_over_mcp_never_leave_the_declared_host() {
         .await;
     assert_ne!(answer["result"]["isError"], true, "{answer}");
     assert_eq!(
-        stub.paths(),
+        paths(&stub),
         ["/repos/%40evil.example/%2F%2Fevil.example/issues/1"]
     );
     let (status, stderr) = s.finish().await;
@@ -367,11 +368,11 @@ async fn hostile_path_arguments_over_mcp_never_leave_the_declared_host() {
 
 #[tokio::test]
 async fn a_client_vanishing_mid_call_ends_the_server_cleanly() {
-    let stub = Stub::start_slow(Duration::from_secs(30)).await;
+    let stub = stub_answering_after(Duration::from_secs(30)).await;
     let mut s = Raw::spawn(
         &["--pack", "github"],
         &[
-            ("CHARTER_GITHUB_BASE_URL", &stub.url),
+            ("CHARTER_GITHUB_BASE_URL", &stub.base),
             ("GITHUB_TOKEN", "t"),
         ],
     );
@@ -423,45 +424,14 @@ async fn a_burst_of_junk_between_calls_loses_no_answer() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// A real API stub on 127.0.0.1.
+// A real API stub on 127.0.0.1 (the test kit's recording stub).
 
-struct Stub {
-    url: String,
-    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+/// An issue answered to any request, after `delay`.
+async fn stub_answering_after(delay: Duration) -> Stub {
+    Stub::start(move |_| Reply::json(200, json!({"number": 1, "title": "t"})).delay(delay)).await
 }
 
-impl Stub {
-    async fn start() -> Stub {
-        Self::start_slow(Duration::ZERO).await
-    }
-
-    async fn start_slow(delay: Duration) -> Stub {
-        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let log = seen.clone();
-        let app = axum::Router::new().fallback(move |request: axum::extract::Request| {
-            let log = log.clone();
-            async move {
-                log.lock().unwrap().push(request.uri().path().to_owned());
-                tokio::time::sleep(delay).await;
-                (
-                    [("content-type", "application/json")],
-                    r#"{"number": 1, "title": "t"}"#,
-                )
-            }
-        });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move {
-            axum::serve(listener, app).await.unwrap();
-        });
-        Stub { url, seen }
-    }
-
-    fn count(&self) -> usize {
-        self.seen.lock().unwrap().len()
-    }
-
-    fn paths(&self) -> Vec<String> {
-        self.seen.lock().unwrap().clone()
-    }
+/// The paths the stub received, in order.
+fn paths(stub: &Stub) -> Vec<String> {
+    stub.requests().into_iter().map(|r| r.path).collect()
 }

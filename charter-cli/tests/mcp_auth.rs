@@ -1,15 +1,14 @@
 //! `charter mcp --http --auth`: authentication and per-caller authorisation over real HTTP,
-//! against a real token issuer on 127.0.0.1 (npm `oauth2-mock-server`, `mcp_auth/issuer.mjs`),
-//! the GitHub pack pointed at a real 127.0.0.1 API stub, rmcp's streamable HTTP client, and raw
+//! against a real token issuer on 127.0.0.1 (npm `oauth2-mock-server`,
+//! `charter_testkit::oauth::JwtIssuer`), the GitHub pack pointed at a real 127.0.0.1 API stub, rmcp's streamable HTTP client, and raw
 //! HTTP for the status codes and `WWW-Authenticate` headers.
 
 mod common;
-#[path = "../../charter-runtime/tests/oauth/harness.rs"]
-mod harness;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
+use charter_testkit::oauth::{JwtIssuer, test_client};
 use common::*;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
@@ -17,7 +16,6 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
 use tokio::io::BufReader;
-use tokio::process::Child;
 
 /// The API keys of `keys.yaml`: a read-only caller, a writer (listed by its SHA-256 digest), and
 /// a caller no rule admits.
@@ -25,62 +23,6 @@ const READER_KEY: &str = "reader-key-0123456789abcdef";
 const WRITER_KEY: &str = "writer-key-0123456789abcdef";
 const WRITER_KEY_SHA256: &str = "5755ebe16061aec645992d9f57844449e3577007da9b1eb6e82526714e34870c";
 const NOBODY_KEY: &str = "nobody-key-0123456789abcdef";
-
-/// The token issuer of `mcp_auth/issuer.mjs`; killed on drop.
-struct Issuer {
-    _child: Child,
-    base: String,
-    http: reqwest::Client,
-}
-
-impl Issuer {
-    async fn start() -> Self {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_auth/issuer.mjs");
-        let (child, base) = harness::start_script(&script).await;
-        Issuer {
-            _child: child,
-            base,
-            http: harness::test_client(),
-        }
-    }
-
-    /// The JSON answer of one request.
-    async fn json(request: reqwest::RequestBuilder) -> Value {
-        request.send().await.unwrap().json().await.unwrap()
-    }
-
-    /// A token from the real `/token` endpoint, as an MCP client gets one: the password grant
-    /// for `user`, with `scope` and the RFC 8707 `resource` (its audience).
-    async fn token(&self, user: &str, scope: &str, resource: &str) -> String {
-        let request = self.http.post(format!("{}/token", self.base)).form(&[
-            ("grant_type", "password"),
-            ("username", user),
-            ("password", "pw"),
-            ("client_id", "mcp-client"),
-            ("scope", scope),
-            ("resource", resource),
-        ]);
-        let answer = Self::json(request).await;
-        answer["access_token"].as_str().unwrap().to_owned()
-    }
-
-    /// A token signed by the issuer with custom claims (see issuer.mjs).
-    async fn mint(&self, request: Value) -> String {
-        let answer = Self::json(
-            self.http
-                .post(format!("{}/__mint", self.base))
-                .json(&request),
-        )
-        .await;
-        answer["token"].as_str().unwrap().to_owned()
-    }
-
-    /// How many times the key set was fetched.
-    async fn jwks_fetches(&self) -> u64 {
-        let stats = Self::json(self.http.get(format!("{}/__stats", self.base))).await;
-        stats["jwks"].as_u64().unwrap()
-    }
-}
 
 /// A fresh directory holding `auth.yaml` (trusting `issuer`, with `extra` appended) and
 /// `keys.yaml`.
@@ -116,7 +58,7 @@ async fn serve(auth: &Path, stub: &Stub, extra: &[&str]) -> HttpChild {
     spawn_http(
         &args,
         &[
-            ("CHARTER_GITHUB_BASE_URL", &stub.url),
+            ("CHARTER_GITHUB_BASE_URL", &stub.base),
             ("GITHUB_TOKEN", TOKEN),
         ],
     )
@@ -220,8 +162,8 @@ fn header<'a>(response: &'a str, name: &str) -> Option<&'a str> {
 
 #[tokio::test]
 async fn a_token_from_the_issuer_is_served_and_never_reaches_the_api() {
-    let issuer = Issuer::start().await;
-    let stub = Stub::start(issues_fixture()).await;
+    let issuer = JwtIssuer::start().await;
+    let stub = Stub::start_json(issues_fixture()).await;
     let auth = auth_files("valid", &issuer.base, "");
     let server = serve(&auth, &stub, &[]).await;
     let token = issuer.token("alice", "charter:write", &server.url).await;
@@ -232,7 +174,7 @@ async fn a_token_from_the_issuer_is_served_and_never_reaches_the_api() {
     client.cancel().await.unwrap();
 
     // The API saw the pack's own credential, and nothing of the client's token anywhere.
-    let seen = stub.seen();
+    let seen = stub.requests();
     assert_eq!(seen.len(), 1);
     assert_eq!(
         seen[0].header("authorization"),
@@ -240,7 +182,6 @@ async fn a_token_from_the_issuer_is_served_and_never_reaches_the_api() {
     );
     for request in &seen {
         for (name, value) in &request.headers {
-            let value = value.to_str().unwrap_or_default();
             assert!(
                 !value.contains(&token),
                 "the client's token reached the API in {name}"
@@ -258,8 +199,8 @@ async fn a_token_from_the_issuer_is_served_and_never_reaches_the_api() {
 
 #[tokio::test]
 async fn missing_and_bad_tokens_are_refused_with_401_and_a_challenge() {
-    let issuer = Issuer::start().await;
-    let stub = Stub::start(issues_fixture()).await;
+    let issuer = JwtIssuer::start().await;
+    let stub = Stub::start_json(issues_fixture()).await;
     let auth = auth_files("refused", &issuer.base, "");
     let server = serve(&auth, &stub, &[]).await;
     let metadata = format!(
@@ -358,13 +299,13 @@ async fn missing_and_bad_tokens_are_refused_with_401_and_a_challenge() {
     assert_eq!(status, 200, "{text}");
     let (status, text) = initialize_as(&server.addr, WRITER_KEY).await;
     assert_eq!(status, 200, "{text}");
-    assert!(stub.seen().is_empty());
+    assert!(stub.requests().is_empty());
 }
 
 #[tokio::test]
 async fn a_caller_no_rule_admits_gets_403_insufficient_scope() {
-    let issuer = Issuer::start().await;
-    let stub = Stub::start(issues_fixture()).await;
+    let issuer = JwtIssuer::start().await;
+    let stub = Stub::start_json(issues_fixture()).await;
     let auth = auth_files("forbidden", &issuer.base, "");
     let server = serve(&auth, &stub, &[]).await;
     let unscoped = issuer
@@ -388,11 +329,11 @@ async fn a_caller_no_rule_admits_gets_403_insufficient_scope() {
 
 #[tokio::test]
 async fn the_protected_resource_metadata_names_the_issuer() {
-    let issuer = Issuer::start().await;
-    let stub = Stub::start(issues_fixture()).await;
+    let issuer = JwtIssuer::start().await;
+    let stub = Stub::start_json(issues_fixture()).await;
     let auth = auth_files("metadata", &issuer.base, "");
     let server = serve(&auth, &stub, &[]).await;
-    let http = harness::test_client();
+    let http = test_client();
     for path in [
         "/.well-known/oauth-protected-resource/mcp",
         "/.well-known/oauth-protected-resource",
@@ -416,8 +357,8 @@ async fn the_protected_resource_metadata_names_the_issuer() {
 
 #[tokio::test]
 async fn an_api_key_file_authenticates_and_a_read_only_caller_sees_and_calls_no_destructive_tool() {
-    let issuer = Issuer::start().await;
-    let stub = Stub::start(issues_fixture()).await;
+    let issuer = JwtIssuer::start().await;
+    let stub = Stub::start_json(issues_fixture()).await;
     let auth = auth_files("read-only", &issuer.base, "");
     let server = serve(&auth, &stub, &[]).await;
     let (read_only, destructive) = github_split();
@@ -442,15 +383,15 @@ async fn an_api_key_file_authenticates_and_a_read_only_caller_sees_and_calls_no_
     assert!(error.contains("unknown tool"), "{error}");
     read_issue(&reader).await;
     reader.cancel().await.unwrap();
-    let seen = stub.seen();
+    let seen = stub.requests();
     assert_eq!(seen.len(), 1, "only the read-only call reached the API");
     assert_eq!(seen[0].method, "GET");
 }
 
 #[tokio::test]
 async fn a_read_only_caller_cannot_find_or_call_a_destructive_tool_through_search() {
-    let issuer = Issuer::start().await;
-    let stub = Stub::start(issues_fixture()).await;
+    let issuer = JwtIssuer::start().await;
+    let stub = Stub::start_json(issues_fixture()).await;
     let auth = auth_files("search", &issuer.base, "");
     let server = serve(&auth, &stub, &["--progressive=search-and-call"]).await;
     let (read_only, destructive) = github_split();
@@ -509,13 +450,13 @@ async fn a_read_only_caller_cannot_find_or_call_a_destructive_tool_through_searc
         .unwrap();
     assert_eq!(called.is_error, Some(true), "{}", text_of(&called));
     reader.cancel().await.unwrap();
-    assert!(stub.seen().is_empty(), "nothing reached the API");
+    assert!(stub.requests().is_empty(), "nothing reached the API");
 }
 
 #[tokio::test]
 async fn an_unknown_key_id_refetches_the_key_set_once_within_its_bound() {
-    let issuer = Issuer::start().await;
-    let stub = Stub::start(issues_fixture()).await;
+    let issuer = JwtIssuer::start().await;
+    let stub = Stub::start_json(issues_fixture()).await;
     let auth = auth_files("rotation", &issuer.base, "");
     let server = serve(&auth, &stub, &[]).await;
     let claims = json!({"aud": server.url, "scope": "charter:read"});
@@ -540,8 +481,8 @@ async fn an_unknown_key_id_refetches_the_key_set_once_within_its_bound() {
 
 #[tokio::test]
 async fn an_mcp_session_answers_only_the_caller_that_started_it() {
-    let issuer = Issuer::start().await;
-    let stub = Stub::start(issues_fixture()).await;
+    let issuer = JwtIssuer::start().await;
+    let stub = Stub::start_json(issues_fixture()).await;
     let auth = auth_files("session", &issuer.base, "");
     let server = serve(&auth, &stub, &[]).await;
     let writer = format!("Bearer {WRITER_KEY}");

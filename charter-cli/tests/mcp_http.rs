@@ -38,11 +38,11 @@ async fn http_client(
 
 #[tokio::test]
 async fn http_initialize_list_and_call_against_the_stub() {
-    let stub = Stub::start(issues_fixture()).await;
+    let stub = Stub::start_json(issues_fixture()).await;
     let server = spawn_http(
         &["--pack", "github,stripe"],
         &[
-            ("CHARTER_GITHUB_BASE_URL", &stub.url),
+            ("CHARTER_GITHUB_BASE_URL", &stub.base),
             ("GITHUB_TOKEN", TOKEN),
         ],
     )
@@ -87,7 +87,7 @@ async fn http_initialize_list_and_call_against_the_stub() {
         .await
         .unwrap();
     assert_ne!(result.is_error, Some(true), "{}", text_of(&result));
-    let seen = stub.seen();
+    let seen = stub.requests();
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].method, "GET");
     assert_eq!(seen[0].path, "/repos/octo/hello/issues/7");

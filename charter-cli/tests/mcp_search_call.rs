@@ -37,7 +37,7 @@ async fn connect(
         "--progressive=search-and-call"
     };
     let env = [
-        ("CHARTER_GITHUB_BASE_URL", stub.url.as_str()),
+        ("CHARTER_GITHUB_BASE_URL", stub.base.as_str()),
         ("GITHUB_TOKEN", TOKEN),
     ];
     let packs = ["--pack", "github,stripe", progressive];
@@ -83,7 +83,7 @@ fn json_text(result: &CallToolResult) -> Value {
 
 /// The whole scenario: search → call, bad arguments, an unknown name, and two batches.
 async fn search_and_call(http: bool, revision: ProtocolVersion) {
-    let stub = Stub::start(issues_fixture()).await;
+    let stub = Stub::start_json(issues_fixture()).await;
     let (client, _child) = connect(http, revision, &stub).await;
     assert_eq!(names(&client).await, ["ToolSearch", "CallTool"]);
 
@@ -119,7 +119,7 @@ async fn search_and_call(http: bool, revision: ProtocolVersion) {
     .await;
     assert_ne!(listed.is_error, Some(true), "{}", text_of(&listed));
     assert!(text_of(&listed).contains("Crash on start"));
-    let seen = stub.seen();
+    let seen = stub.requests();
     assert_eq!(seen.len(), 1);
     assert_eq!(
         (seen[0].method.as_str(), seen[0].path.as_str()),
@@ -146,7 +146,7 @@ async fn search_and_call(http: bool, revision: ProtocolVersion) {
     )
     .await;
     assert_ne!(get.is_error, Some(true), "{}", text_of(&get));
-    assert_eq!(stub.seen()[1].path, "/repos/octo/hello/issues/7");
+    assert_eq!(stub.requests()[1].path, "/repos/octo/hello/issues/7");
 
     // Bad arguments: the same isError message as a direct call of the tool.
     let bad = json!({"owner": 5, "repo": "hello", "extra": true});
@@ -179,7 +179,7 @@ async fn search_and_call(http: bool, revision: ProtocolVersion) {
         message.contains("Closest names:") && message.contains("github_issues_list"),
         "{message}"
     );
-    assert_eq!(stub.seen().len(), 2, "nothing sent for refused calls");
+    assert_eq!(stub.requests().len(), 2, "nothing sent for refused calls");
 
     // A batch of read-only calls: identical ones run once, results in the calls' order.
     let hello =
@@ -197,7 +197,10 @@ async fn search_and_call(http: bool, revision: ProtocolVersion) {
     assert_eq!(results.len(), 3);
     assert!(results.iter().all(|r| r["isError"] == false), "{results:?}");
     assert_eq!(results[0], results[2]);
-    let paths: Vec<String> = stub.seen()[2..].iter().map(|s| s.path.clone()).collect();
+    let paths: Vec<String> = stub.requests()[2..]
+        .iter()
+        .map(|s| s.path.clone())
+        .collect();
     assert_eq!(paths.len(), 2, "the duplicate ran once: {paths:?}");
     assert!(paths.contains(&"/repos/octo/hello/issues".to_owned()));
     assert!(paths.contains(&"/repos/octo/world/issues".to_owned()));
@@ -220,7 +223,7 @@ async fn search_and_call(http: bool, revision: ProtocolVersion) {
             .is_some_and(|m| m.contains("Closest names: github_issues_get")),
         "{results:?}"
     );
-    let serial: Vec<(String, String)> = stub.seen()[4..]
+    let serial: Vec<(String, String)> = stub.requests()[4..]
         .iter()
         .map(|s| (s.method.clone(), s.path.clone()))
         .collect();

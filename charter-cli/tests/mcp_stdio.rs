@@ -117,11 +117,11 @@ async fn one_pack_serves_only_its_tools() {
 
 #[tokio::test]
 async fn a_call_reaches_the_api_stub_with_the_exact_request() {
-    let stub = Stub::start(issues_fixture()).await;
+    let stub = Stub::start_json(issues_fixture()).await;
     let c = connect_stdio(
         &["mcp", "--pack", "github,stripe"],
         &[
-            ("CHARTER_GITHUB_BASE_URL", &stub.url),
+            ("CHARTER_GITHUB_BASE_URL", &stub.base),
             ("GITHUB_TOKEN", TOKEN),
         ],
     )
@@ -141,7 +141,7 @@ async fn a_call_reaches_the_api_stub_with_the_exact_request() {
         .unwrap();
     assert_ne!(result.is_error, Some(true), "{}", text_of(&result));
 
-    let seen = stub.seen();
+    let seen = stub.requests();
     assert_eq!(seen.len(), 1, "exactly one request: {seen:?}");
     let request = &seen[0];
     assert_eq!(request.method, "GET");
@@ -177,11 +177,11 @@ async fn a_call_reaches_the_api_stub_with_the_exact_request() {
 
 #[tokio::test]
 async fn bad_arguments_are_an_error_result_for_the_model() {
-    let stub = Stub::start(issues_fixture()).await;
+    let stub = Stub::start_json(issues_fixture()).await;
     let c = connect_stdio(
         &["mcp"],
         &[
-            ("CHARTER_GITHUB_BASE_URL", &stub.url),
+            ("CHARTER_GITHUB_BASE_URL", &stub.base),
             ("GITHUB_TOKEN", TOKEN),
         ],
     )
@@ -201,7 +201,7 @@ async fn bad_arguments_are_an_error_result_for_the_model() {
         assert!(text.contains(said), "the message names `{said}`: {text}");
     }
     assert!(
-        stub.seen().is_empty(),
+        stub.requests().is_empty(),
         "nothing is sent for invalid arguments"
     );
     c.client.cancel().await.unwrap();
@@ -234,10 +234,10 @@ async fn an_unknown_tool_is_a_protocol_error() {
 
 #[tokio::test]
 async fn a_pack_without_credentials_is_served_and_its_calls_name_the_variable() {
-    let stub = Stub::start(json!({"data": []})).await;
+    let stub = Stub::start_json(json!({"data": []})).await;
     let c = connect_stdio(
         &["mcp", "--pack", "stripe"],
-        &[("CHARTER_STRIPE_BASE_URL", &stub.url)],
+        &[("CHARTER_STRIPE_BASE_URL", &stub.base)],
     )
     .await;
     let result = c
@@ -253,7 +253,7 @@ async fn a_pack_without_credentials_is_served_and_its_calls_name_the_variable() 
         "{}",
         text_of(&result)
     );
-    assert!(stub.seen().is_empty());
+    assert!(stub.requests().is_empty());
     c.client.cancel().await.unwrap();
 }
 

@@ -2,14 +2,13 @@
 //! ToolSearch, so a client with one connection reaches many servers. The upstream here is a
 //! second `charter` process (serving github against a stub API), and the reference server
 //! `@modelcontextprotocol/server-everything` (found or installed by
-//! `charter-mcp/fixture/everything.rs`).
+//! `charter_testkit::everything`).
 
 mod common;
-#[path = "../../charter-mcp/fixture/everything.rs"]
-mod everything;
 
 use std::time::Duration;
 
+use charter_testkit::everything;
 use common::*;
 use rmcp::model::CallToolRequestParams;
 use serde_json::json;
@@ -20,10 +19,10 @@ fn names(tools: &[rmcp::model::Tool]) -> Vec<String> {
 
 #[tokio::test]
 async fn one_connection_reaches_the_packs_and_every_upstream() {
-    let stub = Stub::start(issues_fixture()).await;
+    let stub = Stub::start_json(issues_fixture()).await;
     let inner = format!(
         "inner=CHARTER_GITHUB_BASE_URL={} GITHUB_TOKEN=upstream_token_42 {BIN} mcp --pack github",
-        stub.url
+        stub.base
     );
     let everything = everything::entry();
     let everything_arg = format!("node '{}' stdio", everything.display());
@@ -113,7 +112,7 @@ async fn one_connection_reaches_the_packs_and_every_upstream() {
         "{}",
         text_of(&result)
     );
-    let seen = stub.seen();
+    let seen = stub.requests();
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].path, "/repos/octo/hello/issues/7");
     assert_eq!(

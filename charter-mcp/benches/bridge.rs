@@ -6,9 +6,6 @@
 //!
 //! `cargo bench -p charter-mcp --bench bridge`
 
-#[path = "../fixture/kit.rs"]
-mod kit;
-
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -16,11 +13,11 @@ use charter_mcp::{McpToolkit, ToolkitOptions, Upstream};
 use charter_runtime::CallContext;
 use charter_runtime::scheduler::ToolCall;
 use charter_runtime::session::{SessionOptions, Source, ToolSession, Toolkit};
+use charter_testkit::kit;
+use charter_testkit::mcp::fixture;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
 use tokio::io::AsyncBufReadExt;
-
-const FIXTURE: &str = env!("CARGO_BIN_EXE_charter-mcp-fixture");
 
 fn batch(prefix: &str) -> Vec<ToolCall> {
     (0..8)
@@ -53,12 +50,12 @@ fn bench(c: &mut Criterion) {
     let stdio = rt
         .block_on(McpToolkit::connect(
             "up",
-            Upstream::command(FIXTURE, Vec::<String>::new()),
+            Upstream::command(fixture(), Vec::<String>::new()),
             options.clone(),
         ))
         .expect("connect over stdio");
     let (mut http_server, http) = rt.block_on(async {
-        let mut child = tokio::process::Command::new(FIXTURE)
+        let mut child = tokio::process::Command::new(fixture())
             .arg("--http")
             .stdout(std::process::Stdio::piped())
             .kill_on_drop(true)

@@ -299,7 +299,7 @@ async fn a_killed_child_answers_error_results_promptly() {
     };
     let up = McpToolkit::connect(
         "up",
-        Upstream::command(FIXTURE, Vec::<String>::new()),
+        Upstream::command(fixture(), Vec::<String>::new()),
         options,
     )
     .await
@@ -378,7 +378,7 @@ async fn a_call_past_its_timeout_is_an_error_result_and_the_connection_survives(
     };
     let up = McpToolkit::connect(
         "up",
-        Upstream::command(FIXTURE, Vec::<String>::new()),
+        Upstream::command(fixture(), Vec::<String>::new()),
         options,
     )
     .await
@@ -469,7 +469,7 @@ async fn connecting_fails_with_errors_not_panics_or_hangs() {
 
     let label = McpToolkit::connect(
         "Bad_Label",
-        Upstream::command(FIXTURE, Vec::<String>::new()),
+        Upstream::command(fixture(), Vec::<String>::new()),
         quick.clone(),
     )
     .await
@@ -499,7 +499,7 @@ async fn connecting_fails_with_errors_not_panics_or_hangs() {
 
 /// The kit on charter's MCP server over streamable HTTP, and its URL.
 async fn http_fixture() -> (tokio::process::Child, String) {
-    let mut child = tokio::process::Command::new(FIXTURE)
+    let mut child = tokio::process::Command::new(fixture())
         .arg("--http")
         .stdout(std::process::Stdio::piped())
         .kill_on_drop(true)

@@ -1,11 +1,11 @@
 //! The bridge against a server this project did not write: the MCP reference server
 //! `@modelcontextprotocol/server-everything` (Node), over stdio and streamable HTTP.
 //!
-//! `fixture/everything.rs` finds or installs it (npm must be on the machine).
+//! `charter_testkit::everything` finds or installs it (npm must be on the machine).
 
 mod common;
-#[path = "../fixture/everything.rs"]
-mod everything;
+
+use charter_testkit::everything;
 
 use std::time::Duration;
 

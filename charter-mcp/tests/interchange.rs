@@ -9,12 +9,10 @@
 
 mod common;
 
-#[path = "../fixture/kit.rs"]
-mod kit;
-
 use charter_runtime::CallContext;
 use charter_runtime::scheduler::{CallResult, ToolCall};
 use charter_runtime::session::{SessionOptions, Source, ToolSession};
+use charter_testkit::kit;
 use serde_json::{Value, json};
 
 use common::*;

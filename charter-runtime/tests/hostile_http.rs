@@ -17,7 +17,7 @@ use charter_runtime::session::{SessionOptions, Source, ToolSession};
 use charter_runtime::table::*;
 use charter_runtime::{CallContext, CharterError, ToolOutput};
 use charter_testkit as testing;
-use http_support::{Recorded, Reply, TestServer};
+use http_support::{Recorded, Reply, Stub};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -92,7 +92,7 @@ fn transport(result: Result<ToolOutput, CharterError>) -> String {
 }
 
 fn ok() -> impl Fn(&Recorded) -> Reply + Send + Sync + 'static {
-    |_| Reply::json(json!({"ok": true}))
+    |_| Reply::json(200, json!({"ok": true}))
 }
 
 /// A raw TCP server on 127.0.0.1: reads each request's head and answers `reply` (then closes),
@@ -133,7 +133,7 @@ async fn raw_server(reply: Option<Vec<u8>>) -> String {
 
 #[tokio::test]
 async fn path_traversal_in_every_spelling_is_refused_and_nothing_is_sent() {
-    let server = TestServer::start(ok()).await;
+    let server = Stub::start(ok()).await;
     let s = session_for(&server.base);
     for bad in [
         "..",
@@ -169,7 +169,7 @@ async fn path_traversal_in_every_spelling_is_refused_and_nothing_is_sent() {
 
 #[tokio::test]
 async fn a_slash_in_a_path_argument_stays_inside_its_segment() {
-    let server = TestServer::start(ok()).await;
+    let server = Stub::start(ok()).await;
     let s = session_for(&server.base);
     call(&s, "api_user_get", json!({"login": "a/b"}))
         .await
@@ -193,7 +193,7 @@ async fn a_slash_in_a_path_argument_stays_inside_its_segment() {
 
 #[tokio::test]
 async fn an_at_sign_in_a_path_argument_cannot_become_userinfo() {
-    let server = TestServer::start(ok()).await;
+    let server = Stub::start(ok()).await;
     let s = session_for(&server.base);
     for login in [
         "@evil.example",
@@ -217,7 +217,7 @@ async fn an_at_sign_in_a_path_argument_cannot_become_userinfo() {
 
 #[tokio::test]
 async fn a_double_slash_in_a_path_argument_cannot_become_an_authority() {
-    let server = TestServer::start(ok()).await;
+    let server = Stub::start(ok()).await;
     let s = session_for(&server.base);
     call(&s, "api_user_get", json!({"login": "//evil.example/x"}))
         .await
@@ -235,7 +235,7 @@ async fn a_double_slash_in_a_path_argument_cannot_become_an_authority() {
 
 #[tokio::test]
 async fn an_absolute_url_in_a_path_argument_is_encoded_as_one_segment() {
-    let server = TestServer::start(ok()).await;
+    let server = Stub::start(ok()).await;
     let s = session_for(&server.base);
     call(
         &s,
@@ -254,7 +254,7 @@ async fn an_absolute_url_in_a_path_argument_is_encoded_as_one_segment() {
 
 #[tokio::test]
 async fn unicode_lookalike_dots_are_encoded_not_resolved() {
-    let server = TestServer::start(ok()).await;
+    let server = Stub::start(ok()).await;
     let s = session_for(&server.base);
     // Fullwidth full stops and a one-dot leader: not `.` to any RFC 3986 server.
     call(&s, "api_user_get", json!({"login": "\u{ff0e}\u{ff0e}"}))
@@ -272,7 +272,7 @@ async fn unicode_lookalike_dots_are_encoded_not_resolved() {
 
 #[tokio::test]
 async fn control_characters_in_a_path_argument_are_encoded() {
-    let server = TestServer::start(ok()).await;
+    let server = Stub::start(ok()).await;
     let s = session_for(&server.base);
     call(
         &s,
@@ -294,7 +294,7 @@ async fn control_characters_in_a_path_argument_are_encoded() {
 
 #[tokio::test]
 async fn crlf_in_a_query_argument_is_encoded_and_adds_no_header() {
-    let server = TestServer::start(ok()).await;
+    let server = Stub::start(ok()).await;
     let s = session_for(&server.base);
     call(&s, "api_search", json!({"q": "a\r\nX-Evil: 1\r\n"}))
         .await
@@ -306,7 +306,7 @@ async fn crlf_in_a_query_argument_is_encoded_and_adds_no_header() {
 
 #[tokio::test]
 async fn a_query_argument_cannot_add_parameters_or_a_fragment() {
-    let server = TestServer::start(ok()).await;
+    let server = Stub::start(ok()).await;
     let s = session_for(&server.base);
     call(
         &s,
@@ -323,7 +323,7 @@ async fn a_query_argument_cannot_add_parameters_or_a_fragment() {
 
 #[tokio::test]
 async fn crlf_in_a_header_argument_is_refused_and_nothing_is_sent() {
-    let server = TestServer::start(ok()).await;
+    let server = Stub::start(ok()).await;
     let s = session_for(&server.base);
     for value in ["a\r\nX-Evil: 1", "a\nb", "a\rb", "a\u{0}b"] {
         let message = validation(call(&s, "api_tagged", json!({ "trace": value })).await);
@@ -344,7 +344,7 @@ async fn crlf_in_a_header_argument_is_refused_and_nothing_is_sent() {
 
 #[tokio::test]
 async fn invalid_json_under_a_json_content_type_comes_back_as_text() {
-    let server = TestServer::start(|_| {
+    let server = Stub::start(|_| {
         Reply::status(200)
             .header("content-type", "application/json")
             .body(r#"{"unterminated": [1, 2"#)
@@ -358,7 +358,7 @@ async fn invalid_json_under_a_json_content_type_comes_back_as_text() {
 
 #[tokio::test]
 async fn bytes_that_are_not_utf8_under_a_json_content_type_come_back_as_base64() {
-    let server = TestServer::start(|_| {
+    let server = Stub::start(|_| {
         Reply::status(200)
             .header("content-type", "application/json; charset=utf-8")
             .body(vec![0xff, 0xfe, b'{', 0x80])
@@ -379,7 +379,7 @@ fn a_json_response_10000_levels_deep_is_survived_on_a_small_stack() {
         std::thread::spawn(move || {
             let rt = tokio::runtime::Runtime::new().unwrap();
             rt.block_on(async move {
-                let server = TestServer::start(move |_| {
+                let server = Stub::start(move |_| {
                     Reply::status(200)
                         .header("content-type", "application/json")
                         .body(body.clone())
@@ -506,8 +506,8 @@ async fn an_api_that_accepts_and_never_answers_times_out() {
 
 #[tokio::test]
 async fn a_slow_api_in_a_concurrent_batch_times_out_without_holding_up_the_others() {
-    let server = TestServer::start(|r| {
-        let reply = Reply::json(json!({"path": r.path}));
+    let server = Stub::start(|r| {
+        let reply = Reply::json(200, json!({"path": r.path}));
         if r.path.ends_with("/slow") {
             reply.delay(Duration::from_secs(30))
         } else {
@@ -548,10 +548,10 @@ async fn a_slow_api_in_a_concurrent_batch_times_out_without_holding_up_the_other
 
 #[tokio::test]
 async fn a_redirect_to_another_host_is_not_followed_and_that_host_sees_nothing() {
-    let elsewhere = TestServer::start(ok()).await;
+    let elsewhere = Stub::start(ok()).await;
     // `localhost` is another origin than `127.0.0.1`, though both are this machine.
     let target = elsewhere.base.replace("127.0.0.1", "localhost") + "/steal";
-    let server = TestServer::start(move |_| Reply::status(302).header("location", &target)).await;
+    let server = Stub::start(move |_| Reply::status(302).header("location", &target)).await;
     let s = session_for(&server.base);
     let err = call(&s, "api_ping", json!({})).await.unwrap_err();
     let CharterError::Api(api) = err else {
@@ -571,7 +571,7 @@ async fn a_redirect_to_a_non_http_scheme_is_refused() {
         "gopher://127.0.0.1:25/x",
     ] {
         let loc = location.to_owned();
-        let server = TestServer::start(move |_| Reply::status(301).header("location", &loc)).await;
+        let server = Stub::start(move |_| Reply::status(301).header("location", &loc)).await;
         let s = session_for(&server.base);
         let err = call(&s, "api_ping", json!({})).await.unwrap_err();
         assert!(

@@ -441,12 +441,12 @@ static DELETE: ToolDef = tool("open_delete", &NO_FIELDS, &DELETE_ROUTE);
 
 const CANARY: &str = "sk_canary_9f8e7d6c5b4a39281706";
 
-fn executor(server: &TestServer, packs: &[&str]) -> HttpExecutor {
+fn executor(server: &Stub, packs: &[&str]) -> HttpExecutor {
     executor_with(server, packs, StaticCredentials::new())
 }
 
 fn executor_with(
-    server: &TestServer,
+    server: &Stub,
     packs: &[&str],
     credentials: impl http::CredentialProvider + 'static,
 ) -> HttpExecutor {
@@ -495,7 +495,7 @@ fn api_error(result: Result<ToolOutput, CharterError>) -> charter_runtime::ApiEr
 }
 
 fn ok_server() -> impl Fn(&Recorded) -> Reply + Send + Sync + 'static {
-    |_| Reply::json(json!({"ok": true}))
+    |_| Reply::json(200, json!({"ok": true}))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -503,7 +503,7 @@ fn ok_server() -> impl Fn(&Recorded) -> Reply + Send + Sync + 'static {
 
 #[tokio::test]
 async fn path_arguments_are_percent_encoded() {
-    let server = TestServer::start(ok_server()).await;
+    let server = Stub::start(ok_server()).await;
     let exec = executor(&server, &["open"]);
     call(
         &exec,
@@ -536,7 +536,7 @@ async fn path_arguments_are_percent_encoded() {
 
 #[tokio::test]
 async fn dot_segments_are_refused_in_every_spelling_and_nothing_is_sent() {
-    let server = TestServer::start(ok_server()).await;
+    let server = Stub::start(ok_server()).await;
     let exec = executor(&server, &["open"]);
     let cases = [
         json!({"owner": "..", "repo": "r", "path": "f"}),
@@ -604,7 +604,7 @@ async fn dot_segments_are_refused_in_every_spelling_and_nothing_is_sent() {
 
 #[tokio::test]
 async fn query_lists_repeat_bracket_or_comma_as_declared() {
-    let server = TestServer::start(ok_server()).await;
+    let server = Stub::start(ok_server()).await;
     let exec = executor(&server, &["open"]);
     call(
         &exec,
@@ -656,7 +656,7 @@ async fn query_lists_repeat_bracket_or_comma_as_declared() {
 
 #[tokio::test]
 async fn form_bodies_use_bracket_notation_for_nested_keys_and_arrays() {
-    let server = TestServer::start(ok_server()).await;
+    let server = Stub::start(ok_server()).await;
     let exec = executor(&server, &["formstatics"]);
     call(
         &exec,
@@ -684,7 +684,7 @@ async fn form_bodies_use_bracket_notation_for_nested_keys_and_arrays() {
     // The pack's static `metadata` replaces the model's whole member (constants are applied
     // last and cannot be overridden); `livemode` is added after the arguments.
     assert_eq!(
-        r.body_text(),
+        r.text(),
         "mode=payment&line_items[0][price]=price_1&line_items[0][quantity]=2\
          &line_items[1][price]=price%202&line_items[1][quantity]=1\
          &customer_email=x%40example.com&expand[0]=line_items&expand[1]=customer\
@@ -699,7 +699,7 @@ async fn form_bodies_use_bracket_notation_for_nested_keys_and_arrays() {
 
 #[tokio::test]
 async fn a_spread_map_puts_its_members_beside_the_other_body_fields() {
-    let server = TestServer::start(ok_server()).await;
+    let server = Stub::start(ok_server()).await;
     let exec = executor(&server, &["open"]);
     let args = json!({
         "data": {"referrer": "Ada", "expiresInDays": 7, "vip": true, "nested": {"a": [1]}},
@@ -711,7 +711,7 @@ async fn a_spread_map_puts_its_members_beside_the_other_body_fields() {
     let r = server.only();
     assert_eq!(r.path, "/me/messages/AAMk/extensions");
     assert_eq!(
-        r.body_text(),
+        r.text(),
         r#"{"@odata.type":"microsoft.graph.openTypeExtension","extensionName":"Com.Contoso.Referral","referrer":"Ada","expiresInDays":7,"vip":true,"nested":{"a":[1]}}"#
     );
     // Absent or empty: nothing of it is sent.
@@ -727,14 +727,14 @@ async fn a_spread_map_puts_its_members_beside_the_other_body_fields() {
         .unwrap();
     let sent: Vec<String> = server.requests()[1..]
         .iter()
-        .map(|r| r.body_text().to_owned())
+        .map(|r| r.text().to_owned())
         .collect();
     assert_eq!(sent, ["{}", "{}"]);
     // A form body spreads the same way, in bracket notation below the top level.
     call(&exec, &EXTENSION_FORM_TOOL, args).await.unwrap();
     let last = server.requests().pop().unwrap();
     assert_eq!(
-        last.body_text(),
+        last.text(),
         "%40odata.type=microsoft.graph.openTypeExtension&extensionName=Com.Contoso.Referral\
          &referrer=Ada&expiresInDays=7&vip=true&nested[a][0]=1"
     );
@@ -742,7 +742,7 @@ async fn a_spread_map_puts_its_members_beside_the_other_body_fields() {
 
 #[tokio::test]
 async fn json_bodies_use_wire_names_at_every_depth_and_a_fixed_shape() {
-    let server = TestServer::start(ok_server()).await;
+    let server = Stub::start(ok_server()).await;
     let exec = executor(&server, &["open"]);
     call(
         &exec,
@@ -765,7 +765,7 @@ async fn json_bodies_use_wire_names_at_every_depth_and_a_fixed_shape() {
     assert_eq!(r.path, "/projects/CORE/issues");
     assert_eq!(r.query, None);
     let expected = r#"{"title":"Crash on start","due_on":"2026-11-30","assignee":{"user_id":7,"display_name":"Ada"},"checklist":[{"item_text":"write","done":false},{"item_text":"ship","done":true}],"extra":{"freeForm":[1,{"keptAsIs":true}]},"milestone":null}"#;
-    assert_eq!(r.body_text(), expected);
+    assert_eq!(r.text(), expected);
     assert_eq!(
         r.headers_sorted(),
         vec![
@@ -783,7 +783,7 @@ async fn json_bodies_use_wire_names_at_every_depth_and_a_fixed_shape() {
         .await
         .unwrap();
     let last = server.requests().pop().unwrap();
-    assert_eq!(last.body_text(), "{}");
+    assert_eq!(last.text(), "{}");
     assert_eq!(last.header("content-type"), Some("application/json"));
     assert_eq!(last.header("idempotency-key"), None);
 
@@ -797,7 +797,7 @@ async fn json_bodies_use_wire_names_at_every_depth_and_a_fixed_shape() {
 
 #[tokio::test]
 async fn static_constants_are_applied_last_and_the_model_cannot_override_them() {
-    let server = TestServer::start(ok_server()).await;
+    let server = Stub::start(ok_server()).await;
     let exec = executor(&server, &["statics", "formstatics"]);
     let ctx = CallContext::new()
         .with_header("X-Trace", "t-1")
@@ -814,7 +814,7 @@ async fn static_constants_are_applied_last_and_the_model_cannot_override_them() 
     let r = server.only();
     assert_eq!(r.query.as_deref(), Some("q=a%20b&api-version=2"));
     let expected = r#"{"name":"n","source":"charter","options":{"dry_run":false}}"#;
-    assert_eq!(r.body_text(), expected);
+    assert_eq!(r.text(), expected);
     assert_eq!(
         r.headers_sorted(),
         vec![
@@ -839,7 +839,7 @@ async fn static_constants_are_applied_last_and_the_model_cannot_override_them() 
     assert_eq!(last.path, "/v1/customers");
     assert_eq!(last.query.as_deref(), Some("api-version=2"));
     assert_eq!(
-        last.body_text(),
+        last.text(),
         "name=c&livemode=false&metadata[origin]=charter"
     );
 }
@@ -849,7 +849,7 @@ async fn static_constants_are_applied_last_and_the_model_cannot_override_them() 
 
 #[tokio::test]
 async fn credentials_resolve_per_end_user() {
-    let server = TestServer::start(ok_server()).await;
+    let server = Stub::start(ok_server()).await;
     let provider = http::from_fn(
         |q: &CredentialQuery| match (q.pack, q.env, q.user.as_deref()) {
             ("bearer", "BEARER_TOKEN", Some("alice")) => Some(Secret::from("tok-alice")),
@@ -930,7 +930,7 @@ async fn credentials_resolve_per_end_user() {
 
 #[tokio::test]
 async fn header_and_basic_schemes() {
-    let server = TestServer::start(ok_server()).await;
+    let server = Stub::start(ok_server()).await;
     let provider = StaticCredentials::new()
         .with("APIKEY_SECRET", "k123")
         .with("BASIC_SECRET", "sk_test_abc")
@@ -963,7 +963,7 @@ async fn header_and_basic_schemes() {
 
 #[tokio::test]
 async fn a_missing_credential_names_the_variable_and_sends_nothing() {
-    let server = TestServer::start(ok_server()).await;
+    let server = Stub::start(ok_server()).await;
     let exec = executor_with(
         &server,
         &["bearer", "apikey", "basic"],
@@ -1002,7 +1002,7 @@ async fn status_401_is_an_api_error_with_a_truncated_body() {
         "{{\"message\":\"Bad credentials\",\"detail\":\"{}\"}}",
         "é".repeat(400)
     );
-    let server = TestServer::start(move |_| {
+    let server = Stub::start(move |_| {
         Reply::status(401)
             .header("content-type", "application/json")
             .body(long.clone())
@@ -1040,7 +1040,7 @@ async fn status_429_and_rate_limits_carry_retry_after() {
         .as_secs()
         + 120;
     let date = httpdate_in(3600);
-    let server = TestServer::start(move |r| match r.query.as_deref() {
+    let server = Stub::start(move |r| match r.query.as_deref() {
         Some("case=seconds") => Reply::status(429)
             .header("retry-after", "7")
             .body("slow down"),
@@ -1112,16 +1112,16 @@ fn httpdate_in(secs: u64) -> String {
 
 #[tokio::test]
 async fn envelope_failures_inside_a_200_are_api_errors() {
-    let server = TestServer::start(|r| match (r.path.as_str(), r.body_text()) {
-        ("/graphql", body) if body.contains("\"nobody\"") => Reply::json(json!({
+    let server = Stub::start(|r| match (r.path.as_str(), r.text()) {
+        ("/graphql", body) if body.contains("\"nobody\"") => Reply::json(200, json!({
             "data": {"user": null},
             "errors": [{"type": "NOT_FOUND", "message": "Could not resolve to a User with the login of 'nobody'."}]
         })),
-        ("/graphql", _) => Reply::json(json!({"data": {"user": {"name": "Octo Cat", "id": "U_1"}}, "errors": []})),
+        ("/graphql", _) => Reply::json(200, json!({"data": {"user": {"name": "Octo Cat", "id": "U_1"}}, "errors": []})),
         ("/chat.postMessage", body) if body.contains("#nowhere") => {
-            Reply::json(json!({"ok": false, "error": "channel_not_found"}))
+            Reply::json(200, json!({"ok": false, "error": "channel_not_found"}))
         }
-        _ => Reply::json(json!({"ok": true, "ts": "1.2"})),
+        _ => Reply::json(200, json!({"ok": true, "ts": "1.2"})),
     })
     .await;
     let exec = executor_with(
@@ -1142,7 +1142,7 @@ async fn envelope_failures_inside_a_200_are_api_errors() {
     let r = server.only();
     assert_eq!((r.method.as_str(), r.path.as_str()), ("POST", "/graphql"));
     assert_eq!(
-        r.body_text(),
+        r.text(),
         r#"{"query":"query($login: String!) { user(login: $login) { name } }","variables":{"login":"octocat"}}"#
     );
     assert_eq!(r.header("content-type"), Some("application/json"));
@@ -1184,9 +1184,9 @@ async fn envelope_failures_inside_a_200_are_api_errors() {
 
 #[tokio::test]
 async fn a_graphql_route_checks_errors_without_a_declared_envelope() {
-    let server = TestServer::start(|r| {
-        if r.body_text().contains("\"ghost\"") {
-            Reply::json(json!({
+    let server = Stub::start(|r| {
+        if r.text().contains("\"ghost\"") {
+            Reply::json(200, json!({
                 "data": null,
                 "errors": [
                     {"message": "Entity not found", "path": ["user"], "extensions": {"code": "NOT_FOUND"}},
@@ -1195,7 +1195,7 @@ async fn a_graphql_route_checks_errors_without_a_declared_envelope() {
                 ]
             }))
         } else {
-            Reply::json(json!({"data": {"user": {"name": "Ghost"}}}))
+            Reply::json(200, json!({"data": {"user": {"name": "Ghost"}}}))
         }
     })
     .await;
@@ -1239,7 +1239,7 @@ async fn projection_keeps_declared_fields_and_the_event_reports_bytes_before_and
         .collect();
     let raw = Value::Array(issues).to_string();
     let raw_len = raw.len();
-    let server = TestServer::start(move |_| {
+    let server = Stub::start(move |_| {
         Reply::status(200)
             .header("content-type", "application/json; charset=utf-8")
             .body(raw.clone())
@@ -1393,12 +1393,12 @@ fn a_relay_page_info_ends_the_walk_when_there_is_no_next_page() {
 
 #[tokio::test]
 async fn cursor_pagination_can_be_walked_by_the_host() {
-    let server = TestServer::start(|r| match r.query.as_deref() {
-        Some("limit=2") => Reply::json(json!({
+    let server = Stub::start(|r| match r.query.as_deref() {
+        Some("limit=2") => Reply::json(200, json!({
             "object": "list", "has_more": true, "url": "/v1/customers",
             "data": [{"id": "cus_1", "email": "a@x", "address": null}, {"id": "cus_2", "email": "b@x", "address": null}]
         })),
-        Some("limit=2&starting_after=cus_2") => Reply::json(json!({
+        Some("limit=2&starting_after=cus_2") => Reply::json(200, json!({
             "object": "list", "has_more": false, "url": "/v1/customers",
             "data": [{"id": "cus_3", "email": "c@x", "address": null}]
         })),
@@ -1463,7 +1463,7 @@ async fn cursor_pagination_can_be_walked_by_the_host() {
 async fn non_text_bodies_come_back_as_base64_and_text_as_text() {
     let png: Vec<u8> = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff];
     let png2 = png.clone();
-    let server = TestServer::start(move |r| match r.query.as_deref() {
+    let server = Stub::start(move |r| match r.query.as_deref() {
         Some("kind=png") => Reply::status(200)
             .header("content-type", "image/png")
             .body(png2.clone()),
@@ -1507,7 +1507,7 @@ async fn non_text_bodies_come_back_as_base64_and_text_as_text() {
 
 #[tokio::test]
 async fn responses_over_the_cap_are_refused_clearly() {
-    let server = TestServer::start(|r| {
+    let server = Stub::start(|r| {
         let reply = Reply::status(200)
             .header("content-type", "application/json")
             .body(format!("[{}]", "1,".repeat(2000) + "1"));
@@ -1548,10 +1548,10 @@ async fn responses_over_the_cap_are_refused_clearly() {
 
 #[tokio::test]
 async fn a_same_origin_redirect_is_followed_with_the_credential() {
-    let server = TestServer::start(|r| match r.path.as_str() {
+    let server = Stub::start(|r| match r.path.as_str() {
         "/start" => Reply::status(302).header("location", "/middle?x=1"),
         "/middle" => Reply::status(301).header("location", "/final"),
-        _ => Reply::json(json!({"landed": true})),
+        _ => Reply::json(200, json!({"landed": true})),
     })
     .await;
     let exec = executor_with(
@@ -1584,9 +1584,9 @@ async fn a_same_origin_redirect_is_followed_with_the_credential() {
 
 #[tokio::test]
 async fn a_cross_origin_redirect_loses_every_credential() {
-    let elsewhere = TestServer::start(|_| Reply::json(json!({"elsewhere": true}))).await;
+    let elsewhere = Stub::start(|_| Reply::json(200, json!({"elsewhere": true}))).await;
     let target = format!("{}/landing", elsewhere.base);
-    let origin = TestServer::start(move |r| match r.path.as_str() {
+    let origin = Stub::start(move |r| match r.path.as_str() {
         "/submit" => Reply::status(303).header("location", &target),
         _ => Reply::status(307).header("location", &target),
     })
@@ -1620,7 +1620,7 @@ async fn a_cross_origin_redirect_loses_every_credential() {
             .unwrap()
             .starts_with("Basic ")
     );
-    assert_eq!(sent[3].body_text(), r#"{"x":"payload"}"#);
+    assert_eq!(sent[3].text(), r#"{"x":"payload"}"#);
 
     let landed = elsewhere.requests();
     assert_eq!(landed.len(), 4);
@@ -1644,9 +1644,9 @@ async fn a_cross_origin_redirect_loses_every_credential() {
 
 #[tokio::test]
 async fn redirects_are_not_followed_unless_declared() {
-    let elsewhere = TestServer::start(|_| Reply::json(json!({"should": "not arrive"}))).await;
+    let elsewhere = Stub::start(|_| Reply::json(200, json!({"should": "not arrive"}))).await;
     let target = format!("{}/landing?sig=secret-signature", elsewhere.base);
-    let origin = TestServer::start(move |_| Reply::status(302).header("location", &target)).await;
+    let origin = Stub::start(move |_| Reply::status(302).header("location", &target)).await;
     let exec = executor_with(
         &origin,
         &["bearer"],
@@ -1666,7 +1666,7 @@ async fn redirects_are_not_followed_unless_declared() {
     assert!(elsewhere.requests().is_empty());
 
     // A declared limit is a limit.
-    let looping = TestServer::start(|_| Reply::status(302).header("location", "/start")).await;
+    let looping = Stub::start(|_| Reply::status(302).header("location", "/start")).await;
     let exec = executor_with(
         &looping,
         &["bearer"],
@@ -1688,7 +1688,7 @@ async fn redirects_are_not_followed_unless_declared() {
 #[tokio::test]
 async fn a_slow_server_times_out_as_a_transport_error() {
     let server =
-        TestServer::start(|_| Reply::json(json!({"late": true})).delay(Duration::from_secs(5)))
+        Stub::start(|_| Reply::json(200, json!({"late": true})).delay(Duration::from_secs(5)))
             .await;
     let exec = executor_with(
         &server,
@@ -1705,7 +1705,7 @@ async fn a_slow_server_times_out_as_a_transport_error() {
 
 #[tokio::test]
 async fn the_base_url_can_be_overridden_through_the_api() {
-    let server = TestServer::start(ok_server()).await;
+    let server = Stub::start(ok_server()).await;
     let exec = HttpExecutor::builder().no_proxy().build().unwrap();
     assert_eq!(exec.base_url(&OPEN), "http://base-url.invalid");
     // `with_base_url` on a built executor; a path prefix in the base URL is kept.
@@ -1757,16 +1757,20 @@ async fn a_secret_canary_never_escapes() {
             .header("retry-after", "3")
             .body(json!({"headers": r.headers, "path": r.path, "query": r.query}).to_string())
     };
-    let elsewhere = TestServer::start(move |r| echo(r, 200)).await;
+    let elsewhere = Stub::start(move |r| echo(r, 200)).await;
     let target = format!("{}/landing", elsewhere.base);
-    let server = TestServer::start(move |r| match r.path.as_str() {
+    let server = Stub::start(move |r| match r.path.as_str() {
         "/user" => echo(r, 401),
         "/me" => echo(r, 429),
         "/v1/balance" => echo(r, 200),
-        "/graphql" => Reply::json(json!({"errors": [{"message": "bad", "echo": r.headers}]})),
-        "/chat.postMessage" => {
-            Reply::json(json!({"ok": false, "error": format!("{:?}", r.headers)}))
-        }
+        "/graphql" => Reply::json(
+            200,
+            json!({"errors": [{"message": "bad", "echo": r.headers}]}),
+        ),
+        "/chat.postMessage" => Reply::json(
+            200,
+            json!({"ok": false, "error": format!("{:?}", r.headers)}),
+        ),
         "/slow" => Reply::status(200).delay(Duration::from_secs(5)),
         _ => Reply::status(307).header("location", &target),
     })
@@ -1932,7 +1936,7 @@ static AWS_TOOL: ToolDef = tool("aws_get_item", &AWS_FIELDS, &AWS_ROUTE);
 
 #[tokio::test]
 async fn tool_constants_are_sent_after_the_packs_and_replace_them() {
-    let server = TestServer::start(ok_server()).await;
+    let server = Stub::start(ok_server()).await;
     let exec = executor(&server, &["aws"]);
     call(
         &exec,
@@ -1949,7 +1953,7 @@ async fn tool_constants_are_sent_after_the_packs_and_replace_them() {
         r.query.as_deref(),
         Some("Action=GetItem&Version=2012-08-10&api=tool&uploads=")
     );
-    assert_eq!(r.body_text(), r#"{"TableName":"t"}"#);
+    assert_eq!(r.text(), r#"{"TableName":"t"}"#);
     assert_eq!(
         r.headers_sorted(),
         vec![
@@ -1972,7 +1976,7 @@ static RUNTIME_URL_TOOL: ToolDef = tool("runtimeurl_list", &NO_FIELDS, &RUNTIME_
 
 #[tokio::test]
 async fn a_base_url_left_to_run_time_is_required_by_name() {
-    let server = TestServer::start(ok_server()).await;
+    let server = Stub::start(ok_server()).await;
     // No variable, no override: the error names the variable to set.
     let exec = executor(&server, &[]);
     let e = call(&exec, &RUNTIME_URL_TOOL, json!({})).await.unwrap_err();

@@ -69,8 +69,8 @@ fn base_url_and_credentials_come_from_the_environment_unless_the_api_says_otherw
         .build()
         .unwrap();
     runtime.block_on(async move {
-        let env_server = TestServer::start_on(by_env, |_| Reply::json(json!({"via": "env"})));
-        let api_server = TestServer::start_on(by_api, |_| Reply::json(json!({"via": "api"})));
+        let env_server = Stub::start_on(by_env, |_| Reply::json(200, json!({"via": "env"})));
+        let api_server = Stub::start_on(by_api, |_| Reply::json(200, json!({"via": "api"})));
         let ctx = CallContext::new();
 
         // The environment variable overrides the declared base URL; the default provider reads

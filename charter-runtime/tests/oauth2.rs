@@ -1,11 +1,9 @@
 //! OAuth 2 credentials against a real authorization server (npm `oauth2-mock-server`, started
-//! by `oauth/server.mjs`) and an API on 127.0.0.1 that accepts only tokens that server issued:
+//! by `charter_testkit::oauth`) and an API on 127.0.0.1 that accepts only tokens that server issued:
 //! both grants, caching and renewal at expiry, single-flight renewal under 100 concurrent calls,
 //! one renewal and one retry on a 401, revoked refresh tokens, a token endpoint that is down,
 //! unavailable or slow, per-user tokens, and no secret in any log line, error or output.
 
-#[path = "oauth/harness.rs"]
-mod harness;
 mod http_support;
 
 use std::sync::Arc;
@@ -17,7 +15,7 @@ use charter_runtime::http::{CredentialKind, HttpExecutor, Secret, StaticCredenti
 use charter_runtime::session::HttpCaller;
 use charter_runtime::table::*;
 use charter_runtime::{CallContext, CharterError};
-use harness::{ApiStub, OAuthServer};
+use charter_testkit::oauth::{ApiStub, OAuthServer};
 use http_support::*;
 use serde_json::{Value, json};
 

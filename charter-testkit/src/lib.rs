@@ -7,12 +7,27 @@
 //! - [`npm`]: the npm packages some tests run against, installed once under `target/npm/`.
 //! - [`redis`]: a real Redis server on 127.0.0.1 (Debian's `redis-server`), for a fleet's
 //!   shared store.
+//! - [`stub`]: the recording HTTP stub, a real server on 127.0.0.1 standing in for an API.
+//! - [`oauth`]: real OAuth 2 authorization servers and JWT issuers (npm `oauth2-mock-server`),
+//!   and an API that accepts only the tokens they issued.
+//! - [`kit`]: the counting kit, Rust tools that count their executions.
+//! - [`everything`]: the MCP reference server (npm `@modelcontextprotocol/server-everything`).
+//! - [`openapi`]: the vendored API documents (`openapi/*.json.gz`).
+//! - `mcp` (feature `mcp`): the MCP fixture servers, run as this crate's `charter-mcp-fixture`
+//!   binary.
 
 #![warn(missing_docs)]
 
+pub mod everything;
 pub mod json;
+pub mod kit;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod npm;
+pub mod oauth;
+pub mod openapi;
 pub mod redis;
+pub mod stub;
 
 use charter_runtime::Table;
 use serde_json::{Value, json};

@@ -87,11 +87,11 @@ fn installed(prefix: &Path, package: &str) -> bool {
 }
 
 /// The workspace root: this crate sits at its top level.
-fn workspace_root() -> PathBuf {
+/// The workspace's root folder (this crate sits at its top).
+pub(crate) fn workspace_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("charter-testkit sits at the top of the workspace")
-        .to_owned()
 }
 
 #[cfg(test)]

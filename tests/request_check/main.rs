@@ -403,12 +403,5 @@ fn summary(runs: &[PackRun], quirks: &[Quirk]) -> String {
 
 /// The text of a vendored document (`openapi/<name>.json.gz`).
 fn read_document(name: &str) -> String {
-    use std::io::Read as _;
-    let path = root().join(format!("openapi/{name}.json.gz"));
-    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(file)
-        .read_to_string(&mut text)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text
+    charter_testkit::openapi::read(&format!("{name}.json"))
 }

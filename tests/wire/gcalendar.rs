@@ -9,7 +9,8 @@ use crate::google_stub;
 use charter::CharterError;
 use charter::http::next_page;
 use google_stub::{
-    Reply, Stub, assert_curated, assert_unauthenticated, call, call_text, route, session,
+    Reply, Stub, assert_curated, assert_google_auth, assert_unauthenticated, call, call_text,
+    route, session,
 };
 use serde_json::json;
 
@@ -70,7 +71,7 @@ async fn events_list_sends_the_time_window_and_expands_recurrences() {
         (r.method.as_str(), r.path.as_str()),
         ("GET", "/calendars/primary/events")
     );
-    r.assert_google_auth();
+    assert_google_auth(&r);
     assert!(r.body.is_empty());
     assert_eq!(
         r.query.as_deref(),
@@ -174,7 +175,7 @@ async fn events_create_invites_guests_with_a_meet_link() {
             Some("sendUpdates=all&conferenceDataVersion=1")
         )
     );
-    r.assert_google_auth();
+    assert_google_auth(&r);
     assert_eq!(
         r.text(),
         concat!(
@@ -238,7 +239,7 @@ async fn events_create_invites_guests_with_a_meet_link() {
 #[tokio::test]
 async fn quick_add_move_freebusy_and_delete_routes() {
     let stub = Stub::start(|r| match (r.method.as_str(), r.path.as_str()) {
-        ("DELETE", _) => Reply::no_content(),
+        ("DELETE", _) => Reply::status(204),
         ("POST", "/freeBusy") => Reply::json(
             200,
             json!({"kind": "calendar#freeBusy", "timeMin": "2025-03-14T08:00:00.000Z", "timeMax": "2025-03-14T18:00:00.000Z",
@@ -310,7 +311,7 @@ async fn quick_add_move_freebusy_and_delete_routes() {
         ]
     );
     for r in &log {
-        r.assert_google_auth();
+        assert_google_auth(&r);
     }
     assert!(log[0].body.is_empty() && log[1].body.is_empty() && log[3].body.is_empty());
     assert_eq!(
@@ -321,7 +322,7 @@ async fn quick_add_move_freebusy_and_delete_routes() {
 
 #[tokio::test]
 async fn a_rejected_token_is_an_api_error_without_the_token() {
-    let stub = Stub::start(|_| Reply::unauthenticated()).await;
+    let stub = Stub::start(|_| google_stub::unauthenticated()).await;
     let s = session(CAL, &stub.base);
     let err = call(
         &s,

@@ -9,7 +9,8 @@ use crate::google_stub;
 use charter::CharterError;
 use charter::http::next_page;
 use google_stub::{
-    Reply, Stub, assert_curated, assert_unauthenticated, call, call_text, route, session,
+    Reply, Stub, assert_curated, assert_google_auth, assert_unauthenticated, call, call_text,
+    route, session,
 };
 use serde_json::json;
 
@@ -69,7 +70,7 @@ async fn values_append_sends_the_input_option_as_query_and_rows_as_json() {
         r.query.as_deref(),
         Some("valueInputOption=USER_ENTERED&insertDataOption=INSERT_ROWS")
     );
-    r.assert_google_auth();
+    assert_google_auth(&r);
     assert_eq!(
         r.text(),
         r#"{"values":[["2025-03-14","deploy",3],["2025-03-15","=A42+1",null]]}"#
@@ -148,7 +149,7 @@ async fn values_get_and_batch_update_routes() {
         r#"{"data":[{"range":"Sheet1!A1:B1","values":[["a",true]]},{"range":"Totals!B2","values":[[1.5]],"majorDimension":"COLUMNS"}],"valueInputOption":"RAW"}"#
     );
     for r in &log {
-        r.assert_google_auth();
+        assert_google_auth(&r);
     }
 }
 
@@ -197,7 +198,7 @@ async fn batch_update_sends_requests_verbatim() {
 
 #[tokio::test]
 async fn sheets_rejected_token_is_an_api_error() {
-    let stub = Stub::start(|_| Reply::unauthenticated()).await;
+    let stub = Stub::start(|_| google_stub::unauthenticated()).await;
     let s = session(SHEETS, &stub.base);
     let err = call(
         &s,
@@ -252,7 +253,7 @@ async fn files_list_searches_with_q_and_asks_for_every_field() {
     let out = call(&s, "gdrive_files_list", args.clone()).await.unwrap();
     let r = stub.take().remove(0);
     assert_eq!((r.method.as_str(), r.path.as_str()), ("GET", "/files"));
-    r.assert_google_auth();
+    assert_google_auth(&r);
     // The pack's constant `fields=*` comes after the arguments.
     assert_eq!(
         r.query_pairs(),
@@ -292,7 +293,7 @@ async fn files_list_searches_with_q_and_asks_for_every_field() {
 async fn files_create_update_share_and_export() {
     let stub = Stub::start(|r| match (r.method.as_str(), r.path.as_str()) {
         ("GET", p) if p.ends_with("/export") => {
-            Reply::text(200, "text/plain; charset=utf-8", "Budget 2025\r\nTotal: 42\r\n")
+            Reply::text(200, "Budget 2025\r\nTotal: 42\r\n").content_type("text/plain; charset=utf-8")
         }
         ("POST", p) if p.ends_with("/permissions") => Reply::json(
             200,
@@ -366,7 +367,7 @@ async fn files_create_update_share_and_export() {
         ]
     );
     for r in &log {
-        r.assert_google_auth();
+        assert_google_auth(&r);
     }
     assert_eq!(
         log[0].text(),
@@ -398,7 +399,7 @@ async fn files_create_update_share_and_export() {
 
 #[tokio::test]
 async fn drive_rejected_token_is_an_api_error() {
-    let stub = Stub::start(|_| Reply::unauthenticated()).await;
+    let stub = Stub::start(|_| google_stub::unauthenticated()).await;
     let s = session(DRIVE, &stub.base);
     let err = call(&s, "gdrive_about_get", json!({})).await.unwrap_err();
     assert_unauthenticated(&err, "GET", "/about");

@@ -13,7 +13,7 @@ use charter::table::{Exec, Route, Table, ToolOutput};
 use charter::{CallContext, CharterError, SessionOptions, Source, ToolSession};
 use serde_json::{Value, json};
 
-use crate::recording::{Recorded, Reply, Stub};
+use charter_testkit::stub::{Recorded, Reply, Stub};
 
 // ---------------------------------------------------------------------------------------------
 // Sessions over the compiled pack.
@@ -78,7 +78,7 @@ fn assert_github_headers(r: &Recorded) {
 
 #[tokio::test]
 async fn workflows_dispatch_posts_ref_and_string_inputs_as_json() {
-    let stub = Stub::start(|_| Reply::empty(204)).await;
+    let stub = Stub::start(|_| Reply::status(204)).await;
     let s = session(&stub.base);
     let out = dispatch(
         &s,
@@ -209,12 +209,13 @@ async fn jobs_get_logs_follows_one_redirect_without_the_token() {
     // The log lives on another origin (GitHub's blob storage): a signed URL, no auth needed.
     let storage = Stub::start(|_| {
         Reply::text(
+            200,
             "2025-01-01T00:00:01Z ##[group]Run cargo test\n2025-01-01T00:00:09Z error[E0425]: cannot find value `x`\n",
         )
     })
     .await;
     let signed = format!("{}/logs/job-99.txt?sig=abc&se=2025", storage.base);
-    let api = Stub::start(move |_| Reply::redirect(signed.clone())).await;
+    let api = Stub::start(move |_| Reply::redirect(&signed)).await;
     let s = session(&api.base);
 
     let out = dispatch(
@@ -245,7 +246,7 @@ async fn jobs_get_logs_follows_one_redirect_without_the_token() {
     );
 
     // A tool without declared redirects does not follow one.
-    let api2 = Stub::start(|_| Reply::redirect("http://127.0.0.1:9/x?sig=1".to_owned())).await;
+    let api2 = Stub::start(|_| Reply::redirect("http://127.0.0.1:9/x?sig=1")).await;
     let s2 = session(&api2.base);
     let err = dispatch(
         &s2,
@@ -314,7 +315,7 @@ async fn branch_protection_update_sends_explicit_nulls_and_deletes_branches_by_n
             json!({"url": "https://api.github.com/...", "enforce_admins": {"enabled": true, "url": "x"},
                    "required_pull_request_reviews": {"required_approving_review_count": 2, "url": "x"}}),
         ),
-        _ => Reply::empty(204),
+        _ => Reply::status(204),
     })
     .await;
     let s = session(&stub.base);
@@ -545,7 +546,7 @@ async fn search_commits_and_check_runs_are_projected() {
 async fn a_404_check_is_an_api_error_and_a_204_is_a_success() {
     let stub = Stub::start(|r| {
         if r.path.ends_with("/mona") {
-            Reply::empty(204)
+            Reply::status(204)
         } else {
             Reply::json(
                 404,

@@ -11,7 +11,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use charter::CharterError;
 use charter::http::next_page;
 use google_stub::{
-    Reply, Stub, TOKEN, assert_curated, assert_unauthenticated, call, call_text, route, session,
+    Reply, Stub, TOKEN, assert_curated, assert_google_auth, assert_unauthenticated, call,
+    call_text, route, session,
 };
 use serde_json::json;
 
@@ -61,7 +62,7 @@ async fn messages_send_posts_the_raw_message_and_thread_as_json() {
         (r.method.as_str(), r.path.as_str(), r.query.as_deref()),
         ("POST", "/gmail/v1/users/me/messages/send", None)
     );
-    r.assert_google_auth();
+    assert_google_auth(&r);
     // The body is Gmail's JSON Message form, camelCase on the wire, nothing else.
     assert_eq!(
         r.text(),
@@ -134,7 +135,7 @@ async fn messages_list_sends_the_search_as_query_and_projects_ids() {
         (r.method.as_str(), r.path.as_str()),
         ("GET", "/gmail/v1/users/me/messages")
     );
-    r.assert_google_auth();
+    assert_google_auth(&r);
     assert!(r.body.is_empty(), "a GET carries no body");
     // Lists repeat their key; names are camelCase; the search text is percent-encoded.
     assert_eq!(
@@ -180,7 +181,7 @@ async fn messages_list_sends_the_search_as_query_and_projects_ids() {
 #[tokio::test]
 async fn modify_drafts_and_mailbox_addresses_on_the_wire() {
     let stub = Stub::start(|r| match (r.method.as_str(), r.path.as_str()) {
-        ("DELETE", _) => Reply::no_content(),
+        ("DELETE", _) => Reply::status(204),
         (_, p) if p.ends_with("/drafts") => Reply::json(
             200,
             json!({"id": "r-42", "message": {"id": "m9", "threadId": "t9", "labelIds": ["DRAFT"]}}),
@@ -250,7 +251,7 @@ async fn modify_drafts_and_mailbox_addresses_on_the_wire() {
         ]
     );
     for r in &log {
-        r.assert_google_auth();
+        assert_google_auth(&r);
         assert_eq!(r.query, None);
     }
     assert_eq!(
@@ -297,7 +298,7 @@ async fn a_host_can_pin_user_id_to_me_on_every_tool() {
 
 #[tokio::test]
 async fn a_rejected_token_is_an_api_error_without_the_token() {
-    let stub = Stub::start(|_| Reply::unauthenticated()).await;
+    let stub = Stub::start(|_| google_stub::unauthenticated()).await;
     let s = session(GMAIL, &stub.base);
     let err = call(
         &s,

@@ -3,7 +3,6 @@
 //! server on 127.0.0.1 that checks the exact request an API would receive.
 
 mod google_stub;
-mod recording;
 mod wire_stub;
 
 mod firecrawl;

@@ -6,8 +6,8 @@
 
 #![cfg(feature = "pack-outlook")]
 
-use crate::recording::{Recorded, Reply, Stub};
 use crate::wire_stub::{assert_api_error, call, check_curated, route, session, tool};
+use charter_testkit::stub::{Recorded, Reply, Stub};
 
 use charter::CharterError;
 use charter::http::next_page;
@@ -143,7 +143,7 @@ async fn messages_list_sends_odata_options_projects_and_walks_the_next_link() {
 
 #[tokio::test]
 async fn mail_send_posts_the_message_in_camel_case_with_a_file() {
-    let stub = Stub::start(|_| Reply::empty(202)).await;
+    let stub = Stub::start(|_| Reply::status(202)).await;
     let s = outlook(&stub);
     send(
         &s,
@@ -363,11 +363,14 @@ async fn a_delta_round_walks_skip_tokens_and_keeps_the_delta_link() {
 async fn reply_move_and_the_mime_source() {
     let stub = Stub::start(|r| {
         if r.path.ends_with("/$value") || r.path.ends_with("/%24value") {
-            Reply::text("Received: from mail.contoso.com\r\nSubject: Q3 budget\r\n\r\nFigures.")
+            Reply::text(
+                200,
+                "Received: from mail.contoso.com\r\nSubject: Q3 budget\r\n\r\nFigures.",
+            )
         } else if r.path.ends_with("/move") {
             Reply::json(201, message("m1-moved"))
         } else {
-            Reply::empty(202)
+            Reply::status(202)
         }
     })
     .await;

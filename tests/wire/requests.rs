@@ -1,6 +1,6 @@
 //! The hand-declared packs on the wire: linear (GraphQL), firecrawl and tavily (REST). Each call
-//! goes through a `ToolSession` (validation, dispatch) and the shared `HttpExecutor` to a real
-//! axum server on 127.0.0.1 that records what it received: method, path, headers (auth
+//! goes through a `ToolSession` (validation, dispatch) and the shared `HttpExecutor` to the test
+//! kit's recording stub (a real server on 127.0.0.1) that records what it received: method, path, headers (auth
 //! included) and the body, checked byte for byte or as parsed JSON.
 
 #![cfg(all(
@@ -9,110 +9,13 @@
     feature = "pack-tavily"
 ))]
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use axum::Router;
-use axum::extract::State;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use charter::http::{HttpExecutor, StaticCredentials, next_page};
 use charter::table::{Exec, Route, Table};
 use charter::{CallContext, CharterError, SessionOptions, Source, ToolSession};
+use charter_testkit::stub::Stub;
 use serde_json::{Value, json};
-
-// ---------------------------------------------------------------------------------------------
-// A recording stub.
-
-#[derive(Debug, Clone)]
-struct Recorded {
-    method: String,
-    path: String,
-    query: Option<String>,
-    /// Lowercase names, arrival order.
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Recorded {
-    fn header(&self, name: &str) -> Option<&str> {
-        let all: Vec<&str> = self
-            .headers
-            .iter()
-            .filter(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-            .collect();
-        assert!(all.len() <= 1, "{name} sent {} times", all.len());
-        all.first().copied()
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).expect("a JSON body")
-    }
-
-    fn text(&self) -> &str {
-        std::str::from_utf8(&self.body).expect("a UTF-8 body")
-    }
-}
-
-type Respond = dyn Fn(&Recorded) -> (u16, Value) + Send + Sync;
-type Log = Arc<Mutex<Vec<Recorded>>>;
-
-struct Stub {
-    base: String,
-    log: Log,
-}
-
-impl Stub {
-    async fn start(respond: impl Fn(&Recorded) -> (u16, Value) + Send + Sync + 'static) -> Self {
-        let log: Log = Arc::default();
-        let state: (Log, Arc<Respond>) = (log.clone(), Arc::new(respond));
-        let app = Router::new().fallback(handle).with_state(state);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Stub { base, log }
-    }
-
-    fn only(&self) -> Recorded {
-        let log = self.log.lock().unwrap();
-        assert_eq!(log.len(), 1, "expected one request: {log:#?}");
-        log[0].clone()
-    }
-
-    fn take(&self) -> Vec<Recorded> {
-        std::mem::take(&mut *self.log.lock().unwrap())
-    }
-}
-
-async fn handle(
-    State((log, respond)): State<(Log, Arc<Respond>)>,
-    request: axum::extract::Request,
-) -> Response {
-    let (parts, body) = request.into_parts();
-    let body = axum::body::to_bytes(body, usize::MAX)
-        .await
-        .unwrap()
-        .to_vec();
-    let recorded = Recorded {
-        method: parts.method.to_string(),
-        path: parts.uri.path().to_owned(),
-        query: parts.uri.query().map(str::to_owned),
-        headers: parts
-            .headers
-            .iter()
-            .map(|(n, v)| (n.as_str().to_owned(), v.to_str().unwrap_or("?").to_owned()))
-            .collect(),
-        body,
-    };
-    let (status, reply) = respond(&recorded);
-    log.lock().unwrap().push(recorded);
-    (
-        StatusCode::from_u16(status).unwrap(),
-        [("content-type", "application/json")],
-        reply.to_string(),
-    )
-        .into_response()
-}
 
 // ---------------------------------------------------------------------------------------------
 // Sessions over the compiled packs.

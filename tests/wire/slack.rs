@@ -85,28 +85,11 @@ fn form(text: &str) -> Vec<(String, String)> {
             let (k, v) = pair.split_once('=').expect("key=value");
             let decode = |s: &str| {
                 let s = s.replace('+', " ");
-                percent_decode(&s)
+                charter_testkit::stub::percent_decode(&s)
             };
             (decode(k), decode(v))
         })
         .collect()
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap();
-            out.push(u8::from_str_radix(hex, 16).expect("a %XX escape"));
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).unwrap()
 }
 
 #[tokio::test]

@@ -14,7 +14,7 @@ use charter::table::{Exec, Pagination, Route, Table, ToolOutput};
 use charter::{CallContext, CharterError, SessionOptions, Source, ToolSession};
 use serde_json::{Value, json};
 
-use crate::recording::{Reply, Stub};
+use charter_testkit::stub::{Reply, Stub};
 
 // ---------------------------------------------------------------------------------------------
 // Sessions over the compiled pack.

@@ -1,117 +1,17 @@
-//! A recording HTTP stub on 127.0.0.1 and sessions over compiled packs, shared by the per-pack
-//! request tests (`slack.rs`, `notion.rs`, `google_docs_forms.rs`). The stub is
-//! a real axum server: each test checks what actually arrived on the wire.
+//! Sessions over compiled packs pointed at the test kit's recording stub (a real server on
+//! 127.0.0.1: each test checks what actually arrived on the wire), and the checks the per-pack
+//! request tests share (`slack.rs`, `notion.rs`, `google_docs_forms.rs`, ...).
 
 #![allow(dead_code)] // each test file uses a different part of it
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use axum::Router;
-use axum::extract::State;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use charter::http::{HttpExecutor, StaticCredentials};
 use charter::table::{Exec, Route, Table, ToolDef};
 use charter::{CallContext, CharterError, SessionOptions, Source, ToolSession};
 use serde_json::Value;
 
-/// One request as the stub received it.
-#[derive(Debug, Clone)]
-pub struct Recorded {
-    pub method: String,
-    pub path: String,
-    pub query: Option<String>,
-    /// Lowercase names, arrival order.
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-}
-
-impl Recorded {
-    /// The one value of a header (a header sent twice fails the test).
-    pub fn header(&self, name: &str) -> Option<&str> {
-        let all: Vec<&str> = self
-            .headers
-            .iter()
-            .filter(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-            .collect();
-        assert!(all.len() <= 1, "{name} sent {} times", all.len());
-        all.first().copied()
-    }
-
-    pub fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).expect("a JSON body")
-    }
-
-    pub fn text(&self) -> &str {
-        std::str::from_utf8(&self.body).expect("a UTF-8 body")
-    }
-}
-
-type Respond = dyn Fn(&Recorded) -> (u16, Value) + Send + Sync;
-type Log = Arc<Mutex<Vec<Recorded>>>;
-
-/// The server: answers each request with `respond` and records it.
-pub struct Stub {
-    pub base: String,
-    log: Log,
-}
-
-impl Stub {
-    pub async fn start(
-        respond: impl Fn(&Recorded) -> (u16, Value) + Send + Sync + 'static,
-    ) -> Self {
-        let log: Log = Arc::default();
-        let state: (Log, Arc<Respond>) = (log.clone(), Arc::new(respond));
-        let app = Router::new().fallback(handle).with_state(state);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Stub { base, log }
-    }
-
-    /// The single request received so far.
-    pub fn only(&self) -> Recorded {
-        let log = self.log.lock().unwrap();
-        assert_eq!(log.len(), 1, "expected one request: {log:#?}");
-        log[0].clone()
-    }
-
-    /// Every request received so far, emptying the log.
-    pub fn take(&self) -> Vec<Recorded> {
-        std::mem::take(&mut *self.log.lock().unwrap())
-    }
-}
-
-async fn handle(
-    State((log, respond)): State<(Log, Arc<Respond>)>,
-    request: axum::extract::Request,
-) -> Response {
-    let (parts, body) = request.into_parts();
-    let body = axum::body::to_bytes(body, usize::MAX)
-        .await
-        .unwrap()
-        .to_vec();
-    let recorded = Recorded {
-        method: parts.method.to_string(),
-        path: parts.uri.path().to_owned(),
-        query: parts.uri.query().map(str::to_owned),
-        headers: parts
-            .headers
-            .iter()
-            .map(|(n, v)| (n.as_str().to_owned(), v.to_str().unwrap_or("?").to_owned()))
-            .collect(),
-        body,
-    };
-    let (status, reply) = respond(&recorded);
-    log.lock().unwrap().push(recorded);
-    (
-        StatusCode::from_u16(status).unwrap(),
-        [("content-type", "application/json")],
-        reply.to_string(),
-    )
-        .into_response()
-}
+pub use charter_testkit::stub::{Recorded, Stub};
 
 /// A non-progressive session over `table`, its pack sent to `base`, with `credentials`
 /// (`(variable, secret)` pairs) as the only secrets.

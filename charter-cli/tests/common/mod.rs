@@ -1,16 +1,12 @@
-//! Helpers shared by the integration tests: the built binary, a real 127.0.0.1 API stub that
-//! records every request, and MCP clients (rmcp) over the binary's stdio or HTTP.
+//! Helpers shared by the integration tests: the built binary, the test kit's recording API stub
+//! (a real server on 127.0.0.1), and MCP clients (rmcp) over the binary's stdio or HTTP.
 
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::body::Bytes;
-use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode};
 use rmcp::model::{ClientConfig, ProtocolVersion};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
@@ -50,116 +46,8 @@ pub fn valid_packs() -> String {
     format!("valid packs: {}", labels.join(", "))
 }
 
-/// One request the stub received.
-#[derive(Debug, Clone)]
-pub struct Seen {
-    pub method: String,
-    pub path: String,
-    /// The raw query string, if any.
-    pub query: Option<String>,
-    pub headers: HeaderMap,
-    pub body: Bytes,
-}
-
-impl Seen {
-    /// The query as decoded pairs, in order.
-    pub fn query_pairs(&self) -> Vec<(String, String)> {
-        self.query
-            .as_deref()
-            .unwrap_or("")
-            .split('&')
-            .filter(|p| !p.is_empty())
-            .map(|pair| {
-                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                (percent_decode(k), percent_decode(v))
-            })
-            .collect()
-    }
-
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap();
-                out.push(u8::from_str_radix(hex, 16).unwrap());
-                i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).unwrap()
-}
-
-/// A real HTTP server on 127.0.0.1 standing in for an API: records every request and answers
-/// with a fixed JSON body.
-pub struct Stub {
-    pub url: String,
-    seen: Arc<Mutex<Vec<Seen>>>,
-}
-
-#[derive(Clone)]
-struct StubState {
-    seen: Arc<Mutex<Vec<Seen>>>,
-    response: Arc<Value>,
-}
-
-async fn record(
-    State(state): State<StubState>,
-    request: Request,
-) -> (StatusCode, [(&'static str, &'static str); 1], String) {
-    let (parts, body) = request.into_parts();
-    let body = axum::body::to_bytes(body, 1 << 20)
-        .await
-        .unwrap_or_default();
-    state.seen.lock().unwrap().push(Seen {
-        method: parts.method.to_string(),
-        path: parts.uri.path().to_owned(),
-        query: parts.uri.query().map(str::to_owned),
-        headers: parts.headers,
-        body,
-    });
-    (
-        StatusCode::OK,
-        [("content-type", "application/json")],
-        state.response.to_string(),
-    )
-}
-
-impl Stub {
-    pub async fn start(response: Value) -> Stub {
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let state = StubState {
-            seen: seen.clone(),
-            response: Arc::new(response),
-        };
-        let app = axum::Router::new().fallback(record).with_state(state);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move {
-            axum::serve(listener, app).await.unwrap();
-        });
-        Stub { url, seen }
-    }
-
-    pub fn seen(&self) -> Vec<Seen> {
-        self.seen.lock().unwrap().clone()
-    }
-}
+#[allow(unused_imports)] // each test binary uses what it needs
+pub use charter_testkit::stub::{Recorded, Reply, Stub};
 
 /// A GitHub issues list answer with more fields than the pack's projection keeps.
 pub fn issues_fixture() -> Value {

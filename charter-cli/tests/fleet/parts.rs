@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Child;
 
-use super::harness::{ApiStub, OAuthServer};
+use charter_testkit::oauth::{ApiStub, OAuthServer};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_charter");
 pub const CLIENT_ID: &str = "4711-charter.apps.example";

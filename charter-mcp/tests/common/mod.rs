@@ -1,4 +1,4 @@
-//! What the bridge's tests share: the fixture binary, and connecting to it.
+//! What the bridge's tests share: connecting to the fixture servers (`charter_testkit::mcp`).
 
 #![allow(dead_code)]
 
@@ -8,8 +8,7 @@ use charter_mcp::{McpToolkit, ToolkitOptions, Upstream};
 use charter_runtime::scheduler::{CallResult, ToolCall};
 use serde_json::Value;
 
-/// The fixture servers' binary (built by cargo for these tests).
-pub const FIXTURE: &str = env!("CARGO_BIN_EXE_charter-mcp-fixture");
+pub use charter_testkit::mcp::fixture;
 
 /// Options with timeouts short enough that a broken test fails in seconds, not minutes.
 pub fn options() -> ToolkitOptions {
@@ -25,7 +24,7 @@ pub fn options() -> ToolkitOptions {
 pub async fn kit(label: &str, args: &[&str]) -> McpToolkit {
     McpToolkit::connect(
         label,
-        Upstream::command(FIXTURE, args.iter().copied()),
+        Upstream::command(fixture(), args.iter().copied()),
         options(),
     )
     .await

@@ -1,16 +1,12 @@
-//! Reads the vendored API documents in this folder (`<name>.json.gz`, see `README.md`) for the
-//! tests and benches that import them. Included by `#[path]` from crates one level below the
-//! repository root, so the folder is found from the including crate's manifest directory.
-
-// Each including test or bench uses what it needs of this module.
-#![allow(dead_code)]
+//! The vendored API documents (the repository's `openapi/<name>.json.gz`, see its `README.md`),
+//! for the tests and benches that import or check against them.
 
 use std::io::Read;
 use std::path::PathBuf;
 
 /// The folder holding the documents.
 pub fn dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi"))
+    crate::npm::workspace_root().join("openapi")
 }
 
 /// The text of one document, `name` as in `github.json`. Panics, naming the file, when it is

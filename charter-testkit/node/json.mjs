@@ -1,5 +1,5 @@
-// JSON in and out for the test servers' control routes (server.mjs, and the MCP auth tests'
-// issuer.mjs).
+// JSON in and out for the test servers' control routes (oauth-server.mjs, and the MCP auth tests'
+// jwt-issuer.mjs).
 
 export function readJson(req) {
   return new Promise((resolve) => {

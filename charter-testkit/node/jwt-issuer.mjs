@@ -6,12 +6,12 @@
 // token with custom claims (`new`: a key added to the published set now; `rogue`: a key never
 // published); GET /__stats {jwks, metadata} counts key set and metadata requests.
 //
-// Usage: node issuer.mjs <npm prefix holding node_modules/oauth2-mock-server>
+// Usage: node jwt-issuer.mjs <npm prefix holding node_modules/oauth2-mock-server>
 // Prints {"port": N} once listening; exits when stdin closes.
 
 import http from "node:http";
 import path from "node:path";
-import { readJson, json } from "../../../charter-runtime/tests/oauth/json.mjs";
+import { readJson, json } from "./json.mjs";
 import { pathToFileURL } from "node:url";
 
 const prefix = process.argv[2];

@@ -13,7 +13,7 @@
 // had not read it yet, and counted in `stats.dropped`) and "unavailable" (503
 // temporarily_unavailable).
 //
-// Usage: node server.mjs <npm prefix holding node_modules/oauth2-mock-server>
+// Usage: node oauth-server.mjs <npm prefix holding node_modules/oauth2-mock-server>
 // Prints {"port": N} once listening on 127.0.0.1 (port 0: the OS picks); exits when stdin closes.
 
 import http from "node:http";
