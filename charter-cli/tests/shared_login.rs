@@ -4,14 +4,11 @@
 //! back, and use what the first one obtained. Every process logs at debug level and no secret
 //! may appear in any of its output.
 
-#[path = "../../charter-runtime/tests/oauth/harness.rs"]
-mod harness;
-
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use harness::{ApiStub, OAuthServer};
+use charter_testkit::oauth::{ApiStub, OAuthServer};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};

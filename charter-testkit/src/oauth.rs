@@ -132,7 +132,8 @@ impl OAuthServer {
     /// `refresh_tokens` (`{token: user}`), `static_tokens` (`{token: user}`, accepted by the
     /// API stub, never issued), `revoke_refresh` (`[token]`), `revoke_all_access`,
     /// `expires_in` (seconds), `mode` (`"normal"`, `"slow"` with `delay_ms`, `"unavailable"`),
-    /// `rotate` (issue a new refresh token on each refresh), `reset_stats`.
+    /// `rotate` (each refresh answers a new refresh token and spends the one it was given:
+    /// accepted once), `reset_stats`.
     pub async fn control(&self, body: Value) {
         let r = self
             .http
@@ -148,13 +149,15 @@ impl OAuthServer {
         );
     }
 
-    /// Whether each refresh issues a new refresh token (off by default).
+    /// Whether each refresh issues a new refresh token and spends the old one (off by default).
     pub async fn set_rotation(&self, rotate: bool) {
         self.control(json!({ "rotate": rotate })).await;
     }
 
     /// What the server counted and issued: `token_requests`, `by_grant`, `authorize_requests`,
-    /// `checks`, `issued_access`, `issued_refresh`, `last_scope`, `last_client_auth`.
+    /// `checks`, `dropped` (slow requests whose client hung up), `spent_reused` (a rotated
+    /// refresh token offered again), `issued_access`, `issued_refresh`, `last_scope`,
+    /// `last_client_auth`.
     pub async fn stats(&self) -> Value {
         json_of(self.http.get(format!("{}/__stats", self.base))).await
     }

@@ -25,7 +25,7 @@ use charter::table::Table;
 use charter::{CallContext, SessionOptions, Source, ToolSession};
 use serde_json::{Value, json};
 
-use crate::wire_stub::{Recorded, Stub};
+use charter_testkit::stub::{Recorded, Stub};
 
 /// A task's scripted model on the direct path: its calls, turn by turn, and its answer.
 pub type Script = fn(&mut Direct) -> Pin<Box<dyn Future<Output = Value> + '_>>;

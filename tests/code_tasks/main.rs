@@ -14,9 +14,6 @@
 #![cfg(feature = "all-packs")]
 #![recursion_limit = "256"]
 
-#[path = "../wire/wire_stub.rs"]
-mod wire_stub;
-
 mod harness;
 mod payloads;
 mod tasks {
@@ -28,8 +25,8 @@ mod tasks {
 
 use serde_json::{Value, json};
 
+use charter_testkit::stub::Recorded;
 use harness::{Run, Task};
-use wire_stub::Recorded;
 
 /// Every task, in the order the report lists them.
 fn all() -> impl Iterator<Item = &'static Task> {

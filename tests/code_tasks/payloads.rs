@@ -3,7 +3,6 @@
 //! per item; the other providers', whose vendored documents carry no examples, written after the
 //! example objects of their API references, with the fields those objects carry.
 
-use std::io::Read;
 use std::sync::OnceLock;
 
 use serde_json::{Value, json};
@@ -12,12 +11,7 @@ use serde_json::{Value, json};
 fn github_examples() -> &'static Value {
     static EXAMPLES: OnceLock<Value> = OnceLock::new();
     EXAMPLES.get_or_init(|| {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/github.json.gz");
-        let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let mut text = String::new();
-        flate2::read::GzDecoder::new(file)
-            .read_to_string(&mut text)
-            .unwrap();
+        let text = charter_testkit::openapi::read("github.json");
         let mut document: Value = serde_json::from_str(&text).unwrap();
         document["components"]["examples"].take()
     })

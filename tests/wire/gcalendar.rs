@@ -311,7 +311,7 @@ async fn quick_add_move_freebusy_and_delete_routes() {
         ]
     );
     for r in &log {
-        assert_google_auth(&r);
+        assert_google_auth(r);
     }
     assert!(log[0].body.is_empty() && log[1].body.is_empty() && log[3].body.is_empty());
     assert_eq!(

@@ -149,7 +149,7 @@ async fn values_get_and_batch_update_routes() {
         r#"{"data":[{"range":"Sheet1!A1:B1","values":[["a",true]]},{"range":"Totals!B2","values":[[1.5]],"majorDimension":"COLUMNS"}],"valueInputOption":"RAW"}"#
     );
     for r in &log {
-        assert_google_auth(&r);
+        assert_google_auth(r);
     }
 }
 
@@ -367,7 +367,7 @@ async fn files_create_update_share_and_export() {
         ]
     );
     for r in &log {
-        assert_google_auth(&r);
+        assert_google_auth(r);
     }
     assert_eq!(
         log[0].text(),

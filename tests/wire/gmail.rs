@@ -251,7 +251,7 @@ async fn modify_drafts_and_mailbox_addresses_on_the_wire() {
         ]
     );
     for r in &log {
-        assert_google_auth(&r);
+        assert_google_auth(r);
         assert_eq!(r.query, None);
     }
     assert_eq!(

@@ -4,8 +4,8 @@ use serde_json::{Value, json};
 
 use crate::harness::{Direct, Task};
 use crate::payloads::*;
-use crate::wire_stub::Recorded;
 use crate::{not_found, query};
+use charter_testkit::stub::Recorded;
 
 pub const TASKS: &[Task] = &[
     Task {
