@@ -362,3 +362,41 @@ async fn an_instance_killed_while_holding_the_refresh_lock_blocks_the_others_onl
     assert_eq!(stats["by_grant"]["refresh_token"], 1, "{stats}");
     assert_eq!(stats["spent_reused"], 0, "{stats}");
 }
+
+#[test]
+fn a_store_without_its_key_or_at_a_tls_url_is_refused_at_start() {
+    let run = |url: &str, key: Option<&str>| {
+        let mut cmd = std::process::Command::new(parts::BIN);
+        cmd.args([
+            "mcp",
+            "--http",
+            "127.0.0.1:0",
+            "--pack",
+            "gmail",
+            "--store",
+            url,
+        ])
+        .env_remove("CHARTER_STORE_KEY")
+        .env_remove("CHARTER_STORE_KEY_PREVIOUS");
+        if let Some(key) = key {
+            cmd.env("CHARTER_STORE_KEY", key);
+        }
+        let out = cmd.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run("redis://127.0.0.1:1", None);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("CHARTER_STORE_KEY is not set"), "{err}");
+    assert!(err.contains("openssl rand -base64 32"), "{err}");
+    let (code, err) = run("redis://127.0.0.1:1", Some("not-a-key-canary"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("must hold 32 random bytes"), "{err}");
+    assert!(!err.contains("not-a-key-canary"), "{err}");
+    let (code, err) = run("rediss://:pw-canary@127.0.0.1:1", Some(parts::STORE_KEY));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("TLS (rediss://) is not built in"), "{err}");
+    assert!(!err.contains("pw-canary"), "{err}");
+}
