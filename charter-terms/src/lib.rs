@@ -3,6 +3,7 @@
 //!
 //! - [`names`]: pack labels, tool names, property names and the qualified-name limit
 //!   (docs/design.md §2).
+//! - [`groups`]: how "at least one of" / "exactly one of" groups are told to the model (§3).
 //! - [`http`]: the MCP annotations and their defaults per HTTP method (§2), URL placeholders
 //!   (§8).
 //! - [`tokens`]: `json_tokens` of JSON text, the size estimate of §3.
@@ -16,6 +17,7 @@
 
 #![warn(missing_docs)]
 
+pub mod groups;
 pub mod http;
 pub mod intent;
 pub mod modes;

@@ -1,6 +1,9 @@
 //! Groups of a tool's arguments: "at least one of" (the pack format's `require_one_of`) and
 //! "exactly one of" (`require_exactly_one_of`). A group is complete when every member is given
-//! (`null` counts, as in the schema's `required` lists).
+//! (`null` counts, as in JSON Schema's `required`). The wording is `charter_terms::groups`, which
+//! the schema's own sentence uses too.
+
+use charter_terms::groups::{AT_LEAST_ONE, EXACTLY_ONE, OR, listing};
 
 use super::Issue;
 
@@ -10,7 +13,7 @@ pub fn unmet_groups(groups: &[&[&str]], given: impl Fn(&str) -> bool) -> Option<
     if groups.is_empty() || groups.iter().any(|g| complete(g, &given)) {
         return None;
     }
-    Some(issue("at least one of", groups, "none of them".into()))
+    Some(issue(AT_LEAST_ONE, groups, "none of them".into()))
 }
 
 /// The problem when not exactly one "exactly one of" group is complete (the schema's `oneOf` of
@@ -27,9 +30,9 @@ pub fn unmet_exactly_one(groups: &[&[&str]], given: impl Fn(&str) -> bool) -> Op
     let got = if done.is_empty() {
         "none of them".into()
     } else {
-        format!("{} of them: {}", done.len(), listing_with(&done, ", "))
+        format!("{} of them: {}", done.len(), listing(&done, ", "))
     };
-    Some(issue("exactly one of", groups, got))
+    Some(issue(EXACTLY_ONE, groups, got))
 }
 
 fn complete(group: &[&str], given: &impl Fn(&str) -> bool) -> bool {
@@ -39,25 +42,9 @@ fn complete(group: &[&str], given: &impl Fn(&str) -> bool) -> bool {
 fn issue(rule: &str, groups: &[&[&str]], got: String) -> Issue {
     Issue {
         path: String::new(),
-        expected: format!("{rule}: {}", listing(groups)),
+        expected: format!("{rule}: {}", listing(groups, OR)),
         got,
     }
-}
-
-/// `` `a` and `b`, or `c` ``: groups joined by "or", members by "and".
-fn listing(groups: &[&[&str]]) -> String {
-    listing_with(groups, ", or ")
-}
-
-fn listing_with(groups: &[&[&str]], or: &str) -> String {
-    let list: Vec<String> = groups
-        .iter()
-        .map(|g| {
-            let names: Vec<String> = g.iter().map(|n| format!("`{n}`")).collect();
-            names.join(" and ")
-        })
-        .collect();
-    list.join(or)
 }
 
 #[cfg(test)]
