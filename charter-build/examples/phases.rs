@@ -16,7 +16,7 @@ fn main() {
     let mut n = 0;
     for tool in &model.tools {
         for v in &tool.views {
-            n += charter_build::schema::view_schema(&model.types, &tool.params, v)
+            n += charter_build::schema::tool_view_schema(&model.types, tool, v)
                 .paths
                 .len();
         }

@@ -4,8 +4,9 @@
 //! The text is what goes on the wire: `{"type":"object","properties":{...},"required":[...],
 //! "additionalProperties":false}`, no `$schema`, no titles, `additionalProperties: false` on
 //! every object (a `map` uses `additionalProperties: <value schema>`), every property
-//! described, subschemas inlined; `$defs`/`$ref` only for recursive types. A nullable field is
-//! `"type":[T,"null"]`.
+//! described, subschemas inlined; `$defs`/`$ref` only for recursive types. The form is portable
+//! (docs/design.md §3): a nullable field is `"anyOf":[{..},{"type":"null"}]`, never a `type`
+//! array, and the root has no combinator (its groups are a sentence in its `description`).
 
 use serde_json::{Map, Value};
 
@@ -194,24 +195,52 @@ impl Emitter<'_> {
 
     fn node(&mut self, node: &Node, description: Option<&str>, nullable: bool) -> Value {
         let nullable = nullable || node.nullable;
+        // The portable form of a nullable value (docs/design.md §3): `anyOf` of the value and
+        // `null`, never a `type` array, which single-type dialects refuse. The description and
+        // the default stay outside, on the value as a whole. `any` already takes `null`; a
+        // `one_of` lists `null` as one more alternative.
+        if nullable && !matches!(node.kind, NodeKind::Any | NodeKind::OneOf(_)) {
+            let value = self.value(node, None, false, None);
+            let mut m = Map::new();
+            describe(&mut m, description);
+            m.insert(
+                "anyOf".into(),
+                Value::Array(vec![value, serde_json::json!({"type": "null"})]),
+            );
+            if let Some(d) = &node.default {
+                m.insert("default".into(), d.clone());
+            }
+            return Value::Object(m);
+        }
+        self.value(node, description, nullable, node.default.as_ref())
+    }
+
+    /// A node's own schema: `nullable` only for kinds that carry `null` themselves (`one_of`).
+    fn value(
+        &mut self,
+        node: &Node,
+        description: Option<&str>,
+        nullable: bool,
+        default: Option<&Value>,
+    ) -> Value {
         let mut m = Map::new();
         match &node.kind {
             NodeKind::Any => describe(&mut m, description),
             NodeKind::Bool => {
-                typed(&mut m, "boolean", nullable);
+                typed(&mut m, "boolean");
                 describe(&mut m, description);
             }
             NodeKind::Integer(n) | NodeKind::Number(n) => {
                 let integer = matches!(node.kind, NodeKind::Integer(_));
-                number(&mut m, node, n, integer, description, nullable);
+                number(&mut m, n, integer, description, default);
             }
-            NodeKind::String(s) => string(&mut m, node, s, description, nullable),
+            NodeKind::String(s) => string(&mut m, s, description, default),
             NodeKind::Array {
                 items,
                 min_items,
                 max_items,
             } => {
-                typed(&mut m, "array", nullable);
+                typed(&mut m, "array");
                 describe(&mut m, description);
                 // Array items are not separate paths: an object inside keeps the array's path.
                 let items = self.ty(items);
@@ -224,18 +253,18 @@ impl Emitter<'_> {
                 }
             }
             NodeKind::Object(fields, groups) => {
-                typed(&mut m, "object", nullable);
+                typed(&mut m, "object");
                 describe(&mut m, description);
                 let (props, required) = self.fields(fields);
                 m.insert("properties".into(), Value::Object(props));
                 if !required.is_empty() {
                     m.insert("required".into(), required.into());
                 }
-                object_groups(&mut m, groups, nullable);
+                object_groups(&mut m, groups);
                 m.insert("additionalProperties".into(), false.into());
             }
             NodeKind::Map(values) => {
-                typed(&mut m, "object", nullable);
+                typed(&mut m, "object");
                 describe(&mut m, description);
                 let v = self.untracked(|e| e.ty(values));
                 // A value schema with nothing in it accepts anything.
@@ -257,7 +286,7 @@ impl Emitter<'_> {
             }
         }
         if !m.contains_key("default")
-            && let Some(d) = &node.default
+            && let Some(d) = default
             && !matches!(
                 node.kind,
                 NodeKind::Integer(_) | NodeKind::Number(_) | NodeKind::String(_)
@@ -300,6 +329,7 @@ fn root(
     types: &[TypeModel],
     params: &[FieldModel],
     view: &ViewSpec,
+    description: Option<&str>,
     omit: Option<&[String]>,
 ) -> Emitted {
     let mut e = Emitter {
@@ -314,7 +344,13 @@ fn root(
     let removals = std::mem::take(&mut e.removals);
     let defs = e.defs();
 
-    let mut text = String::from(r#"{"type":"object","properties":{"#);
+    let mut text = String::from(r#"{"type":"object","#);
+    if let Some(d) = description {
+        text.push_str(r#""description":"#);
+        text.push_str(&json(&d));
+        text.push(',');
+    }
+    text.push_str(r#""properties":{"#);
     let mut prop_ranges: Vec<(String, usize, usize)> = Vec::new();
     for (i, (name, schema)) in props.iter().enumerate() {
         if i > 0 {
@@ -442,17 +478,23 @@ fn collect_paths(
     }
 }
 
-/// The schema of one view of a parameter list, its size, paths by cost and spans.
+/// The schema of one view of a parameter list, its size, paths by cost and spans; the root
+/// carries `description` when given (a tool's groups, see [`tool_view_schema`]).
 ///
 /// A path's saving is measured on the text it removes (exactly what emitting the schema
 /// without it would produce); a property whose schema holds a `$ref` is re-emitted instead,
 /// since dropping it may also drop a `$defs` entry.
-pub fn view_schema(types: &[TypeModel], params: &[FieldModel], view: &ViewSpec) -> ViewSchema {
+pub fn view_schema(
+    types: &[TypeModel],
+    params: &[FieldModel],
+    view: &ViewSpec,
+    description: Option<&str>,
+) -> ViewSchema {
     let Emitted {
         text,
         spans,
         removals,
-    } = root(types, params, view, None);
+    } = root(types, params, view, description, None);
     let full = tokens(&text);
     let chars = text.chars().count();
     let mut all = Vec::new();
@@ -465,7 +507,7 @@ pub fn view_schema(types: &[TypeModel], params: &[FieldModel], view: &ViewSpec) 
                 Some((_, removed, false)) => {
                     charter_terms::tokens::chars_tokens(chars.saturating_sub(*removed)) as usize
                 }
-                _ => tokens(&root(types, params, view, Some(&p)).text) as usize,
+                _ => tokens(&root(types, params, view, description, Some(&p)).text) as usize,
             };
             PathCost {
                 depth: u8::try_from(p.len()).unwrap_or(u8::MAX),
@@ -489,19 +531,16 @@ pub fn schema_without(
     types: &[TypeModel],
     params: &[FieldModel],
     view: &ViewSpec,
+    description: Option<&str>,
     path: &[String],
 ) -> String {
-    root(types, params, view, Some(path)).text
+    root(types, params, view, description, Some(path)).text
 }
 
-/// `"type": t` (or `[t, "null"]`).
-fn typed(m: &mut Map<String, Value>, t: &str, nullable: bool) {
-    let v = if nullable {
-        serde_json::json!([t, "null"])
-    } else {
-        Value::from(t)
-    };
-    m.insert("type".into(), v);
+/// `"type": t`: one type, always (a nullable value is an `anyOf` with `null`, see
+/// `Emitter::node`).
+fn typed(m: &mut Map<String, Value>, t: &str) {
+    m.insert("type".into(), Value::from(t));
 }
 
 fn describe(m: &mut Map<String, Value>, description: Option<&str>) {
@@ -510,12 +549,8 @@ fn describe(m: &mut Map<String, Value>, description: Option<&str>) {
     }
 }
 
-/// `"enum"`, with `null` added when the field is nullable.
-fn enumerate(m: &mut Map<String, Value>, mut values: Vec<Value>, nullable: bool) {
+fn enumerate(m: &mut Map<String, Value>, values: Vec<Value>) {
     if !values.is_empty() {
-        if nullable {
-            values.push(Value::Null);
-        }
         m.insert("enum".into(), Value::Array(values));
     }
 }
@@ -523,20 +558,18 @@ fn enumerate(m: &mut Map<String, Value>, mut values: Vec<Value>, nullable: bool)
 /// An integer or number: type, description, enum, default, bounds.
 fn number(
     m: &mut Map<String, Value>,
-    node: &Node,
     n: &NumModel,
     integer: bool,
     description: Option<&str>,
-    nullable: bool,
+    default: Option<&Value>,
 ) {
-    typed(m, if integer { "integer" } else { "number" }, nullable);
+    typed(m, if integer { "integer" } else { "number" });
     describe(m, description);
     enumerate(
         m,
         n.enum_values.iter().cloned().map(Value::Number).collect(),
-        nullable,
     );
-    if let Some(d) = &node.default {
+    if let Some(d) = default {
         m.insert("default".into(), d.clone());
     }
     if let Some(v) = &n.minimum {
@@ -550,19 +583,17 @@ fn number(
 /// A string: type, description, enum, default, format, pattern, lengths.
 fn string(
     m: &mut Map<String, Value>,
-    node: &Node,
     s: &StrModel,
     description: Option<&str>,
-    nullable: bool,
+    default: Option<&Value>,
 ) {
-    typed(m, "string", nullable);
+    typed(m, "string");
     describe(m, description);
     enumerate(
         m,
         s.enum_values.iter().cloned().map(Value::String).collect(),
-        nullable,
     );
-    if let Some(d) = &node.default {
+    if let Some(d) = default {
         m.insert("default".into(), d.clone());
     }
     if let Some(f) = s.format {
@@ -592,7 +623,7 @@ mod tests {
     }
 
     fn default_view(m: &PackModel, i: usize) -> ViewSchema {
-        view_schema(&m.types, &m.tools[i].params, &m.tools[i].views[0])
+        view_schema(&m.types, &m.tools[i].params, &m.tools[i].views[0], None)
     }
 
     const TOOL: &str = "  a_b:\n    description: D.\n    method: POST\n    path: /a\n    params:\n";
@@ -630,7 +661,7 @@ mod tests {
         let p = &v["properties"];
         assert_eq!(
             p["s"],
-            serde_json::json!({"type": ["string", "null"], "description": "S.", "enum": ["a", null]})
+            serde_json::json!({"description": "S.", "anyOf": [{"type": "string", "enum": ["a"]}, {"type": "null"}]})
         );
         assert_eq!(
             p["m"],
@@ -693,7 +724,7 @@ mod tests {
             let m = pack(&format!("{TOOL}{params}"));
             let tool = &m.tools[0];
             let view = &tool.views[0];
-            let full = view_schema(&m.types, &tool.params, view);
+            let full = view_schema(&m.types, &tool.params, view, None);
             assert_eq!(full.spans.len(), tool.params.len());
             for span in &full.spans {
                 let removed = (span.property.1 - span.property.0) as usize
@@ -714,6 +745,7 @@ mod tests {
                     &m.types,
                     &tool.params,
                     view,
+                    None,
                     std::slice::from_ref(&span.name),
                 );
                 assert_eq!(
@@ -736,7 +768,7 @@ mod tests {
         ));
         let tool = &m.tools[0];
         let view = &tool.views[0];
-        let full = view_schema(&m.types, &tool.params, view);
+        let full = view_schema(&m.types, &tool.params, view, None);
         let paths: Vec<&str> = full.paths.iter().map(|p| p.path.as_str()).collect();
         for expected in [
             "filter",
@@ -757,7 +789,7 @@ mod tests {
         for p in &full.paths {
             let segments: Vec<String> = p.path.split('.').map(str::to_owned).collect();
             assert_eq!(p.depth as usize, segments.len());
-            let without = schema_without(&m.types, &tool.params, view, &segments);
+            let without = schema_without(&m.types, &tool.params, view, None, &segments);
             let parsed: Value = serde_json::from_str(&without).unwrap();
             assert_eq!(p.saves, full.tokens - tokens(&without), "{}", p.path);
             assert!(without.len() < full.text.len(), "{}", p.path);

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use charter_build::mode::ViewKey;
-use charter_build::schema::view_schema;
+use charter_build::schema::tool_view_schema;
 
 const FIXTURE: &str = include_str!("fixtures/tracker.yaml");
 /// The name the golden file's header carries: workspace-relative, the same on every machine.
@@ -52,7 +52,7 @@ fn view_schemas() {
                 ViewKey::Unmatched => "Unmatched".to_owned(),
                 ViewKey::Label(l) => format!("Label({l})"),
             };
-            let schema = view_schema(&model.types, &tool.params, view);
+            let schema = tool_view_schema(&model.types, tool, view);
             let pretty: serde_json::Value = serde_json::from_str(&schema.text).unwrap();
             out.push_str(&format!(
                 "== {key} active={:?} widest={} tokens={}\n{}\n",

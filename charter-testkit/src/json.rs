@@ -710,19 +710,11 @@ fn shape_schema(shape: &Shape, active: &[&str], widest: bool, skip: &[&str]) -> 
             );
         }
         Shape::Nullable(inner) => {
+            // The portable form: `anyOf` of the value and `null`, never a `type` array.
             m = shape_schema(inner, active, widest, skip);
-            match m.get("type").cloned() {
-                Some(Value::String(ty)) => {
-                    m.insert("type".into(), json!([ty, "null"]));
-                    if let Some(Value::Array(values)) = m.get_mut("enum") {
-                        values.push(Value::Null);
-                    }
-                }
-                _ if m.is_empty() => {}
-                _ => {
-                    let inner = Value::Object(std::mem::take(&mut m));
-                    m.insert("anyOf".into(), json!([inner, {"type": "null"}]));
-                }
+            if !m.is_empty() {
+                let inner = Value::Object(std::mem::take(&mut m));
+                m.insert("anyOf".into(), json!([inner, {"type": "null"}]));
             }
         }
         Shape::OneOf(shapes) => {

@@ -335,15 +335,15 @@ pub mod tracker {
                 views: &[
                     View {
                         key: ViewKey::Default,
-                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3.","enum":[1,2,3],"default":2},"metadata":{"type":"object","description":"Free-form key/value metadata.","additionalProperties":{"type":"string","description":"A metadata value."}},"assignee":{"type":["string","null"],"description":"Who to assign, or null for nobody."}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
-                        tokens: 366,
+                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3.","enum":[1,2,3],"default":2},"metadata":{"type":"object","description":"Free-form key/value metadata.","additionalProperties":{"type":"string","description":"A metadata value."}},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
+                        tokens: 371,
                         active: &[],
                         widest: true,
                         paths: &[
                             PathCost {
                                 path: "thread",
                                 depth: 1,
-                                saves: 108,
+                                saves: 109,
                             },
                             PathCost {
                                 path: "labels",
@@ -353,7 +353,12 @@ pub mod tracker {
                             PathCost {
                                 path: "metadata",
                                 depth: 1,
-                                saves: 37,
+                                saves: 38,
+                            },
+                            PathCost {
+                                path: "assignee",
+                                depth: 1,
+                                saves: 27,
                             },
                             PathCost {
                                 path: "priority",
@@ -371,7 +376,7 @@ pub mod tracker {
                                 saves: 23,
                             },
                             PathCost {
-                                path: "assignee",
+                                path: "due_on",
                                 depth: 1,
                                 saves: 22,
                             },
@@ -385,22 +390,17 @@ pub mod tracker {
                                 depth: 1,
                                 saves: 21,
                             },
-                            PathCost {
-                                path: "due_on",
-                                depth: 1,
-                                saves: 21,
-                            },
                         ],
                         spans: &[
                             PropSpan {
                                 name: "project",
                                 property: (31, 106),
-                                required: Some((1057, 1067)),
+                                required: Some((1076, 1086)),
                             },
                             PropSpan {
                                 name: "title",
                                 property: (105, 181),
-                                required: Some((1066, 1074)),
+                                required: Some((1085, 1093)),
                             },
                             PropSpan {
                                 name: "due_on",
@@ -429,15 +429,15 @@ pub mod tracker {
                             },
                             PropSpan {
                                 name: "assignee",
-                                property: (954, 1043),
+                                property: (954, 1062),
                                 required: None,
                             },
                         ],
                     },
                     View {
                         key: ViewKey::Unmatched,
-                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"assignee":{"type":["string","null"],"description":"Who to assign, or null for nobody."}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
-                        tokens: 303,
+                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
+                        tokens: 308,
                         active: &[],
                         widest: false,
                         paths: &[
@@ -449,7 +449,12 @@ pub mod tracker {
                             PathCost {
                                 path: "labels",
                                 depth: 1,
-                                saves: 90,
+                                saves: 91,
+                            },
+                            PathCost {
+                                path: "assignee",
+                                depth: 1,
+                                saves: 27,
                             },
                             PathCost {
                                 path: "labels.name",
@@ -460,11 +465,6 @@ pub mod tracker {
                                 path: "labels.color",
                                 depth: 2,
                                 saves: 23,
-                            },
-                            PathCost {
-                                path: "assignee",
-                                depth: 1,
-                                saves: 22,
                             },
                             PathCost {
                                 path: "project",
@@ -486,12 +486,12 @@ pub mod tracker {
                             PropSpan {
                                 name: "project",
                                 property: (31, 106),
-                                required: Some((806, 816)),
+                                required: Some((825, 835)),
                             },
                             PropSpan {
                                 name: "title",
                                 property: (105, 181),
-                                required: Some((815, 823)),
+                                required: Some((834, 842)),
                             },
                             PropSpan {
                                 name: "due_on",
@@ -510,15 +510,15 @@ pub mod tracker {
                             },
                             PropSpan {
                                 name: "assignee",
-                                property: (703, 792),
+                                property: (703, 811),
                                 required: None,
                             },
                         ],
                     },
                     View {
                         key: ViewKey::Label("beta"),
-                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"metadata":{"type":"object","description":"Free-form key/value metadata.","additionalProperties":{"type":"string","description":"A metadata value."}},"assignee":{"type":["string","null"],"description":"Who to assign, or null for nobody."}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
-                        tokens: 341,
+                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"metadata":{"type":"object","description":"Free-form key/value metadata.","additionalProperties":{"type":"string","description":"A metadata value."}},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
+                        tokens: 346,
                         active: &["beta"],
                         widest: false,
                         paths: &[
@@ -538,6 +538,11 @@ pub mod tracker {
                                 saves: 38,
                             },
                             PathCost {
+                                path: "assignee",
+                                depth: 1,
+                                saves: 27,
+                            },
+                            PathCost {
                                 path: "labels.name",
                                 depth: 2,
                                 saves: 23,
@@ -548,19 +553,14 @@ pub mod tracker {
                                 saves: 23,
                             },
                             PathCost {
+                                path: "project",
+                                depth: 1,
+                                saves: 22,
+                            },
+                            PathCost {
                                 path: "due_on",
                                 depth: 1,
                                 saves: 22,
-                            },
-                            PathCost {
-                                path: "assignee",
-                                depth: 1,
-                                saves: 22,
-                            },
-                            PathCost {
-                                path: "project",
-                                depth: 1,
-                                saves: 21,
                             },
                             PathCost {
                                 path: "title",
@@ -572,12 +572,12 @@ pub mod tracker {
                             PropSpan {
                                 name: "project",
                                 property: (31, 106),
-                                required: Some((956, 966)),
+                                required: Some((975, 985)),
                             },
                             PropSpan {
                                 name: "title",
                                 property: (105, 181),
-                                required: Some((965, 973)),
+                                required: Some((984, 992)),
                             },
                             PropSpan {
                                 name: "due_on",
@@ -601,32 +601,37 @@ pub mod tracker {
                             },
                             PropSpan {
                                 name: "assignee",
-                                property: (853, 942),
+                                property: (853, 961),
                                 required: None,
                             },
                         ],
                     },
                     View {
                         key: ViewKey::Label("pro"),
-                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3.","enum":[1,2,3],"default":2},"assignee":{"type":["string","null"],"description":"Who to assign, or null for nobody."}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
-                        tokens: 329,
+                        schema: r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3.","enum":[1,2,3],"default":2},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
+                        tokens: 333,
                         active: &["pro"],
                         widest: false,
                         paths: &[
                             PathCost {
                                 path: "thread",
                                 depth: 1,
-                                saves: 109,
+                                saves: 108,
                             },
                             PathCost {
                                 path: "labels",
                                 depth: 1,
-                                saves: 91,
+                                saves: 90,
+                            },
+                            PathCost {
+                                path: "assignee",
+                                depth: 1,
+                                saves: 27,
                             },
                             PathCost {
                                 path: "priority",
                                 depth: 1,
-                                saves: 26,
+                                saves: 25,
                             },
                             PathCost {
                                 path: "labels.name",
@@ -639,22 +644,17 @@ pub mod tracker {
                                 saves: 23,
                             },
                             PathCost {
-                                path: "assignee",
-                                depth: 1,
-                                saves: 23,
-                            },
-                            PathCost {
                                 path: "project",
                                 depth: 1,
-                                saves: 22,
-                            },
-                            PathCost {
-                                path: "due_on",
-                                depth: 1,
-                                saves: 22,
+                                saves: 21,
                             },
                             PathCost {
                                 path: "title",
+                                depth: 1,
+                                saves: 21,
+                            },
+                            PathCost {
+                                path: "due_on",
                                 depth: 1,
                                 saves: 21,
                             },
@@ -663,12 +663,12 @@ pub mod tracker {
                             PropSpan {
                                 name: "project",
                                 property: (31, 106),
-                                required: Some((907, 917)),
+                                required: Some((926, 936)),
                             },
                             PropSpan {
                                 name: "title",
                                 property: (105, 181),
-                                required: Some((916, 924)),
+                                required: Some((935, 943)),
                             },
                             PropSpan {
                                 name: "due_on",
@@ -692,7 +692,7 @@ pub mod tracker {
                             },
                             PropSpan {
                                 name: "assignee",
-                                property: (804, 893),
+                                property: (804, 912),
                                 required: None,
                             },
                         ],
@@ -850,7 +850,7 @@ pub mod tracker {
                     View {
                         key: ViewKey::Default,
                         schema: ISSUES_UPDATE_0_SCHEMA,
-                        tokens: 288,
+                        tokens: 291,
                         active: &["update"],
                         widest: false,
                         paths: ISSUES_UPDATE_0_PATHS,
@@ -859,7 +859,7 @@ pub mod tracker {
                     View {
                         key: ViewKey::Unmatched,
                         schema: ISSUES_UPDATE_0_SCHEMA,
-                        tokens: 288,
+                        tokens: 291,
                         active: &["update"],
                         widest: false,
                         paths: ISSUES_UPDATE_0_PATHS,
@@ -867,25 +867,25 @@ pub mod tracker {
                     },
                     View {
                         key: ViewKey::Label("pro"),
-                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"duplicate_of":{"type":["object","null"],"description":"The issue this one duplicates, by URL or number; null clears it.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"anyOf":[{"type":"null"},{"oneOf":[{"required":["url"]},{"required":["number"]}]}],"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#,
-                        tokens: 304,
+                        schema: r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"oneOf":[{"required":["url"]},{"required":["number"]}],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#,
+                        tokens: 307,
                         active: &["update", "pro"],
                         widest: false,
                         paths: &[
                             PathCost {
                                 path: "duplicate_of",
                                 depth: 1,
-                                saves: 92,
+                                saves: 91,
                             },
                             PathCost {
                                 path: "extra",
                                 depth: 1,
-                                saves: 73,
+                                saves: 78,
                             },
                             PathCost {
                                 path: "reason",
                                 depth: 1,
-                                saves: 27,
+                                saves: 28,
                             },
                             PathCost {
                                 path: "extra.gte",
@@ -900,12 +900,12 @@ pub mod tracker {
                             PathCost {
                                 path: "number",
                                 depth: 1,
-                                saves: 20,
+                                saves: 21,
                             },
                             PathCost {
                                 path: "state",
                                 depth: 1,
-                                saves: 20,
+                                saves: 21,
                             },
                             PathCost {
                                 path: "extra.lt",
@@ -937,12 +937,12 @@ pub mod tracker {
                             PropSpan {
                                 name: "project",
                                 property: (31, 106),
-                                required: Some((1161, 1171)),
+                                required: Some((1171, 1181)),
                             },
                             PropSpan {
                                 name: "number",
                                 property: (105, 179),
-                                required: Some((1170, 1179)),
+                                required: Some((1180, 1189)),
                             },
                             PropSpan {
                                 name: "title",
@@ -957,7 +957,7 @@ pub mod tracker {
                             PropSpan {
                                 name: "reason",
                                 property: (318, 419),
-                                required: Some((1179, 1188)),
+                                required: Some((1189, 1198)),
                             },
                             PropSpan {
                                 name: "estimate",
@@ -966,12 +966,12 @@ pub mod tracker {
                             },
                             PropSpan {
                                 name: "extra",
-                                property: (483, 776),
+                                property: (483, 795),
                                 required: None,
                             },
                             PropSpan {
                                 name: "duplicate_of",
-                                property: (776, 1147),
+                                property: (795, 1157),
                                 required: None,
                             },
                         ],
@@ -979,7 +979,7 @@ pub mod tracker {
                     View {
                         key: ViewKey::Label("update"),
                         schema: ISSUES_UPDATE_0_SCHEMA,
-                        tokens: 288,
+                        tokens: 291,
                         active: &["update"],
                         widest: false,
                         paths: ISSUES_UPDATE_0_PATHS,
@@ -1827,22 +1827,22 @@ pub mod tracker {
         },
     ];
     /// Shared by the views of `tracker_issues_update` that show the same fields.
-    const ISSUES_UPDATE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"type":["object","null"],"description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"duplicate_of":{"type":["object","null"],"description":"The issue this one duplicates, by URL or number; null clears it.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"anyOf":[{"type":"null"},{"oneOf":[{"required":["url"]},{"required":["number"]}]}],"additionalProperties":false}},"required":["project","number","reason"],"additionalProperties":false}"#;
+    const ISSUES_UPDATE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"oneOf":[{"required":["url"]},{"required":["number"]}],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#;
     const ISSUES_UPDATE_0_PATHS: &[PathCost] = &[
         PathCost {
             path: "duplicate_of",
             depth: 1,
-            saves: 92,
+            saves: 91,
         },
         PathCost {
             path: "extra",
             depth: 1,
-            saves: 73,
+            saves: 78,
         },
         PathCost {
             path: "reason",
             depth: 1,
-            saves: 27,
+            saves: 28,
         },
         PathCost {
             path: "extra.gte",
@@ -1857,12 +1857,12 @@ pub mod tracker {
         PathCost {
             path: "number",
             depth: 1,
-            saves: 20,
+            saves: 21,
         },
         PathCost {
             path: "state",
             depth: 1,
-            saves: 20,
+            saves: 21,
         },
         PathCost {
             path: "extra.lt",
@@ -1889,12 +1889,12 @@ pub mod tracker {
         PropSpan {
             name: "project",
             property: (31, 106),
-            required: Some((1097, 1107)),
+            required: Some((1107, 1117)),
         },
         PropSpan {
             name: "number",
             property: (105, 179),
-            required: Some((1106, 1115)),
+            required: Some((1116, 1125)),
         },
         PropSpan {
             name: "title",
@@ -1909,16 +1909,16 @@ pub mod tracker {
         PropSpan {
             name: "reason",
             property: (318, 419),
-            required: Some((1115, 1124)),
+            required: Some((1125, 1134)),
         },
         PropSpan {
             name: "extra",
-            property: (419, 712),
+            property: (419, 731),
             required: None,
         },
         PropSpan {
             name: "duplicate_of",
-            property: (712, 1083),
+            property: (731, 1093),
             required: None,
         },
     ];

@@ -26,9 +26,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use charter::http::{HttpExecutor, StaticCredentials};
-use charter::table::{Auth, Exec, Table};
+use charter::table::{Auth, Exec, Table, ToolDef};
 use charter::{CallContext, SessionOptions, Source, ToolSession};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use generate::{Gen, Variant};
 use prism::{Exchange, Prism, Recorder, Violation};
@@ -201,7 +201,7 @@ async fn run_pack(
         .iter()
         .filter(|t| matches!(t.exec, Exec::Http(_)))
     {
-        let schema: Value = serde_json::from_str(tool.views[0].schema).unwrap();
+        let schema = with_root_groups(tool);
         for &seed in &settings.seeds {
             for (i, &variant) in settings.variants.iter().enumerate() {
                 let mut generator = Gen::new(&schema, variant, mix(seed, tool.name, i));
@@ -241,6 +241,23 @@ async fn run_pack(
 }
 
 /// Prism's violations, plus the form check's for a form body.
+/// The tool's default view as the generator reads it: the portable form tells a tool's own
+/// groups in the root's `description` (no combinator at the root, docs/design.md §3), so they are
+/// put back as JSON Schema's `anyOf` / `oneOf` of `required` lists, which the generator fills.
+fn with_root_groups(tool: &ToolDef) -> Value {
+    let mut schema: Value = serde_json::from_str(tool.views[0].schema).unwrap();
+    for (key, groups) in [
+        ("anyOf", tool.require_one_of),
+        ("oneOf", tool.require_exactly_one_of),
+    ] {
+        if !groups.is_empty() {
+            let list: Vec<Value> = groups.iter().map(|g| json!({ "required": g })).collect();
+            schema[key] = Value::Array(list);
+        }
+    }
+    schema
+}
+
 fn judge(doc: &Value, x: &Exchange) -> Vec<Violation> {
     let mut found = prism::violations(x);
     if x.content_type
