@@ -76,3 +76,13 @@ fn every_shipped_table_holds_the_invariants() {
         common::check_table(table);
     }
 }
+
+/// Anthropic's and OpenAI's documented rules for a tool definition (root `type: object`, no
+/// combinator, `enum` or `not` at the root, arrays with `items`, names within 64 characters
+/// under an MCP host's `mcp__charter__` prefix) hold for every view of every shipped tool.
+#[test]
+fn every_shipped_view_meets_the_model_apis_rules() {
+    let tools = charter::packs::ALL.iter().flat_map(|t| t.tools.iter());
+    let problems = charter_testkit::providers::tool_problems(tools);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -15,6 +15,7 @@
 //! - [`openapi`]: the vendored API documents (`openapi/*.json.gz`).
 //! - `mcp` (feature `mcp`): the MCP fixture servers, run as this crate's `charter-mcp-fixture`
 //!   binary.
+//! - [`providers`]: the model APIs' documented rules for a tool definition, applied to tables.
 
 #![warn(missing_docs)]
 
@@ -28,6 +29,7 @@ pub mod oauth;
 pub mod openapi;
 pub mod redis;
 pub mod stub;
+pub mod providers;
 
 use charter_runtime::Table;
 use serde_json::{Value, json};

@@ -36,6 +36,14 @@ fn as_user(name: &str) -> CallContext {
     CallContext::new().for_user(name)
 }
 
+/// Anthropic's and OpenAI's documented rules for a tool definition hold for every view of every
+/// tool (`charter_testkit::providers`).
+#[test]
+fn every_view_meets_the_model_apis_rules() {
+    let problems = charter_testkit::providers::tool_problems(TOOLS.tools);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 #[test]
 fn table_and_annotations() {
     assert_eq!(TOOLS.pack, "notes");

@@ -189,6 +189,27 @@ fn request(
     }
 }
 
+/// Anthropic's and OpenAI's documented rules for a tool definition, on one listed tool: the
+/// schema's root is `type: object` with no `anyOf`/`oneOf`/`allOf`/`enum`/`not` (both APIs
+/// refuse the whole request otherwise), and the name fits `^[a-zA-Z0-9_-]{1,64}$` even under an
+/// MCP host's prefix (`mcp__<server>__<name>`; a server key of up to 7 characters, such as
+/// `charter` or `mytools`, leaves room for any qualified name charter accepts).
+fn model_apis_accept(tool: &Value) {
+    let name = tool["name"].as_str().unwrap();
+    let schema = &tool["inputSchema"];
+    assert_eq!(schema["type"], "object", "{name}");
+    for key in ["anyOf", "oneOf", "allOf", "enum", "not"] {
+        assert!(schema.get(key).is_none(), "{name}: `{key}` at the root");
+    }
+    let hosted = format!("mcp__mytools__{name}");
+    assert!(hosted.len() <= 64, "{hosted}");
+    assert!(
+        hosted
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    );
+}
+
 #[test]
 fn serves_both_sources_over_mcp_stdio() {
     let mut child = Command::new(BIN)
@@ -222,6 +243,9 @@ fn serves_both_sources_over_mcp_stdio() {
         names,
         ["tracker_issues_create", "tracker_issues_get", "team_triage"]
     );
+    for tool in tools {
+        model_apis_accept(tool);
+    }
     let triage = &tools[2];
     assert_eq!(triage["annotations"]["readOnlyHint"], true);
     assert_eq!(
