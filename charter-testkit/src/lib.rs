@@ -27,9 +27,9 @@ pub mod mcp;
 pub mod npm;
 pub mod oauth;
 pub mod openapi;
+pub mod providers;
 pub mod redis;
 pub mod stub;
-pub mod providers;
 
 use charter_runtime::Table;
 use serde_json::{Value, json};
