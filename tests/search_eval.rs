@@ -157,3 +157,42 @@ fn catalogue_stays_small_with_every_pack() {
         (found.recall1(), found.recall5(), found.mrr())
     );
 }
+
+/// A ToolSearch that finds nothing answers within about 1,000 tokens with every pack: the
+/// nearest names and one line per pack, never every name (36 kB with every pack).
+#[test]
+fn a_miss_stays_small_with_every_pack() {
+    let session = eval::session(Ranking::Relevance);
+    for query in [
+        "zzzqqq frobnicate",
+        "select:slack_chat_post_mesage",
+        "+nosuchpack issue",
+        "",
+    ] {
+        let answer = session.search(query, None).to_json();
+        let text = answer.to_string();
+        assert!(
+            text.len() <= 4_000,
+            "{query:?}: {} bytes: {text}",
+            text.len()
+        );
+        assert!(answer.get("available").is_none(), "{query:?}: {text}");
+        let packs = answer["packs"].as_array().expect("pack lines");
+        assert_eq!(packs.len(), charter::packs::ALL.len(), "{query:?}: {text}");
+        for table in charter::packs::ALL {
+            assert!(
+                packs.iter().any(|p| p
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("{}: ", table.pack))),
+                "{query:?}: {} missing: {text}",
+                table.pack
+            );
+        }
+    }
+    let answer = session
+        .search("select:slack_chat_post_mesage", None)
+        .to_json();
+    assert_eq!(answer["nearest"][0], "slack_chat_post_message", "{answer}");
+    assert!(session.loaded().is_empty());
+}

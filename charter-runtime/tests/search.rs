@@ -409,3 +409,100 @@ fn a_query_holding_a_whole_hint_phrase_prefers_its_tool() {
     assert_eq!(first(&s, "thread"), "p_replies_list");
     assert_eq!(first(&s, "thread replies"), "p_replies_list_all");
 }
+
+/// A catalogue whose names are far past the names budget: 150 packs of 4 tools, each pack with
+/// a long description.
+fn crowd() -> Vec<&'static Table> {
+    (0..150)
+        .map(|p| {
+            let tools: Vec<Value> = ["records_list", "records_get", "records_create", "messages_send"]
+                .iter()
+                .map(|t| json!({"name": t, "description": "Does one thing."}))
+                .collect();
+            testing::table(json!({
+                "pack": format!("svc{p}"),
+                "description": format!("Service number {p}: records, messages and members, with a description long enough to matter."),
+                "tools": tools
+            }))
+        })
+        .collect()
+}
+
+#[test]
+fn a_miss_past_the_names_budget_answers_nearest_names_and_pack_lines() {
+    let s = relevance(&crowd());
+    let answer = search(&s, json!({"query": "zzzqqq frobnicate"}));
+    let text = answer.to_string();
+    // 600 names would be about 4,000 tokens; the answer stays near 1,000 whatever the catalogue.
+    assert!(text.len() <= 4_000, "{} bytes: {text}", text.len());
+    assert!(answer.get("available").is_none(), "{text}");
+    let packs: Vec<&str> = answer["packs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert!(packs[0].starts_with("svc0: Service number 0"), "{packs:?}");
+    assert!(
+        packs
+            .iter()
+            .all(|p| p.ends_with("(4 tools)") || p.starts_with("..."))
+    );
+    // Past the budget: labels and counts, then how many were left out.
+    assert!(
+        packs
+            .iter()
+            .any(|p| p.starts_with("svc") && !p.contains(':') && p.ends_with(" (4 tools)")),
+        "{packs:?}"
+    );
+    assert!(packs.last().unwrap().starts_with("... and "), "{packs:?}");
+    let note = answer["note"].as_str().unwrap();
+    assert!(
+        note.contains("No tool matched `zzzqqq frobnicate`"),
+        "{note}"
+    );
+    assert!(
+        note.contains("`+<pack>`") && note.contains("select:"),
+        "{note}"
+    );
+    assert_eq!(s.generation(), 0, "a miss loads nothing");
+
+    // A misspelt word finds the names holding it; a misspelt name its tool.
+    let answer = search(&s, json!({"query": "zzzqqq mesages"}));
+    let nearest = answer["nearest"].as_array().unwrap();
+    assert!(!nearest.is_empty() && nearest.len() <= 8, "{answer}");
+    assert!(
+        nearest
+            .iter()
+            .all(|n| n.as_str().unwrap().contains("_messages_")),
+        "{answer}"
+    );
+    let answer = search(
+        &s,
+        json!({"query": "select:svc7_records_craete,svc7_records_get"}),
+    );
+    assert_eq!(loaded(&answer), ["svc7_records_get"]);
+    assert_eq!(answer["unknown"], json!(["svc7_records_craete"]));
+    assert_eq!(answer["nearest"][0], "svc7_records_create", "{answer}");
+    assert!(answer.to_string().len() <= 4_000);
+    assert!(
+        answer["note"].as_str().unwrap().contains("`nearest`"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn calling_an_unknown_tool_past_the_names_budget_names_the_closest() {
+    let s = relevance(&crowd());
+    let message = validation_message(call(&s, "svc3_records_lst", json!({})));
+    assert!(message.len() < 1_000, "{} bytes: {message}", message.len());
+    assert!(message.contains("Callable now: ToolSearch."), "{message}");
+    assert!(
+        message.contains("Closest names: svc3_records_list"),
+        "{message}"
+    );
+    assert!(
+        message.contains("ToolSearch (keywords, `+<pack>`"),
+        "{message}"
+    );
+}

@@ -7,8 +7,6 @@
 //! finds is the same either way. Written once, when the session is built, from texts the tables
 //! already hold; nothing is sized but the string being written.
 
-use std::fmt::Write as _;
-
 use super::{Disclosure, Entry, Source};
 use crate::search::TOOL_SEARCH_USAGE;
 
@@ -28,13 +26,9 @@ pub(super) fn search_description(
         Disclosure::SearchAndCall => super::call::SEARCH_AND_CALL_USAGE,
         Disclosure::Eager | Disclosure::ListChanged => TOOL_SEARCH_USAGE,
     };
-    let names_len: usize = catalogue
-        .iter()
-        .map(|i| entries[*i as usize].name().len() + 1)
-        .sum();
-    let mut text = String::with_capacity(usage.len() + 16 + names_len.min(4096));
+    let mut text = String::with_capacity(usage.len() + 2048);
     text.push_str(usage);
-    if names_len as u32 / 4 <= NAMES_BUDGET_TOKENS {
+    if names_fit(entries, catalogue) {
         text.push_str("\n\nTools:");
         for i in catalogue {
             text.push('\n');
@@ -43,23 +37,62 @@ pub(super) fn search_description(
         return text;
     }
     text.push_str("\n\nPacks (label: what it is for, how many tools; every tool name starts with its pack label):");
+    for line in pack_lines(entries, catalogue, sources, usize::MAX) {
+        text.push_str("\n- ");
+        text.push_str(&line);
+    }
+    text
+}
+
+/// Whether the sorted names of `indices` fit the names budget (then they are listed one by one,
+/// in the ToolSearch description and in a miss's answer).
+pub(super) fn names_fit(entries: &[Entry], indices: &[u32]) -> bool {
+    let names_len: usize = indices
+        .iter()
+        .map(|i| entries[*i as usize].name().len() + 1)
+        .sum();
+    names_len as u32 / 4 <= NAMES_BUDGET_TOKENS
+}
+
+/// One line per pack of `indices` (entry indices sorted by name): `label: what it is for (N
+/// tools)`, within about `budget` bytes. Past the budget the rest are `label (N tools)`, and past
+/// a quarter more one last line counts the packs left out, so a catalogue of any size answers
+/// in bounded text.
+pub(super) fn pack_lines(
+    entries: &[Entry],
+    indices: &[u32],
+    sources: &[Source],
+    budget: usize,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut used = 0;
     // Names sorted by name keep a pack's tools together (a label holds no `_`).
     let mut k = 0;
-    while k < catalogue.len() {
-        let pack = pack_of(entries[catalogue[k] as usize].name());
-        let count = catalogue[k..]
+    while k < indices.len() {
+        let pack = pack_of(entries[indices[k] as usize].name());
+        let count = indices[k..]
             .iter()
             .take_while(|i| pack_of(entries[**i as usize].name()) == pack)
             .count();
-        let _ = write!(text, "\n- {pack}: ");
-        match describe(sources, pack) {
-            Some(line) => text.push_str(line.trim_end_matches('.')),
-            None => text.push_str("tools"),
-        }
-        let _ = write!(text, " ({count} tools)");
         k += count;
+        let what = describe(sources, pack).map_or("tools", |d| d.trim_end_matches('.'));
+        let mut line = format!("{pack}: {what} ({count} tools)");
+        if used + line.len() > budget {
+            line = format!("{pack} ({count} tools)");
+        }
+        if used + line.len() > budget.saturating_add(budget / 4) {
+            let left = 1 + indices[k..]
+                .iter()
+                .map(|i| pack_of(entries[*i as usize].name()))
+                .fold((0, ""), |(n, last), p| (n + usize::from(p != last), p))
+                .0;
+            lines.push(format!("... and {left} more packs"));
+            break;
+        }
+        used += line.len();
+        lines.push(line);
     }
-    text
+    lines
 }
 
 /// The pack label of a qualified name (`<pack>_<tool>`).

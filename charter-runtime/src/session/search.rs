@@ -11,6 +11,11 @@ use crate::search::{self, Query, SearchIndex, TOOL_SEARCH};
 use crate::validate::{self, Issue};
 
 /// A ToolSearch answer: what it loaded and, when something was missing, what exists.
+///
+/// A miss (names unknown, or nothing matched) says what exists in bounded text, whatever the
+/// catalogue: every name while the names fit the catalogue's budget
+/// ([`NAMES_BUDGET_TOKENS`](super::NAMES_BUDGET_TOKENS), as ToolSearch's description lists
+/// them), otherwise the names nearest the query and one line per pack.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchAnswer {
@@ -19,14 +24,28 @@ pub struct SearchAnswer {
     pub loaded: Vec<String>,
     /// `select:` names that do not exist.
     pub unknown: Vec<String>,
-    /// Every tool name of the session, sorted, when names were unknown or nothing matched.
+    /// On a miss, every tool name of the session, sorted, while they fit the names budget.
     pub available: Vec<String>,
+    /// On a miss past the names budget, up to [`MISS_NEAREST`] names nearest the query (by edit
+    /// distance: a misspelt name, a word of the query close to a word of a name).
+    pub nearest: Vec<String>,
+    /// On a miss past the names budget, one line per pack: `label: what it is for (N tools)`,
+    /// the lines ToolSearch's description shows.
+    pub packs: Vec<String>,
     /// A sentence for the model.
     pub note: String,
 }
 
+/// How many nearest names a miss offers.
+pub const MISS_NEAREST: usize = 8;
+
+/// About how many bytes of pack lines a miss carries (2,400: the names budget, 600 tokens, the
+/// lines of every shipped pack); past it packs are listed by label and count only.
+const MISS_PACK_BYTES: usize = super::NAMES_BUDGET_TOKENS as usize * 4;
+
 impl SearchAnswer {
-    /// The JSON the model reads: `loaded`, `note`, and `unknown` / `available` when non-empty.
+    /// The JSON the model reads: `loaded`, `note`, and `unknown` / `available` / `nearest` /
+    /// `packs` when non-empty.
     pub fn to_json(&self) -> Value {
         let mut out = json!({ "loaded": self.loaded, "note": self.note });
         if !self.unknown.is_empty() {
@@ -34,6 +53,12 @@ impl SearchAnswer {
         }
         if !self.available.is_empty() {
             out["available"] = json!(self.available);
+        }
+        if !self.nearest.is_empty() {
+            out["nearest"] = json!(self.nearest);
+        }
+        if !self.packs.is_empty() {
+            out["packs"] = json!(self.packs);
         }
         out
     }
@@ -90,16 +115,28 @@ impl ToolSession {
         if self.disclosure.in_force() != Disclosure::SearchAndCall {
             self.disclosure.load(entries, &to_load);
         }
-        let show_available = !unknown.is_empty() || loaded.is_empty();
+        let missed = !unknown.is_empty() || loaded.is_empty();
+        let listed = missed && super::catalogue::names_fit(entries, &self.tools.by_name);
+        // Where to look next, when the names are too many to list.
+        let narrow = "`packs` lists what each pack holds: narrow with `+<pack>` and keywords \
+                      (`+github issue`), or `select:` with exact names";
         let note = match (&parsed, loaded.len(), unknown.len()) {
-            (Query::Empty, ..) => "The query has no terms, so it matches nothing. Send `select:` with exact names, \
+            (Query::Empty, ..) if listed => "The query has no terms, so it matches nothing. Send `select:` with exact names, \
                 or keywords; every name that exists is listed under `available`."
                 .to_owned(),
-            (_, 0, 0) => format!(
+            (Query::Empty, ..) => format!("The query has no terms, so it matches nothing. Send keywords; {narrow}."),
+            (_, 0, 0) if listed => format!(
                 "No tool matched `{}`. Try other keywords, or `select:` with exact names from `available`.",
                 validate::clip(query.trim(), 200)
             ),
-            (_, 0, _) => "None of these names exist, so nothing was loaded. Use exact names from `available`.".to_owned(),
+            (_, 0, 0) => format!(
+                "No tool matched `{}`. The closest names, if any, are under `nearest`; {narrow}.",
+                validate::clip(query.trim(), 200)
+            ),
+            (_, 0, _) if listed => "None of these names exist, so nothing was loaded. Use exact names from `available`.".to_owned(),
+            (_, 0, _) => format!(
+                "None of these names exist, so nothing was loaded. The closest names are under `nearest`; {narrow}."
+            ),
             (_, n, u) if self.disclosure.in_force() == Disclosure::SearchAndCall => {
                 let mut note = format!(
                     "{n} tool{} found, each with its inputSchema: call {} with {CALL_TOOL} \
@@ -108,7 +145,7 @@ impl ToolSession {
                     if n == 1 { "it" } else { "them" },
                 );
                 if u > 0 {
-                    note.push_str(" The names under `unknown` do not exist; `available` lists those that do.");
+                    note.push_str(unknown_note(listed));
                 }
                 note
             }
@@ -121,26 +158,117 @@ impl ToolSession {
                     if n == 1 { "it" } else { "them" },
                 );
                 if u > 0 {
-                    note.push_str(" The names under `unknown` do not exist; `available` lists those that do.");
+                    note.push_str(unknown_note(listed));
                 }
                 note
             }
         };
-        let available = if show_available {
-            self.tools
-                .by_name
-                .iter()
-                .map(|i| entries[*i as usize].name().to_owned())
-                .collect()
-        } else {
-            Vec::new()
-        };
-        SearchAnswer {
+        let mut answer = SearchAnswer {
             loaded,
             unknown,
-            available,
+            available: Vec::new(),
+            nearest: Vec::new(),
+            packs: Vec::new(),
             note,
+        };
+        if missed {
+            self.what_exists(&mut answer, &parsed, listed);
         }
+        answer
+    }
+
+    /// What a miss shows of what exists: every name when they fit the names budget (`listed`),
+    /// otherwise the nearest names and the per-pack lines.
+    fn what_exists(&self, answer: &mut SearchAnswer, parsed: &Query, listed: bool) {
+        let (entries, by_name) = (&self.tools.entries, &self.tools.by_name);
+        if listed {
+            answer.available = by_name
+                .iter()
+                .map(|i| entries[*i as usize].name().to_owned())
+                .collect();
+        } else {
+            answer.nearest = self.nearest_names(parsed, &answer.unknown);
+            answer.packs = super::catalogue::pack_lines(
+                entries,
+                by_name,
+                &self.tools.sources,
+                MISS_PACK_BYTES,
+            );
+        }
+    }
+
+    /// Up to [`MISS_NEAREST`] names nearest what a missed query asked for: for `select:`, those
+    /// closest to each unknown name; for keywords, names holding a word close to a word of the
+    /// query (`mesage` finds the `message` tools), and for a query written as a name, the names
+    /// closest to it.
+    fn nearest_names(&self, query: &Query, unknown: &[String]) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut push = |name: &str| {
+            if out.len() < MISS_NEAREST && !out.iter().any(|n| n == name) {
+                out.push(name.to_owned());
+            }
+        };
+        match query {
+            Query::Select(_) => {
+                // A few unknown names are enough to go on (each is compared with every name).
+                for name in unknown.iter().take(MISS_NEAREST) {
+                    self.closest_names(name, 3).into_iter().for_each(&mut push);
+                }
+            }
+            Query::Keywords { required, terms } => {
+                let words: Vec<&str> = required.iter().chain(terms).map(String::as_str).collect();
+                if let [word] = words[..]
+                    && word.contains('_')
+                {
+                    self.closest_names(word, MISS_NEAREST)
+                        .into_iter()
+                        .for_each(&mut push);
+                }
+                self.close_words(&words).into_iter().for_each(&mut push);
+            }
+            Query::Empty => {}
+        }
+        out
+    }
+
+    /// Names with a part close to a word of the query (normalised edit distance at least 0.7,
+    /// words of four letters or more), most words matched first.
+    fn close_words(&self, words: &[&str]) -> Vec<&str> {
+        let words: Vec<&str> = words
+            .iter()
+            .copied()
+            .filter(|w| w.chars().count() >= 4)
+            .take(search::MAX_QUERY_TERMS)
+            .collect();
+        if words.is_empty() {
+            return Vec::new();
+        }
+        let mut scored: Vec<(f64, &str)> = self
+            .tools
+            .by_name
+            .iter()
+            .filter_map(|i| {
+                let name = self.tools.entries[*i as usize].name();
+                let lower = name.to_lowercase();
+                let score: f64 = words
+                    .iter()
+                    .map(|w| {
+                        lower
+                            .split('_')
+                            .map(|part| strsim::normalized_levenshtein(w, part))
+                            .fold(0.0, f64::max)
+                    })
+                    .filter(|sim| *sim >= 0.7)
+                    .sum();
+                (score > 0.0).then_some((score, name))
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        scored
+            .into_iter()
+            .take(MISS_NEAREST)
+            .map(|(_, n)| n)
+            .collect()
     }
 
     /// Runs a ToolSearch call as the model sent it (`{query, max_results?}`), refusing malformed
@@ -254,21 +382,45 @@ impl ToolSession {
             .filter(|i| !state.loaded[**i as usize])
             .map(|i| entries[*i as usize].name())
             .collect();
-        let mut message = format!(
-            "Unknown tool `{}`. Callable now: {}.",
-            validate::clip(name, 100),
-            if callable.is_empty() {
-                "none".to_owned()
-            } else {
-                callable.join(", ")
-            }
-        );
-        if !loadable.is_empty() {
+        let fits = |names: &[&str]| {
+            let len: usize = names.iter().map(|n| n.len() + 2).sum();
+            len as u32 / 4 <= super::NAMES_BUDGET_TOKENS
+        };
+        let mut message = format!("Unknown tool `{}`.", validate::clip(name, 100));
+        if callable.is_empty() {
+            message.push_str(" Callable now: none.");
+        } else if fits(&callable) {
+            message.push_str(&format!(" Callable now: {}.", callable.join(", ")));
+        }
+        if !loadable.is_empty() && fits(&loadable) {
             message.push_str(&format!(
                 " Load one of these first with {TOOL_SEARCH} (`select:<name>`): {}.",
                 loadable.join(", ")
             ));
         }
+        if !fits(&callable) || !fits(&loadable) {
+            // Hundreds of names would cost the model more than the call: the closest, and how
+            // to find the rest.
+            let closest = self.closest_names(name, MISS_NEAREST);
+            if !closest.is_empty() {
+                message.push_str(&format!(" Closest names: {}.", closest.join(", ")));
+            }
+            if !loadable.is_empty() {
+                message.push_str(&format!(
+                    " Find and load others with {TOOL_SEARCH} (keywords, `+<pack>`, or \
+                     `select:<name>`)."
+                ));
+            }
+        }
         message
+    }
+}
+
+/// What the note adds when some `select:` names do not exist.
+fn unknown_note(listed: bool) -> &'static str {
+    if listed {
+        " The names under `unknown` do not exist; `available` lists those that do."
+    } else {
+        " The names under `unknown` do not exist; the closest are under `nearest`."
     }
 }
