@@ -11,6 +11,8 @@ use crate::pack::{
     Pack, PaginationDecl, Sp, Spec, Style, Tool, TypeDecl,
 };
 
+mod form;
+
 pub use crate::graphql::default_annotations;
 pub use charter_terms::http::Annotations;
 
@@ -502,11 +504,12 @@ pub fn resolve(checked: &Checked<'_>) -> PackModel {
         .label
         .as_ref()
         .map_or_else(String::new, |l| l.value.clone());
-    let tools: Vec<ToolModel> = pack
+    let mut tools: Vec<ToolModel> = pack
         .tools
         .iter()
         .map(|t| tool(&r, &type_map, pack, &label, t))
         .collect();
+    form::non_empty_lists(&mut tools, &mut types);
     mark_used(&mut types, &tools);
     let auth = auth_model(&label, &pack.auth);
     PackModel {

@@ -270,27 +270,80 @@ async fn calendar_times_and_gmail_raw_are_checked_for_real_values() {
 }
 
 #[tokio::test]
-async fn stripe_empty_lists_unset_only_where_stripe_takes_the_empty_value() {
-    // products.create takes no empty value: `[]` is refused before the call.
-    let m = refused(
-        STRIPE,
-        "STRIPE_API_KEY",
-        "stripe_products_create",
-        json!({"name": "Mug", "images": []}),
-    )
-    .await;
-    assert!(m.contains("/images: expected at least 1 item"), "{m}");
-    // products.update documents `""` as "unset": `[]` goes out as `images=`, and says so.
+async fn stripe_form_bodies_never_send_an_empty_list_or_object() {
+    let key = "STRIPE_API_KEY";
+    // A form has no empty list: every list a form tool sends holds an item (`minItems: 1`), so
+    // `[]` is refused at its path before the call, on an update too (it used to go out as
+    // `images=`, which unsets the field: not what "an empty list" says).
+    for (name, args, at) in [
+        (
+            "stripe_products_create",
+            json!({"name": "Mug", "images": []}),
+            "/images",
+        ),
+        (
+            "stripe_products_update",
+            json!({"id": "prod_1", "images": []}),
+            "/images",
+        ),
+        (
+            "stripe_customers_update",
+            json!({"customer": "cus_1", "preferred_locales": []}),
+            "/preferred_locales",
+        ),
+        (
+            "stripe_webhook_endpoints_update",
+            json!({"webhook_endpoint": "we_1", "enabled_events": []}),
+            "/enabled_events",
+        ),
+        (
+            "stripe_subscription_schedules_create",
+            json!({"customer": "cus_1", "phases": [{"items": []}]}),
+            "/phases/0/items",
+        ),
+    ] {
+        let m = refused(STRIPE, key, name, args).await;
+        assert!(
+            m.contains(&format!("{at}: expected at least 1 item")),
+            "{name}: {m}"
+        );
+    }
+    let s = schema(STRIPE, "stripe_products_update");
+    assert_eq!(s["properties"]["images"]["minItems"], 1, "{s}");
+    // Where Stripe documents `""` as "unset" (an `anyOf` with `enum: [""]`), the list is
+    // `nullable` and `null` goes out as that empty value.
+    for (name, args, body) in [
+        (
+            "stripe_products_update",
+            json!({"id": "prod_1", "images": null}),
+            "images=",
+        ),
+        (
+            "stripe_invoices_update",
+            json!({"invoice": "in_1", "custom_fields": null, "discounts": null}),
+            "custom_fields=&discounts=",
+        ),
+    ] {
+        assert_eq!(sent(STRIPE, key, name, args).await.text(), body, "{name}");
+    }
+    // An empty object names no member to set: nothing is sent for it, as Stripe's clients
+    // encode it (`metadata=` would delete every key, `address=` the whole address).
     let r = sent(
         STRIPE,
-        "STRIPE_API_KEY",
-        "stripe_products_update",
-        json!({"id": "prod_1", "images": []}),
+        key,
+        "stripe_customers_update",
+        json!({"customer": "cus_1", "name": "Ada", "metadata": {}, "address": {}}),
     )
     .await;
-    assert_eq!(r.text(), "images=");
-    let d = tool(STRIPE, "stripe_products_update").views[0].schema;
-    assert!(d.contains("[] removes every image"), "{d}");
+    assert_eq!(r.text(), "name=Ada");
+    let r = sent(
+        STRIPE,
+        key,
+        "stripe_customers_update",
+        json!({"customer": "cus_1", "metadata": {"plan": ""}, "address": {"city": "Paris"}}),
+    )
+    .await;
+    assert_eq!(r.text(), "address[city]=Paris&metadata[plan]=");
 }
 
 #[tokio::test]

@@ -399,9 +399,13 @@ fn write_scalar(out: &mut String, value: &Value) {
 }
 
 /// Bracket notation with wire names at every depth: `key[sub]`, `key[0]`; values
-/// percent-encoded. An empty object or array, or null, is sent as `key=`: Stripe documents the
-/// empty value as "unset this field", so `[]` clears a list. Packs refuse `[]` with
-/// `min_items: 1` where the API takes no empty value (docs/pack-format.md, `body_encoding`).
+/// percent-encoded; null as `key=` (Stripe's documented "unset this field").
+///
+/// An empty object or list has no pairs, so it sends nothing, as Stripe's own clients encode it
+/// (stripe-node, stripe-python and stripe-ruby drop both): `{}` sets no member, and `key=` would
+/// say "unset" instead (for `metadata`, delete every key). A declared list in a form body can
+/// never be empty (the compiler gives it `min_items: 1`, docs/pack-format.md, `body_encoding`);
+/// only free-form values reach this with `[]`.
 fn flatten(out: &mut String, key: &mut String, value: &Value, shape: &Shape) {
     use std::fmt::Write as _;
     let shape = resolve(shape, value);
@@ -449,7 +453,7 @@ fn flatten(out: &mut String, key: &mut String, value: &Value, shape: &Shape) {
                 key.truncate(len);
             }
         }
-        Value::Object(_) | Value::Array(_) => push_pair(out, key, |_| {}),
+        Value::Object(_) | Value::Array(_) => {}
         scalar => push_pair(out, key, |out| write_scalar(out, scalar)),
     }
 }
@@ -768,12 +772,21 @@ mod tests {
         flatten(
             &mut out,
             &mut "items".to_owned(),
-            &serde_json::json!([{"price": "p_1", "qty": 2}, {"price": "a b"}, [], null]),
+            &serde_json::json!([{"price": "p_1", "qty": 2}, {"price": "a b"}, [], {}, null]),
             &ANY,
         );
+        // `[]` and `{}` have no pairs; null is the empty value. Indices keep their places.
         assert_eq!(
             out,
-            "items[0][price]=p_1&items[0][qty]=2&items[1][price]=a%20b&items[2]=&items[3]="
+            "items[0][price]=p_1&items[0][qty]=2&items[1][price]=a%20b&items[4]="
         );
+        let mut out = String::new();
+        flatten(
+            &mut out,
+            &mut "metadata".to_owned(),
+            &serde_json::json!({}),
+            &ANY,
+        );
+        assert_eq!(out, "");
     }
 }
