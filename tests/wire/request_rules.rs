@@ -347,6 +347,61 @@ async fn stripe_form_bodies_never_send_an_empty_list_or_object() {
 }
 
 #[tokio::test]
+async fn stripe_webhook_events_are_the_documents_enum() {
+    let key = "STRIPE_API_KEY";
+    // The 223 event types of the vendored description, for both tools that take them.
+    let document: Value =
+        serde_json::from_str(&charter_testkit::openapi::read("stripe.json")).unwrap();
+    for (name, path) in [
+        ("stripe_webhook_endpoints_create", "/v1/webhook_endpoints"),
+        (
+            "stripe_webhook_endpoints_update",
+            "/v1/webhook_endpoints/{webhook_endpoint}",
+        ),
+    ] {
+        let events = &document["paths"][path]["post"]["requestBody"]["content"]["application/x-www-form-urlencoded"]
+            ["schema"]["properties"]["enabled_events"]["items"]["enum"];
+        assert_eq!(events.as_array().map(Vec::len), Some(223), "{path}");
+        let s = schema(STRIPE, name);
+        assert_eq!(
+            &s["properties"]["enabled_events"]["items"]["enum"], events,
+            "{name}"
+        );
+    }
+    let m = refused(
+        STRIPE,
+        key,
+        "stripe_webhook_endpoints_create",
+        json!({"url": "https://example.com/hook", "enabled_events": ["invoice.paid", "invoice.payed"]}),
+    )
+    .await;
+    assert!(m.contains("/enabled_events/1"), "{m}");
+    let r = sent(
+        STRIPE,
+        key,
+        "stripe_webhook_endpoints_create",
+        json!({"url": "https://example.com/hook", "enabled_events": ["checkout.session.completed", "invoice.paid"]}),
+    )
+    .await;
+    assert_eq!(
+        r.text(),
+        "url=https%3A%2F%2Fexample.com%2Fhook&enabled_events[0]=checkout.session.completed\
+         &enabled_events[1]=invoice.paid"
+    );
+    let r = sent(
+        STRIPE,
+        key,
+        "stripe_webhook_endpoints_update",
+        json!({"webhook_endpoint": "we_1", "enabled_events": ["*"]}),
+    )
+    .await;
+    assert_eq!(
+        (r.path.as_str(), r.text()),
+        ("/v1/webhook_endpoints/we_1", "enabled_events[0]=%2A")
+    );
+}
+
+#[tokio::test]
 async fn a_stripe_subscription_item_names_its_price() {
     // An item needs `price` or `price_data`: `{}` (sent as `items[0]=`) is refused.
     let key = "STRIPE_API_KEY";
