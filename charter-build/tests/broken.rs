@@ -371,6 +371,16 @@ fn pagination_next_with_a_bad_index() {
 }
 
 #[test]
+fn pagination_next_in_the_link_header_names_its_parameter() {
+    only(
+        "pagination_bad_link.yaml",
+        12,
+        42,
+        "`link:next` names no query parameter: write `link:REL?KEY`",
+    );
+}
+
+#[test]
 fn pattern_that_does_not_compile() {
     only("invalid_pattern.yaml", 10, 62, "`pattern` does not compile");
 }

@@ -1,5 +1,5 @@
-//! HTTP tools: the MCP annotations and their defaults per method (docs/design.md §2), and URL
-//! template placeholders (§8).
+//! HTTP tools: the MCP annotations and their defaults per method (docs/design.md §2), URL
+//! template placeholders (§8), and pagination cursors read from a `Link` header.
 
 /// An HTTP method a pack tool is sent with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -140,6 +140,44 @@ pub fn placeholders(path: &str) -> Result<Vec<(usize, &str)>, TemplateError> {
     Ok(out)
 }
 
+/// A pagination cursor read from the response's `Link` header (RFC 8288) rather than its body:
+/// declared as `next: link:REL?KEY`, it is the query parameter `KEY` of the link whose relation
+/// is `REL`. GitHub's REST API pages this way (`link:next?after`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkCursor<'a> {
+    /// The link relation (`next`).
+    pub rel: &'a str,
+    /// The query parameter of the link's URL that holds the cursor (`after`).
+    pub key: &'a str,
+}
+
+/// A pagination `next` of the `link:REL?KEY` form ([`LinkCursor`]): `None` when `next` is a
+/// path in the response body instead, `Some(Err(..))` saying what is malformed.
+pub fn link_cursor(next: &str) -> Option<Result<LinkCursor<'_>, String>> {
+    let rest = next.strip_prefix("link:")?;
+    let Some((rel, key)) = rest.split_once('?') else {
+        return Some(Err(format!(
+            "`{next}` names no query parameter: write `link:REL?KEY`, e.g. `link:next?after`"
+        )));
+    };
+    // RFC 8288 registered relation types: lower-case letters, digits, `.` and `-`.
+    let rel_ok = rel.starts_with(|c: char| c.is_ascii_lowercase())
+        && rel
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-');
+    if !rel_ok {
+        return Some(Err(format!(
+            "`{rel}` in `{next}` is not a link relation (lower-case, such as `next`)"
+        )));
+    }
+    if key.is_empty() || key.contains(['&', '=', '#', '?']) {
+        return Some(Err(format!(
+            "`{key}` in `{next}` is not a query parameter name"
+        )));
+    }
+    Some(Ok(LinkCursor { rel, key }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,5 +212,27 @@ mod tests {
             placeholders("/a/{b").unwrap_err().to_string(),
             "unclosed `{` at offset 3"
         );
+    }
+
+    #[test]
+    fn link_cursors() {
+        assert_eq!(link_cursor("data.-1.id"), None);
+        assert_eq!(link_cursor("@odata.nextLink?$skip"), None);
+        assert_eq!(
+            link_cursor("link:next?after"),
+            Some(Ok(LinkCursor {
+                rel: "next",
+                key: "after"
+            }))
+        );
+        for bad in [
+            "link:next",
+            "link:?after",
+            "link:Next?after",
+            "link:next?",
+            "link:next?a=b",
+        ] {
+            assert!(matches!(link_cursor(bad), Some(Err(_))), "{bad}");
+        }
     }
 }

@@ -40,12 +40,16 @@ fn session(base: &str) -> ToolSession {
     .unwrap()
 }
 
-fn route(name: &str) -> &'static Route {
-    let def = TABLE
+fn tool_def(name: &str) -> &'static charter::table::ToolDef {
+    TABLE
         .tools
         .iter()
         .find(|t| t.name == name)
-        .unwrap_or_else(|| panic!("{name} is not in the github pack"));
+        .unwrap_or_else(|| panic!("{name} is not in the github pack"))
+}
+
+fn route(name: &str) -> &'static Route {
+    let def = tool_def(name);
     let Exec::Http(route) = def.exec else {
         panic!("{name} is not an HTTP tool")
     };
@@ -385,51 +389,106 @@ async fn branch_protection_update_sends_explicit_nulls_and_deletes_branches_by_n
 // Security alerts, gists, search, checks
 
 #[tokio::test]
-async fn dependabot_alerts_list_sends_comma_lists() {
-    let stub = Stub::start(|_| {
-        Reply::json(
-            200,
-            json!([{
-                "number": 4, "state": "open",
-                "dependency": {"package": {"ecosystem": "npm", "name": "lodash"}, "manifest_path": "package-lock.json", "scope": "runtime"},
-                "security_advisory": {"ghsa_id": "GHSA-1", "cve_id": "CVE-2021-23337", "summary": "Command injection", "severity": "high", "description": "long"},
-                "security_vulnerability": {"vulnerable_version_range": "< 4.17.21", "first_patched_version": {"identifier": "4.17.21"}},
-                "created_at": "2025-01-01T00:00:00Z", "html_url": "https://github.com/o/r/security/dependabot/4",
-                "url": "https://api.github.com/..."
-            }]),
+async fn dependabot_alerts_list_sends_comma_lists_and_walks_the_link_cursor() {
+    // GitHub pages Dependabot alerts by cursor only (`page` answers 400 since 2025-10-14): the
+    // next page's `after` is in the `Link` header, which the answer carries as `next_cursor`.
+    const NEXT: &str = "Y3Vyc29yOnYyOpK0MjAyNS0wMS0wMVQwMDowMDowMFrOAAAABA==";
+    let stub = Stub::start(|r| {
+        let alert = json!({
+            "number": 4, "state": "open",
+            "dependency": {"package": {"ecosystem": "npm", "name": "lodash"}, "manifest_path": "package-lock.json", "scope": "runtime"},
+            "security_advisory": {"ghsa_id": "GHSA-1", "cve_id": "CVE-2021-23337", "summary": "Command injection", "severity": "high", "description": "long"},
+            "security_vulnerability": {"vulnerable_version_range": "< 4.17.21", "first_patched_version": {"identifier": "4.17.21"}},
+            "created_at": "2025-01-01T00:00:00Z", "html_url": "https://github.com/o/r/security/dependabot/4",
+            "url": "https://api.github.com/..."
+        });
+        let reply = Reply::json(200, json!([alert]));
+        if r.query.as_deref().unwrap_or_default().contains("after=") {
+            return reply;
+        }
+        let url = "https://api.github.com/repositories/1/dependabot/alerts";
+        reply.header(
+            "link",
+            &format!(
+                "<{url}?state=open%2Cdismissed&per_page=1&after=Y3Vyc29yOnYyOpK0MjAyNS0wMS0wMVQwMDowMDowMFrOAAAABA%3D%3D>; rel=\"next\", \
+                 <{url}?state=open%2Cdismissed&per_page=1&before=Zm9v>; rel=\"prev\""
+            ),
         )
     })
     .await;
     let s = session(&stub.base);
-    let out = call(
-        &s,
-        "github_dependabot_alerts_list",
-        json!({"owner": "o", "repo": "r", "state": ["open", "dismissed"], "severity": ["high", "critical"], "ecosystem": ["npm"], "per_page": 50}),
-    )
-    .await
-    .unwrap();
+    let args = json!({"owner": "o", "repo": "r", "state": ["open", "dismissed"], "severity": ["high", "critical"], "ecosystem": ["npm"], "per_page": 1});
+    let out = call(&s, "github_dependabot_alerts_list", args.clone())
+        .await
+        .unwrap();
     let r = stub.only();
+    stub.take();
+    assert_github_headers(&r);
     assert_eq!(r.path, "/repos/o/r/dependabot/alerts");
     // `style: comma`: one parameter, the items joined by a literal comma, in the caller's order.
     assert_eq!(
         r.query.as_deref(),
-        Some("state=open,dismissed&severity=high,critical&ecosystem=npm&per_page=50")
+        Some("state=open,dismissed&severity=high,critical&ecosystem=npm&per_page=1")
     );
-    assert!(out[0].get("url").is_none(), "projected");
+    let items = out["items"].as_array().expect("the list, under `items`");
+    assert!(items[0].get("url").is_none(), "projected");
     assert_eq!(
-        out[0]["security_vulnerability"]["first_patched_version"]["identifier"],
+        items[0]["security_vulnerability"]["first_patched_version"]["identifier"],
         "4.17.21"
     );
+    assert_eq!(out["next_cursor"], NEXT);
 
-    // Enum items are checked.
-    let err = call(
-        &s,
-        "github_dependabot_alerts_list",
-        json!({"owner": "o", "repo": "r", "severity": ["urgent"]}),
-    )
-    .await
-    .unwrap_err();
-    assert!(matches!(err, CharterError::Validation(_)), "{err:?}");
+    // The declared walk: the same arguments plus `after`, sent percent-encoded.
+    let route = route("github_dependabot_alerts_list");
+    let next = next_page(route, &args, &out).expect("a second page");
+    assert_eq!(next["after"], NEXT);
+    assert_eq!(next["per_page"], 1);
+    let last = call(&s, "github_dependabot_alerts_list", next.clone())
+        .await
+        .unwrap();
+    assert_eq!(
+        stub.only().query.as_deref(),
+        Some(
+            "state=open,dismissed&severity=high,critical&ecosystem=npm&per_page=1\
+             &after=Y3Vyc29yOnYyOpK0MjAyNS0wMS0wMVQwMDowMDowMFrOAAAABA%3D%3D"
+        )
+    );
+    // No `Link` to a next page: the same shape, no cursor, the walk ends.
+    assert!(last.get("next_cursor").is_none(), "{last}");
+    assert_eq!(last["items"].as_array().map(Vec::len), Some(1));
+    assert_eq!(next_page(route, &next, &last), None);
+    stub.take();
+
+    // The removed offset parameters are not offered; enum items are checked.
+    for (bad, why) in [
+        (json!({"owner": "o", "repo": "r", "page": 2}), "/page"),
+        (
+            json!({"owner": "o", "repo": "r", "severity": ["urgent"]}),
+            "/severity/0",
+        ),
+    ] {
+        match call(&s, "github_dependabot_alerts_list", bad).await {
+            Err(CharterError::Validation(m)) => assert!(m.contains(why), "{m}"),
+            other => panic!("expected a validation error naming {why}, got {other:?}"),
+        }
+    }
+    assert!(stub.take().is_empty(), "a refused call sent nothing");
+    let schema: Value =
+        serde_json::from_str(tool_def("github_dependabot_alerts_list").views[0].schema).unwrap();
+    let offered: Vec<&str> = schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert!(
+        offered.contains(&"after") && offered.contains(&"per_page"),
+        "{offered:?}"
+    );
+    assert!(
+        !offered.contains(&"page") && !offered.contains(&"before"),
+        "{offered:?}"
+    );
 }
 
 #[tokio::test]
@@ -686,17 +745,20 @@ fn the_pack_has_250_tools_keeps_the_original_ones_and_every_tool_holds_the_rules
         }
         if route.pagination.is_some() {
             assert!(!route.projection.is_empty(), "{}", def.name);
-            assert!(
-                matches!(
-                    route.pagination,
-                    Some(charter::table::Pagination::Page {
-                        param: "page",
-                        size_param: Some("per_page")
-                    })
-                ),
-                "{}: GitHub pages by page and per_page",
-                def.name
-            );
+            // Dependabot alerts page by the `Link` header's cursor only (GitHub removed their
+            // `page` on 2025-10-14); every other list by page and per_page.
+            let expected = if def.tool == "dependabot_alerts_list" {
+                charter::table::Pagination::Cursor {
+                    next: "link:next?after",
+                    param: "after",
+                }
+            } else {
+                charter::table::Pagination::Page {
+                    param: "page",
+                    size_param: Some("per_page"),
+                }
+            };
+            assert_eq!(route.pagination, Some(expected), "{}", def.name);
         }
         // Read-only tools are exactly the GETs plus the two POSTs that only compute.
         let reads = matches!(def.tool, "markdown_render" | "releases_generate_notes");

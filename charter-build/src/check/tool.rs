@@ -414,7 +414,11 @@ impl Cx<'_> {
         };
         match p {
             PaginationDecl::Cursor { next, param } => {
-                if let Err(e) = check_dotted(&next.value, true) {
+                let problem = match charter_terms::http::link_cursor(&next.value) {
+                    Some(link) => link.err(),
+                    None => check_dotted(&next.value, true).err(),
+                };
+                if let Some(e) = problem {
                     s.err(next.loc, format!("invalid pagination `next` path: {e}"));
                 }
                 find(param, s, "param");

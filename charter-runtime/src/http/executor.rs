@@ -570,7 +570,12 @@ impl HttpExecutor {
         let content_type = response_headers
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok());
-        shape_response(route, status, content_type, &bytes)
+        let output = shape_response(route, status, content_type, &bytes)?;
+        Ok(super::pagination::with_link_cursor(
+            route,
+            &response_headers,
+            output,
+        ))
     }
 
     async fn read_body(

@@ -243,14 +243,16 @@ fn project_in(value: Value, paths: &[&[&str]]) -> Value {
 }
 
 /// The projection in force for a route: the declared paths, plus what the declared cursor
-/// pagination reads (its `next` path without indices, and `has_more`), so a projected answer
-/// can still be walked.
+/// pagination reads in the body (its `next` path without indices, and `has_more`), so a
+/// projected answer can still be walked. A cursor in the `Link` header needs nothing kept.
 pub fn projection_paths(route: &Route) -> Vec<String> {
     let mut paths: Vec<String> = route.projection.iter().map(|p| (*p).to_owned()).collect();
     if paths.is_empty() {
         return paths;
     }
-    if let Some(Pagination::Cursor { next, .. }) = route.pagination {
+    if let Some(Pagination::Cursor { next, .. }) = route.pagination
+        && charter_terms::http::link_cursor(next).is_none()
+    {
         let next = next.split_once('?').map_or(next, |(path, _)| path);
         let stripped: Vec<&str> = path_segments(next)
             .into_iter()
