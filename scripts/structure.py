@@ -17,7 +17,7 @@ import re
 import sys
 
 ROOT = os.environ.get("STRUCTURE_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CRATES = ["src", "charter-runtime/src", "charter-build/src", "charter-macros/src",
+CRATES = ["src", "charter-runtime/src", "charter-build/src", "charter-openapi/src", "charter-macros/src",
           "charter-mcp/src", "charter-cli/src", "charter-adapters/src", "charter-terms/src",
           "charter-testkit/src"]
 MAX_FN, MAX_FILE = 120, 800

@@ -28,7 +28,6 @@ pub mod graphql;
 pub mod mode;
 pub mod model;
 pub mod oauth;
-pub mod openapi;
 pub mod pack;
 pub mod schema;
 

@@ -1,13 +1,13 @@
 //! `charter import openapi`: an OpenAPI document into a YAML pack (or one pack per tag with
-//! `--split-by tag`), through `charter_build::openapi` (docs/openapi-import.md).
+//! `--split-by tag`), through `charter_openapi` (docs/openapi-import.md).
 
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use charter_build::openapi::{ImportOptions, Stage, import, import_split};
-use charter_build::pack::MAX_PACK_BYTES;
+use charter_openapi::{ImportOptions, Stage, import, import_split};
+use charter_terms::names::MAX_PACK_BYTES;
 
 use crate::args::ImportOpenapiArgs;
 use crate::{EXIT_FAILURE, Failure};

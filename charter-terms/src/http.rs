@@ -112,6 +112,15 @@ impl std::fmt::Display for TemplateError {
 
 impl std::error::Error for TemplateError {}
 
+/// Whether `name` may be an HTTP header name (an RFC 9110 token): what a pack may declare and
+/// what the OpenAPI importer writes.
+pub fn valid_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
 /// The `{placeholder}`s of a URL template, with their byte offsets, or what is malformed.
 pub fn placeholders(path: &str) -> Result<Vec<(usize, &str)>, TemplateError> {
     let mut out = Vec::new();

@@ -11,6 +11,12 @@
 /// The longest published (qualified) name, in characters.
 pub const MAX_QUALIFIED_LEN: usize = 50;
 
+/// The largest pack file the compiler reads: 8 MiB, some fifty times a large hand-written pack
+/// and several times an imported API of a thousand operations. A larger file is refused with a
+/// diagnostic instead of being parsed into memory; the OpenAPI importer splits what would
+/// exceed it.
+pub const MAX_PACK_BYTES: usize = 8 * 1024 * 1024;
+
 /// The longest tool name that can still be qualified: the shortest label (one character) and
 /// the `_` take two.
 pub const MAX_TOOL_NAME_LEN: usize = MAX_QUALIFIED_LEN - 2;

@@ -5,7 +5,7 @@
 //! (its documented contract), so an imported pack never breaks a build.
 #![no_main]
 
-use charter_build::openapi::{ImportOptions, import};
+use charter_openapi::{ImportOptions, import};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

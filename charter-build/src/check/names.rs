@@ -1,5 +1,4 @@
-//! The checks' own name rules: type names, environment variables, header names, dotted
-//! response paths. (Labels, tool names and the qualified-name limit are product rules and live in
+//! The checks' own name rules: type names, environment variables, dotted response paths. (Labels, tool names and the qualified-name limit are product rules and live in
 //! `charter_terms::names`.)
 
 pub(super) fn valid_type_name(name: &str) -> bool {
@@ -16,13 +15,8 @@ pub(super) fn valid_env_name(name: &str) -> bool {
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-/// An HTTP header name (an RFC 9110 token).
-pub(crate) fn valid_header_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
-}
+/// An HTTP header name (an RFC 9110 token; the rule is `charter_terms::http`).
+pub(crate) use charter_terms::http::valid_header_name;
 
 /// Checks a dotted response path. Numeric segments index arrays; `-1` is the last element.
 pub fn check_dotted(path: &str, allow_index: bool) -> Result<(), String> {

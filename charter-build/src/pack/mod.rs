@@ -458,11 +458,9 @@ impl Spec {
     }
 }
 
-/// The largest pack the compiler reads: 8 MiB, some fifty times a large hand-written pack and
-/// several times an imported API of a thousand operations. A larger file is refused with a
-/// diagnostic instead of being parsed into memory (the YAML parser's own budgets bound depth,
-/// nodes and alias expansion inside the limit).
-pub const MAX_PACK_BYTES: usize = 8 * 1024 * 1024;
+/// The largest pack the compiler reads (the rule is `charter_terms::names`); the YAML parser's
+/// own budgets bound depth, nodes and alias expansion inside the limit.
+pub use charter_terms::names::MAX_PACK_BYTES;
 
 /// Reads a pack file, refusing one over [`MAX_PACK_BYTES`] without reading past the limit
 /// (`ErrorKind::FileTooLarge`).

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use charter_build::openapi::{ImportOptions, Progress, Stage, import};
+use charter_openapi::{ImportOptions, Progress, Stage, import};
 
 /// (file, pack label, operations in the document per its README).
 const DOCUMENTS: &[(&str, &str, usize)] = &[
@@ -165,7 +165,7 @@ fn imported_packs_generate_code() {
                 if out
                     .notes
                     .iter()
-                    .any(|n| n.kind == charter_build::openapi::NoteKind::LargeSchema)
+                    .any(|n| n.kind == charter_openapi::NoteKind::LargeSchema)
                 {
                     println!("{file}: code generation skipped (large schemas)");
                     return;

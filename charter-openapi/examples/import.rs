@@ -1,12 +1,12 @@
 //! Imports an OpenAPI document into a YAML pack (the library behind `charter import openapi`).
 //!
-//! `cargo run --release -p charter-build --example import -- SPEC.json --pack NAME
+//! `cargo run --release -p charter-openapi --example import -- SPEC.json --pack NAME
 //!  [--ops ID,ID] [--tags T,T] [--paths GLOB,GLOB] [--base-url URL]`: the pack on stdout, the
 //! report (tools, skipped operations, notes) on stderr.
 
 use std::process::ExitCode;
 
-use charter_build::openapi::{ImportOptions, import};
+use charter_openapi::{ImportOptions, import};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

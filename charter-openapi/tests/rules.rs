@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use charter_build::openapi::{
+use charter_openapi::{
     Import, ImportError, ImportOptions, NoteKind, Progress, Stage, import, import_split,
 };
 use serde_json::{Value, json};

@@ -100,7 +100,7 @@ fn candidate(name: &str, scheme: &Value, env: &str) -> Result<Candidate, String>
             Some(param),
             format!("`{name}` (API key in the Authorization header, sent as a bearer token)"),
         ),
-        ("apiKey", _, "header") if !crate::check::valid_header_name(param) => Err(format!(
+        ("apiKey", _, "header") if !charter_terms::http::valid_header_name(param) => Err(format!(
             "security scheme `{name}` names the header `{param}`, which is not a valid HTTP header name: left out"
         )),
         ("apiKey", _, "header") => found(

@@ -1,7 +1,7 @@
 //! Import speed on the vendored OpenAPI documents (`openapi/*.json.gz` at the repository root):
-//! `cargo bench -p charter-build --bench openapi`.
+//! `cargo bench -p charter-openapi --bench import`.
 
-use charter_build::openapi::{ImportOptions, import};
+use charter_openapi::{ImportOptions, import};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn bench(c: &mut Criterion) {

@@ -46,7 +46,7 @@ pub(crate) fn base_url(
         };
     }
     let at_run_time = |why: String| {
-        let env = crate::model::base_url_env(label);
+        let env = charter_terms::names::pack_env(label, "base_url");
         BaseUrl {
             url: charter_terms::names::base_url_at_run_time(label),
             note: Some(format!(

@@ -2,7 +2,7 @@
 //! `scripts/openapi-corpus` fetches), and prints a table: documents, imported and checked,
 //! refused by cause, crashes, timeouts, the slowest documents and the total time.
 //!
-//! `cargo run --release -p charter-build --example openapi_corpus -- DIR [--every N]
+//! `cargo run --release -p charter-openapi --example corpus -- DIR [--every N]
 //!  [--limit-seconds 5] [--min-rate 97] [--threads 2]`
 //!
 //! Each document is imported with the default options (pack label from its file name); a
@@ -20,8 +20,8 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use charter_build::openapi::{ImportError, ImportOptions, import, import_split};
-use charter_build::pack::MAX_PACK_BYTES;
+use charter_openapi::{ImportError, ImportOptions, import, import_split};
+use charter_terms::names::MAX_PACK_BYTES;
 
 /// What happened to one document.
 enum Outcome {
@@ -72,7 +72,7 @@ fn main() -> ExitCode {
     let Some(dir) = dir.filter(|_| every > 0 && limit > 0.0 && min_rate >= 0.0 && threads > 0)
     else {
         eprintln!(
-            "usage: openapi_corpus DIR [--every N] [--limit-seconds S] [--min-rate PERCENT] [--threads N]"
+            "usage: corpus DIR [--every N] [--limit-seconds S] [--min-rate PERCENT] [--threads N]"
         );
         return ExitCode::from(2);
     };

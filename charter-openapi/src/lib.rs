@@ -1,5 +1,5 @@
 //! OpenAPI 3 import: an API document (JSON or YAML) → a YAML pack (docs/design.md §8, §10;
-//! `docs/openapi-import.md`).
+//! `docs/openapi-import.md`). What `charter import openapi` runs.
 //!
 //! Each selected operation becomes a tool, or is reported with the reason it could not; what
 //! a tool had to give up (a cookie parameter, a multipart body, alternatives that cannot be
@@ -7,7 +7,7 @@
 //! is not valid OpenAPI is an [`ImportError`] saying what is wrong and where (a JSON pointer).
 //!
 //! ```
-//! use charter_build::openapi::{ImportOptions, import};
+//! use charter_openapi::{ImportOptions, import};
 //!
 //! let doc = r#"{"openapi": "3.0.0", "servers": [{"url": "https://api.example.com"}],
 //!   "paths": {"/pets/{id}": {"get": {"operationId": "getPet", "summary": "Get a pet",
@@ -23,6 +23,15 @@
 //! over tools and types), `pack` (selection, the whole pack, split by tag) and `yaml` (the
 //! text). Their shared types are in `model`. The mapping rules are in
 //! `docs/openapi-import.md`.
+//!
+//! **Where it meets the pack compiler.** The importer writes pack text; it never calls the
+//! compiler (`charter-build`), so a crate whose build script compiles packs does not build the
+//! importer. The rules a written pack must follow and that the importer applies itself are
+//! `charter-terms`'s, which the compiler checks with: pack labels and the qualified-name limit
+//! (`charter_terms::names`), URL placeholders and header names (`charter_terms::http`), the
+//! `CHARTER_<PACK>_BASE_URL` spelling (`charter_terms::names::pack_env`) and the largest pack
+//! file (`charter_terms::names::MAX_PACK_BYTES`). That every import passes the compiler's checks
+//! is this crate's tests' job (they load each pack with `charter_build::load_str`).
 
 mod auth;
 mod doc;
@@ -324,7 +333,7 @@ pub struct SplitImport {
 
 /// Imports a document too large for one pack as one pack per tag group: an operation goes
 /// with its first tag (untagged ones with `other`), each pack is labelled `<pack>-<tag>`, and
-/// a group whose pack would exceed `max_bytes` (use [`crate::pack::MAX_PACK_BYTES`]) is cut into
+/// a group whose pack would exceed `max_bytes` (use [`charter_terms::names::MAX_PACK_BYTES`]) is cut into
 /// parts `<pack>-<tag>-1`, `-2`... The options' selection applies first.
 pub fn import_split(
     doc_text: &str,

@@ -69,7 +69,7 @@ pub(crate) fn split(
 }
 
 fn valid_header(name: &str, value: &str) -> bool {
-    crate::check::valid_header_name(name)
+    charter_terms::http::valid_header_name(name)
         && value
             .bytes()
             .all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
