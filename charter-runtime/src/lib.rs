@@ -14,9 +14,12 @@
 //! - [`egress`]: the egress map (docs/design.md §5).
 //! - [`scheduler`]: the batch scheduler (docs/design.md §7).
 //! - [`schema`]: compile-time schemas of Rust tools and the helpers their handlers call.
+//! - `code` (feature `code`): code mode's interpreter, which runs `RunCode` programs.
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "code")]
+pub mod code;
 pub mod context;
 pub mod egress;
 pub mod error;

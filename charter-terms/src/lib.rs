@@ -9,6 +9,7 @@
 //! - [`tokens`]: `json_tokens` of JSON text, the size estimate of §3.
 //! - [`modes`]: reserved field labels and which fields a mode view shows (§5).
 //! - [`views`]: the enumeration of a tool's mode views (§5).
+//! - [`script`]: how a code-mode program reaches a tool (`github.pulls_list`).
 //! - [`search`]: the search-term pipeline that the pack compiler, `#[charter::tool]` and
 //!   ToolSearch apply identically (§4); re-exported at the root.
 //!
@@ -22,6 +23,7 @@ pub mod http;
 pub mod intent;
 pub mod modes;
 pub mod names;
+pub mod script;
 pub mod search;
 pub mod tokens;
 pub mod views;

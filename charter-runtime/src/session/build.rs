@@ -4,6 +4,7 @@
 use std::sync::{Arc, OnceLock};
 
 use super::call::CALL_TOOL;
+use super::code::RUN_CODE;
 use super::disclosure::{Disclosed, Search};
 use super::entry::{Dynamic, Entry, Kind};
 use super::tools::Tools;
@@ -37,8 +38,17 @@ impl ToolSession {
             mode,
             ranking,
             http,
+            #[cfg(feature = "code")]
+            code,
         } = options;
         mode::check_label(mode.as_deref())?;
+        #[cfg(not(feature = "code"))]
+        if disclosure == super::Disclosure::Code {
+            return Err(DeclarationError::new(
+                "code mode runs programs in an interpreter that this build leaves out: turn on \
+                 charter-runtime's `code` feature (the `charter` binary has it)",
+            ));
+        }
         let progressive = disclosure.is_progressive();
         // At threshold 0 every tool is deferred, however small (docs/design.md §4).
         let resident = |tokens: u32| !progressive || (threshold > 0 && tokens <= threshold);
@@ -67,6 +77,10 @@ impl ToolSession {
                 mode,
                 http,
                 patterns: PatternCache::new(),
+                #[cfg(feature = "code")]
+                code,
+                #[cfg(feature = "code")]
+                bindings: OnceLock::new(),
             },
             disclosure: Disclosed::new(disclosure, threshold, ranking, search, count),
         })
@@ -99,6 +113,8 @@ impl ToolSession {
                 mode: self.tools.mode.clone(),
                 ranking: self.disclosure.ranking,
                 http: self.tools.http.clone(),
+                #[cfg(feature = "code")]
+                code: self.tools.code.clone(),
             },
         )?;
         for entry in &self.tools.entries {
@@ -261,7 +277,7 @@ fn check_names(entries: &[Entry], by_name: &[u32]) -> Result<(), DeclarationErro
     }
     if let Some(e) = entries
         .iter()
-        .find(|e| e.name() == TOOL_SEARCH || e.name() == CALL_TOOL)
+        .find(|e| [TOOL_SEARCH, CALL_TOOL, RUN_CODE].contains(&e.name()))
     {
         return Err(DeclarationError::new(format!(
             "a tool is named `{}`, which is a tool of the session itself",

@@ -157,14 +157,14 @@ impl ToolSession {
 
     /// Runs one tool by name as a direct call would (same validation, pins, context fields and
     /// executor), whether or not it was searched for.
-    fn call_found<'a>(
+    pub(super) fn call_found<'a>(
         &'a self,
         name: &'a str,
         arguments: Value,
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
         Box::pin(async move {
-            if name == TOOL_SEARCH || name == CALL_TOOL {
+            if name == TOOL_SEARCH || name == CALL_TOOL || name == super::code::RUN_CODE {
                 return Err(CharterError::Validation(format!(
                     "`{name}` is called directly, not through {CALL_TOOL}."
                 )));
@@ -243,8 +243,9 @@ impl ToolSession {
     }
 }
 
-/// One call of a `CallTool` batch, as the scheduler's result under its id.
-fn run_found<'a>(
+/// One call of a `CallTool` batch (or a `RunCode` program's), as the scheduler's result under
+/// its id.
+pub(super) fn run_found<'a>(
     session: &'a ToolSession,
     call: &'a ToolCall,
     ctx: &'a CallContext,

@@ -24,6 +24,7 @@ pub(super) fn search_description(
 ) -> String {
     let usage = match disclosure {
         Disclosure::SearchAndCall => super::call::SEARCH_AND_CALL_USAGE,
+        Disclosure::Code => super::code::CODE_SEARCH_USAGE,
         Disclosure::Eager | Disclosure::ListChanged => TOOL_SEARCH_USAGE,
     };
     let mut text = String::with_capacity(usage.len() + 2048);

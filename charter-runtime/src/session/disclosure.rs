@@ -26,23 +26,29 @@ pub enum Disclosure {
     /// `ToolSearch` and `CallTool`, a list that never changes: ToolSearch answers with the found
     /// tools' schemas and `CallTool` runs any tool by name ([`call`](super::call)).
     SearchAndCall,
+    /// Code mode: `ToolSearch` and `RunCode`, a list that never changes. ToolSearch answers with
+    /// the found tools' signatures, and `RunCode` runs a JavaScript program whose calls of the
+    /// tools the scheduler runs (docs/code-mode.md). Needs charter-runtime's `code` feature.
+    Code,
 }
 
 impl Disclosure {
     /// Every form, in the order the docs list them.
-    pub const ALL: [Disclosure; 3] = [
+    pub const ALL: [Disclosure; 4] = [
         Disclosure::Eager,
         Disclosure::ListChanged,
         Disclosure::SearchAndCall,
+        Disclosure::Code,
     ];
 
     /// The form's name as flags and start lines spell it (`eager`, `list-changed`,
-    /// `search-and-call`).
+    /// `search-and-call`, `code`).
     pub const fn name(self) -> &'static str {
         match self {
             Disclosure::Eager => "eager",
             Disclosure::ListChanged => "list-changed",
             Disclosure::SearchAndCall => "search-and-call",
+            Disclosure::Code => "code",
         }
     }
 
@@ -55,6 +61,13 @@ impl Disclosure {
     /// MCP revision 2026-07-28 forbids that, so a server serves such a client another form.
     pub const fn list_changes(self) -> bool {
         matches!(self, Disclosure::ListChanged)
+    }
+
+    /// Whether any tool of the session may be called by name without being loaded first: the
+    /// forms whose fixed list runs tools for the model (search-and-call through `CallTool`,
+    /// code through `RunCode`), where ToolSearch finds and never loads.
+    pub const fn calls_any(self) -> bool {
+        matches!(self, Disclosure::SearchAndCall | Disclosure::Code)
     }
 }
 
@@ -72,6 +85,7 @@ impl std::str::FromStr for Disclosure {
             "eager" => Ok(Disclosure::Eager),
             "list-changed" | "listchanged" => Ok(Disclosure::ListChanged),
             "search-and-call" | "search" => Ok(Disclosure::SearchAndCall),
+            "code" => Ok(Disclosure::Code),
             other => Err(format!(
                 "unknown disclosure form `{other}`: expected one of {}",
                 Disclosure::ALL.map(Disclosure::name).join(", ")
@@ -210,7 +224,7 @@ mod tests {
         }
         let err = "lazy".parse::<Disclosure>().unwrap_err();
         assert!(
-            err.contains("eager, list-changed, search-and-call"),
+            err.contains("eager, list-changed, search-and-call, code"),
             "{err}"
         );
     }

@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::call::CALL_TOOL;
+use super::code::RUN_CODE;
 use super::entry::Kind;
 use super::{Disclosure, MAX_BATCH_CALLS, ToolSession};
 use crate::context::CallContext;
@@ -23,9 +24,11 @@ impl ToolSession {
         Box::pin(async move {
             let is_search = name == TOOL_SEARCH && self.is_own_tool(name);
             let is_call = name == CALL_TOOL && self.is_own_tool(name);
+            let is_run = name == RUN_CODE && self.is_own_tool(name);
             // Static tools are measured by validation; the rest before anything reads them.
             let measured = is_search
                 || is_call
+                || is_run
                 || self
                     .tools
                     .lookup(name)
@@ -39,6 +42,7 @@ impl ToolSession {
                 let answer = self.tool_search_call(&arguments)?;
                 return Ok(match self.disclosure.in_force() {
                     Disclosure::SearchAndCall => ToolOutput::text(self.found_json(&answer)),
+                    Disclosure::Code => ToolOutput::text(self.found_signatures(&answer)),
                     Disclosure::Eager | Disclosure::ListChanged => {
                         ToolOutput::json(answer.to_json())
                     }
@@ -46,6 +50,9 @@ impl ToolSession {
             }
             if is_call {
                 return self.call_tool_call(arguments, ctx).await;
+            }
+            if is_run {
+                return self.run_code_call(arguments, ctx).await;
             }
             let Some(i) = self.tools.lookup(name) else {
                 return Err(CharterError::Validation(self.unknown_tool(name)));

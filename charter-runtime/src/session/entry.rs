@@ -65,6 +65,23 @@ impl Entry {
         }
     }
 
+    /// The pack label and the tool's own name inside it.
+    pub(super) fn pack_and_tool(&self) -> (&str, &str) {
+        match &self.kind {
+            Kind::Static { def, .. } => (def.pack, def.tool),
+            Kind::Dynamic(d) => {
+                let pack = d.kit.pack();
+                let tool = d
+                    .tool
+                    .name
+                    .strip_prefix(pack)
+                    .and_then(|t| t.strip_prefix('_'))
+                    .unwrap_or(&d.tool.name);
+                (pack, tool)
+            }
+        }
+    }
+
     pub(super) fn candidate(&self) -> Candidate<'_> {
         match &self.kind {
             Kind::Static { def, .. } => Candidate {

@@ -16,6 +16,7 @@
 //! - [`search`]: ToolSearch: queries, loading, and the answer the model reads.
 //! - [`dispatch`]: routing one call, and the local bridge's batches.
 //! - [`call`]: search-and-call, `CallTool` and ToolSearch answers with schemas.
+//! - `code`: code mode, `RunCode` and ToolSearch answers with signatures.
 //! - `catalogue`: the ToolSearch description (names, or one line per pack).
 //! - `entry`: one tool of the session resolved to its view.
 //! - `tools`: what executes; `disclosure`: what is shown, and how.
@@ -23,6 +24,7 @@
 mod build;
 pub mod call;
 mod catalogue;
+mod code;
 mod disclosure;
 mod dispatch;
 mod entry;
@@ -46,10 +48,13 @@ pub(crate) use entry::{Entry, Kind};
 pub use search::SearchAnswer;
 use tools::Tools;
 
+#[cfg(feature = "code")]
+pub use crate::code::{CodeLimits, CodeRunner};
 pub use crate::search::{Ranking, TOOL_SEARCH};
 pub use crate::table::HttpCaller;
 pub use call::{CALL_TOOL, CALL_TOOL_CONCURRENCY, CALL_TOOL_DESCRIPTION, CALL_TOOL_SCHEMA};
 pub use catalogue::NAMES_BUDGET_TOKENS;
+pub use code::{RUN_CODE, RUN_CODE_DESCRIPTION, RUN_CODE_SCHEMA};
 
 /// How many calls of one batch [`ToolSession::execute_tool_calls`] runs (128); the rest are
 /// answered with an error result each, in place.
@@ -126,6 +131,10 @@ pub struct SessionOptions {
     pub ranking: Ranking,
     /// Who executes HTTP tools (default: a shared `HttpExecutor` when the `http` feature is on).
     pub http: Option<Arc<dyn HttpCaller>>,
+    /// How code mode ([`Disclosure::Code`]) runs programs: their limits, and how many run at
+    /// once (sessions built from clones of one runner share its bound).
+    #[cfg(feature = "code")]
+    pub code: CodeRunner,
 }
 
 impl Default for SessionOptions {
@@ -136,6 +145,8 @@ impl Default for SessionOptions {
             mode: None,
             ranking: Ranking::Relevance,
             http: None,
+            #[cfg(feature = "code")]
+            code: CodeRunner::default(),
         }
     }
 }
@@ -174,7 +185,8 @@ impl std::fmt::Debug for ToolSession {
 impl ToolSession {
     /// What the model sees this turn, in order: resident tools, `ToolSearch` (while anything
     /// deferred is not loaded), then loaded tools in load order; in search-and-call, the
-    /// resident tools, `ToolSearch` and `CallTool`, every turn.
+    /// resident tools, `ToolSearch` and `CallTool`, every turn; in code mode, the resident
+    /// tools, `ToolSearch` and `RunCode`.
     pub fn visible(&self) -> Vec<ToolEntry<'_>> {
         let state = self.disclosure.state();
         let entries = &self.tools.entries;
@@ -186,6 +198,7 @@ impl ToolSession {
         match self.disclosure.in_force() {
             // The same list every turn: nothing is loaded.
             Disclosure::SearchAndCall => out.extend(self.call_tool()),
+            Disclosure::Code => out.extend(self.run_code()),
             Disclosure::ListChanged => {
                 out.extend(state.order.iter().map(|i| entries[*i as usize].entry()));
             }
@@ -204,7 +217,7 @@ impl ToolSession {
     pub fn tool_search(&self) -> Option<ToolEntry<'_>> {
         let search = self.disclosure.search.as_ref()?;
         let (schema, tokens) = match self.disclosure.in_force() {
-            Disclosure::SearchAndCall => (
+            Disclosure::SearchAndCall | Disclosure::Code => (
                 call::SEARCH_AND_CALL_SCHEMA,
                 const { text_tokens(call::SEARCH_AND_CALL_SCHEMA) },
             ),
@@ -267,15 +280,15 @@ impl ToolSession {
     }
 
     /// Whether a tool is callable this turn (resident, or deferred and loaded; in
-    /// search-and-call, any; the session's own tools while offered).
+    /// search-and-call and code mode, any; the session's own tools while offered).
     pub fn is_callable(&self, name: &str) -> bool {
-        if name == TOOL_SEARCH || name == CALL_TOOL {
+        if name == TOOL_SEARCH || name == CALL_TOOL || name == RUN_CODE {
             return self.is_own_tool(name);
         }
         match self.tools.lookup(name) {
             Some(i) => {
                 self.tools.entries[i].resident
-                    || self.disclosure.in_force() == Disclosure::SearchAndCall
+                    || self.disclosure.in_force().calls_any()
                     || self.disclosure.state().loaded[i]
             }
             None => false,
@@ -283,11 +296,12 @@ impl ToolSession {
     }
 
     /// Whether `name` is one of the tools the session itself offers in its form (ToolSearch,
-    /// CallTool), as opposed to a tool of its sources.
+    /// CallTool, RunCode), as opposed to a tool of its sources.
     fn is_own_tool(&self, name: &str) -> bool {
         match name {
             TOOL_SEARCH => self.disclosure.search.is_some(),
             CALL_TOOL => self.is_search_and_call(),
+            RUN_CODE => self.is_code_mode(),
             _ => false,
         }
     }

@@ -112,7 +112,7 @@ impl ToolSession {
             }
             Query::Empty => {}
         }
-        if self.disclosure.in_force() != Disclosure::SearchAndCall {
+        if !self.disclosure.in_force().calls_any() {
             self.disclosure.load(entries, &to_load);
         }
         let missed = !unknown.is_empty() || loaded.is_empty();
@@ -137,6 +137,21 @@ impl ToolSession {
             (_, 0, _) => format!(
                 "None of these names exist, so nothing was loaded. The closest names are under `nearest`; {narrow}."
             ),
+            (_, n, u) if self.disclosure.in_force() == Disclosure::Code => {
+                let mut note = format!(
+                    "{n} tool{} found. Call {} in RunCode as declared: `await <pack>.<tool>({{...}})`.",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "it" } else { "them" },
+                );
+                if u > 0 {
+                    note.push_str(if listed {
+                        " Names under Unknown do not exist; Available lists those that do."
+                    } else {
+                        " Names under Unknown do not exist; the closest are under Nearest."
+                    });
+                }
+                note
+            }
             (_, n, u) if self.disclosure.in_force() == Disclosure::SearchAndCall => {
                 let mut note = format!(
                     "{n} tool{} found, each with its inputSchema: call {} with {CALL_TOOL} \

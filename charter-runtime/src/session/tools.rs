@@ -29,6 +29,12 @@ pub(crate) struct Tools {
     /// Who executes HTTP tools (`None`: the shared default executor).
     pub(super) http: Option<Arc<dyn HttpCaller>>,
     pub(super) patterns: PatternCache,
+    /// How code mode runs programs.
+    #[cfg(feature = "code")]
+    pub(super) code: crate::code::CodeRunner,
+    /// What a program's global scope holds of these tools, made by the first program.
+    #[cfg(feature = "code")]
+    pub(super) bindings: std::sync::OnceLock<Arc<crate::code::Bindings>>,
 }
 
 /// The executor for HTTP tools when [`SessionOptions::http`](super::SessionOptions::http) is

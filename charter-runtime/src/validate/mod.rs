@@ -58,9 +58,7 @@ pub const MAX_VALIDATION_STEPS: usize = 2_000_000;
 /// message written for the model. Reads at most the limit's worth of the value.
 pub fn check_limits(arguments: &Value) -> Result<(), String> {
     if too_deep(arguments, 0) {
-        return Err(format!(
-            "the arguments nest more than {MAX_ARGUMENT_DEPTH} levels deep; send flatter arguments"
-        ));
+        return Err(too_deep_problem());
     }
     struct Budget(usize);
     impl std::io::Write for Budget {
@@ -77,10 +75,20 @@ pub fn check_limits(arguments: &Value) -> Result<(), String> {
     }
     match serde_json::to_writer(Budget(MAX_ARGUMENT_BYTES), arguments) {
         Ok(()) => Ok(()),
-        Err(_) => Err(format!(
-            "the arguments are larger than {MAX_ARGUMENT_BYTES} bytes of JSON; send less (a smaller page, fewer items, a shorter text)"
-        )),
+        Err(_) => Err(too_large_problem()),
     }
+}
+
+/// What [`check_limits`] says of arguments over [`MAX_ARGUMENT_DEPTH`] levels.
+pub fn too_deep_problem() -> String {
+    format!("the arguments nest more than {MAX_ARGUMENT_DEPTH} levels deep; send flatter arguments")
+}
+
+/// What [`check_limits`] says of arguments over [`MAX_ARGUMENT_BYTES`] bytes.
+pub fn too_large_problem() -> String {
+    format!(
+        "the arguments are larger than {MAX_ARGUMENT_BYTES} bytes of JSON; send less (a smaller page, fewer items, a shorter text)"
+    )
 }
 
 /// Whether `value` nests deeper than [`MAX_ARGUMENT_DEPTH`]; recursion stops at the limit.

@@ -1,0 +1,281 @@
+//! The interpreter thread of one program: a QuickJS runtime and context built for it, the loop
+//! that runs its jobs and hands its queued tool calls out as batches, and the watch that stops
+//! it at a limit.
+//!
+//! The loop: run every pending job (the program's synchronous start, then each continuation
+//! its promises schedule); when none is left, the calls queued meanwhile go out as one batch and
+//! the thread blocks until their answers come back, which settle their promises and schedule
+//! more jobs. When nothing is queued and nothing can run, the program's promise says how it
+//! ended; a promise still pending then waits on nothing that will ever settle it. Calls queued
+//! after the program returned still run (as a `fetch` does in a script that does not await it),
+//! and the answer is given once nothing is left to run.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
+
+use rquickjs::{Ctx, Exception, Function, Promise, Runtime, Value};
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::outcome::{Limit, Outcome};
+use super::{Bindings, CodeLimits, Event, clock, sandbox};
+use crate::scheduler::{CallResult, ToolCall};
+
+/// The JavaScript stack a program may use (1 MiB); deeper recursion throws `InternalError:
+/// stack overflow`.
+pub(super) const JS_STACK_BYTES: usize = 1024 * 1024;
+
+/// The interpreter thread's own stack: the JavaScript stack, plus room for the interpreter's
+/// and the bindings' Rust frames above it.
+const THREAD_STACK_BYTES: usize = JS_STACK_BYTES + 2 * 1024 * 1024;
+
+/// One program and the channels to the session that runs its calls.
+pub(super) struct Program {
+    pub(super) source: String,
+    pub(super) bindings: Arc<Bindings>,
+    pub(super) limits: CodeLimits,
+    /// Set when the call was dropped: stop at the next check.
+    pub(super) stop: Arc<AtomicBool>,
+    pub(super) events: UnboundedSender<Event>,
+    pub(super) answers: Receiver<Vec<CallResult>>,
+    /// The runner's slot, given back when the thread ends (held, never read).
+    #[allow(dead_code)]
+    pub(super) slot: tokio::sync::OwnedSemaphorePermit,
+}
+
+/// Starts the program's thread; its outcome arrives as [`Event::Done`].
+pub(super) fn spawn(program: Program) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name("charter-runcode".to_owned())
+        .stack_size(THREAD_STACK_BYTES)
+        .spawn(move || {
+            let events = program.events.clone();
+            let outcome =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| execute(&program)))
+                    .unwrap_or_else(|_| Outcome::Failed("the interpreter panicked".into()));
+            // The runtime is gone by now: the session answers with memory already returned.
+            let _ = events.send(Event::Done(outcome));
+        })?;
+    Ok(())
+}
+
+/// What the interrupt handler, the pack functions, `console` and the loop share: the limits and
+/// how far the program has gone towards each.
+pub(super) struct Watch {
+    pub(super) limits: CodeLimits,
+    stop: Arc<AtomicBool>,
+    /// The thread's CPU time when the program started.
+    cpu_start: Cell<Duration>,
+    /// The first limit the program went over; once set it stays, and every check says stop.
+    tripped: Cell<Option<Limit>>,
+    /// Tool calls made so far.
+    pub(super) calls: Cell<u32>,
+    /// Bytes of arguments queued and not yet sent (held outside the interpreter's memory).
+    pub(super) queued_bytes: Cell<usize>,
+    /// The `console` lines so far, and their bytes.
+    pub(super) output: RefCell<(Vec<String>, usize)>,
+}
+
+impl Watch {
+    fn new(limits: CodeLimits, stop: Arc<AtomicBool>) -> Self {
+        Self {
+            limits,
+            stop,
+            cpu_start: Cell::new(clock::thread_cpu()),
+            tripped: Cell::new(None),
+            calls: Cell::new(0),
+            queued_bytes: Cell::new(0),
+            output: RefCell::new((Vec::new(), 0)),
+        }
+    }
+
+    /// The interrupt handler's question: stop now? True once a limit was passed (the
+    /// interpreter then raises an error the program cannot catch).
+    pub(super) fn interrupt(&self) -> bool {
+        if self.tripped.get().is_some() {
+            return true;
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            self.trip(Limit::Cancelled);
+            return true;
+        }
+        if clock::thread_cpu().saturating_sub(self.cpu_start.get()) > self.limits.cpu_time {
+            self.trip(Limit::CpuTime);
+            return true;
+        }
+        false
+    }
+
+    /// Records that the program went over `limit` (the first one passed is the one reported).
+    pub(super) fn trip(&self, limit: Limit) {
+        if self.tripped.get().is_none() {
+            self.tripped.set(Some(limit));
+        }
+    }
+
+    pub(super) fn tripped(&self) -> Option<Limit> {
+        self.tripped.get()
+    }
+
+    fn take_output(&self) -> Vec<String> {
+        std::mem::take(&mut self.output.borrow_mut().0)
+    }
+}
+
+/// A tool call the program made and has not had answered: what to send, and how to settle its
+/// promise.
+pub(super) struct Queued<'js> {
+    pub(super) name: Rc<str>,
+    pub(super) arguments: serde_json::Value,
+    pub(super) resolve: Function<'js>,
+    pub(super) reject: Function<'js>,
+    /// Made where the call was, so a failure's stack gives the program's line.
+    pub(super) error: Exception<'js>,
+}
+
+/// The calls queued since the last batch.
+pub(super) type Queue<'js> = Rc<RefCell<Vec<Queued<'js>>>>;
+
+/// Builds the runtime and context, runs the program, and drops both before answering.
+fn execute(program: &Program) -> Outcome {
+    let runtime = match Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => return Outcome::Failed(format!("no interpreter: {e}")),
+    };
+    runtime.set_memory_limit(program.limits.memory_bytes);
+    runtime.set_max_stack_size(JS_STACK_BYTES);
+    let watch = Rc::new(Watch::new(program.limits, program.stop.clone()));
+    let interrupt = watch.clone();
+    runtime.set_interrupt_handler(Some(Box::new(move || interrupt.interrupt())));
+    let context = match sandbox::context(&runtime) {
+        Ok(context) => context,
+        Err(e) => return Outcome::Failed(format!("no interpreter context: {e}")),
+    };
+    let outcome = context.with(|ctx| {
+        let queue: Queue<'_> = Rc::default();
+        let outcome = drive(&ctx, program, &watch, &queue);
+        // Nothing of the interpreter may outlive its runtime: pending promises' functions go
+        // before the context does.
+        queue.borrow_mut().clear();
+        outcome
+    });
+    drop(context);
+    drop(runtime);
+    outcome
+}
+
+/// Installs the globals, compiles and runs the program, and answers how it ended.
+fn drive<'js>(ctx: &Ctx<'js>, program: &Program, watch: &Rc<Watch>, queue: &Queue<'js>) -> Outcome {
+    if let Err(error) = sandbox::install(ctx, &program.bindings, watch, queue) {
+        return ended_early(ctx, watch, error);
+    }
+    let wrapper = match sandbox::compile(ctx, &program.source) {
+        Ok(wrapper) => wrapper,
+        Err(rquickjs::Error::Exception) => return Outcome::syntax(ctx, ctx.catch()),
+        Err(error) => return ended_early(ctx, watch, error),
+    };
+    if let Err(error) = sandbox::seal(ctx) {
+        return ended_early(ctx, watch, error);
+    }
+    watch.cpu_start.set(clock::thread_cpu());
+    let promise: Promise<'js> = match wrapper.call(()) {
+        Ok(promise) => promise,
+        Err(error) => return ended_early(ctx, watch, error),
+    };
+    loop {
+        if let Some(limit) = watch.tripped() {
+            return Outcome::Limit(limit, watch.take_output());
+        }
+        if ctx.execute_pending_job() {
+            continue;
+        }
+        let pending: Vec<Queued<'js>> = std::mem::take(&mut *queue.borrow_mut());
+        if !pending.is_empty() {
+            watch.queued_bytes.set(0);
+            if let Err(limit) = answer(ctx, program, pending) {
+                watch.trip(limit);
+            }
+            continue;
+        }
+        let logs = watch.take_output();
+        return match promise.result::<Value<'js>>() {
+            Some(Ok(value)) => Outcome::returned(ctx, value, logs),
+            Some(Err(_)) => Outcome::threw(ctx, ctx.catch(), logs),
+            None => Outcome::Waiting(logs),
+        };
+    }
+}
+
+/// The outcome of an error before the program's promise existed: a limit if one was passed,
+/// else the exception.
+fn ended_early(ctx: &Ctx<'_>, watch: &Watch, error: rquickjs::Error) -> Outcome {
+    let thrown = matches!(error, rquickjs::Error::Exception).then(|| ctx.catch());
+    if let Some(limit) = watch.tripped() {
+        return Outcome::Limit(limit, watch.take_output());
+    }
+    match thrown {
+        Some(value) => Outcome::threw(ctx, value, watch.take_output()),
+        None => Outcome::Failed(error.to_string()),
+    }
+}
+
+/// Sends `pending` as one batch, waits for the answers and settles each promise. `Err` when the
+/// session is gone (the call was dropped).
+fn answer<'js>(ctx: &Ctx<'js>, program: &Program, pending: Vec<Queued<'js>>) -> Result<(), Limit> {
+    let calls: Vec<ToolCall> = pending
+        .iter()
+        .enumerate()
+        .map(|(k, q)| ToolCall {
+            id: k.to_string(),
+            name: q.name.to_string(),
+            arguments: q.arguments.clone(),
+        })
+        .collect();
+    program
+        .events
+        .send(Event::Batch(calls))
+        .map_err(|_| Limit::Cancelled)?;
+    let results = program.answers.recv().map_err(|_| Limit::Cancelled)?;
+    let mut results = results.into_iter();
+    for queued in pending {
+        let settled = match results.next() {
+            Some(result) if !result.is_error => resolve(ctx, &queued, result),
+            Some(result) => reject(&queued, &result.content),
+            None => reject(&queued, "the tool was not run"),
+        };
+        if settled.is_err() {
+            // Settling failed inside the interpreter (out of memory): the program sees the
+            // exception where it awaits, or the limit ends it.
+            let _ = ctx.catch();
+        }
+    }
+    Ok(())
+}
+
+/// Resolves a call's promise with the tool's JSON, or its text when it gave no JSON.
+fn resolve<'js>(ctx: &Ctx<'js>, queued: &Queued<'js>, result: CallResult) -> rquickjs::Result<()> {
+    let value = match result.structured {
+        Some(json) => ctx.json_parse(json.to_string()),
+        None => rquickjs::String::from_str(ctx.clone(), &result.content).map(Value::from),
+    };
+    match value {
+        Ok(value) => queued.resolve.call::<_, ()>((value,)),
+        Err(rquickjs::Error::Exception) => {
+            let thrown = ctx.catch();
+            queued.reject.call::<_, ()>((thrown,))
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// Rejects a call's promise with an `Error` carrying the message a direct call gives, the
+/// tool's name under `tool`, and the stack of the line that made the call.
+pub(super) fn reject<'js>(queued: &Queued<'js>, message: &str) -> rquickjs::Result<()> {
+    let error = queued.error.as_object();
+    error.set("message", message)?;
+    error.set("tool", &*queued.name)?;
+    queued.reject.call::<_, ()>((queued.error.clone(),))
+}
