@@ -6,7 +6,8 @@
 //! would send them in parallel, reading each result before deciding the next turn.
 //!
 //! **Code**: a code-mode session (`ToolSearch` + `RunCode`): the same ToolSearch queries in one
-//! turn, then the task's program in one `RunCode` call.
+//! turn, then the task's program in one `RunCode` call (the program may call only tools the
+//! searches found).
 //!
 //! **Counted** (bytes of compact JSON or text, as the model would read or write them): the tool
 //! definitions listed to the model (once: the list is the same every turn in both forms), every
@@ -45,7 +46,6 @@ pub struct Task {
     /// The direct path.
     pub direct: Script,
     /// The code path: the body of the async function a model sends to `RunCode`.
-    #[allow(dead_code)] // read by the code path once code mode is built
     pub program: &'static str,
     /// The answer (so a script that reads the results wrongly fails here, not silently).
     pub answer: fn() -> Value,
@@ -103,25 +103,8 @@ pub struct Direct {
 impl Direct {
     /// One turn of ToolSearch calls, one per query.
     pub async fn search(&mut self, queries: &[&str]) {
-        let calls: Vec<ToolCall> = queries
-            .iter()
-            .enumerate()
-            .map(|(k, q)| ToolCall {
-                id: format!("s{k}"),
-                name: "ToolSearch".into(),
-                arguments: json!({ "query": q }),
-            })
-            .collect();
-        self.tally.turns += 1;
-        for call in &calls {
-            self.tally.calls += 1;
-            self.tally.search += call.arguments.to_string().len();
-        }
-        for result in self.session.execute_tool_calls(&calls, &self.ctx, 4).await {
-            assert!(!result.is_error, "ToolSearch failed: {}", result.content);
-            self.tally.search += result.content.len();
-            self.found.extend(found_names(&result.content));
-        }
+        search(&self.session, &self.ctx, queries, &mut self.tally).await;
+        self.found.extend(found_names(&self.session, queries));
     }
 
     /// One turn: these calls, sent together (as parallel tool calls); their results, in order.
@@ -168,20 +151,54 @@ impl Direct {
     }
 }
 
-/// The names a ToolSearch answer gives (`tools[].name` in search-and-call, `loaded` otherwise).
-fn found_names(answer: &str) -> Vec<String> {
-    let Ok(answer) = serde_json::from_str::<Value>(answer) else {
-        return Vec::new();
-    };
-    let names = answer["tools"]
-        .as_array()
-        .map(|tools| tools.iter().map(|t| &t["name"]).collect::<Vec<_>>())
-        .or_else(|| answer["loaded"].as_array().map(|l| l.iter().collect()))
-        .unwrap_or_default();
-    names
-        .into_iter()
-        .filter_map(|n| n.as_str().map(str::to_owned))
+/// One turn of ToolSearch calls, one per query, counted.
+async fn search(session: &ToolSession, ctx: &CallContext, queries: &[&str], tally: &mut Tally) {
+    let calls: Vec<ToolCall> = queries
+        .iter()
+        .enumerate()
+        .map(|(k, q)| ToolCall {
+            id: format!("s{k}"),
+            name: "ToolSearch".into(),
+            arguments: json!({ "query": q }),
+        })
+        .collect();
+    tally.turns += 1;
+    for call in &calls {
+        tally.calls += 1;
+        tally.search += call.arguments.to_string().len();
+    }
+    for result in session.execute_tool_calls(&calls, ctx, 4).await {
+        assert!(!result.is_error, "ToolSearch failed: {}", result.content);
+        tally.search += result.content.len();
+    }
+}
+
+/// The names the searches found (in search-and-call and code mode a search loads nothing, so
+/// asking again changes nothing).
+fn found_names(session: &ToolSession, queries: &[&str]) -> Vec<String> {
+    queries
+        .iter()
+        .flat_map(|q| session.search(q, None).loaded)
         .collect()
+}
+
+/// The tools a program calls (`<pack>.<tool>(` where that is a tool of the session), each once.
+fn called_in(session: &ToolSession, program: &str) -> Vec<String> {
+    let mut called: Vec<String> = Vec::new();
+    let bytes = program.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    for (dot, _) in program.match_indices('.') {
+        let start = (0..dot).rev().take_while(|k| word(bytes[*k])).last();
+        let end = (dot + 1..bytes.len()).find(|k| !word(bytes[*k]));
+        let (Some(start), Some(end)) = (start, end) else {
+            continue;
+        };
+        let name = format!("{}_{}", &program[start..dot], &program[dot + 1..end]);
+        if bytes[end] == b'(' && session.tool_def(&name).is_some() && !called.contains(&name) {
+            called.push(name);
+        }
+    }
+    called
 }
 
 /// The tables of the task's packs.
@@ -280,7 +297,48 @@ pub async fn direct(task: &Task) -> Run {
     }
 }
 
-/// The code path: one `RunCode` program. `None` while code mode is not built.
-pub async fn code(_task: &Task) -> Option<Run> {
-    None
+/// The code path: a code-mode session over the task's packs; the same searches, then the task's
+/// program in one `RunCode` call.
+pub async fn code(task: &Task) -> Run {
+    let stub = Stub::start(task.api).await;
+    let tables = tables(task);
+    let session = ToolSession::with_options(
+        tables.iter().map(|t| Source::Table(t)).collect(),
+        SessionOptions {
+            disclosure: charter::Disclosure::Code,
+            http: Some(executor(&tables, &stub.base)),
+            ..SessionOptions::default()
+        },
+    )
+    .unwrap();
+    let ctx = CallContext::new();
+    let mut tally = Tally {
+        list: listed(&session),
+        ..Tally::default()
+    };
+    search(&session, &ctx, task.searches, &mut tally).await;
+    let call = ToolCall {
+        id: "run".into(),
+        name: "RunCode".into(),
+        arguments: json!({ "code": task.program }),
+    };
+    tally.turns += 1;
+    tally.calls += 1;
+    tally.arguments += call.arguments.to_string().len();
+    let result = session
+        .execute_tool_calls(std::slice::from_ref(&call), &ctx, 4)
+        .await
+        .remove(0);
+    assert!(!result.is_error, "{}: {}", task.name, result.content);
+    tally.results += result.content.len();
+    let answer = serde_json::from_str(&result.content).unwrap_or(Value::String(result.content));
+    let log = stub.take();
+    tally.requests = log.len();
+    Run {
+        answer,
+        tally,
+        writes: writes(&log),
+        called: called_in(&session, task.program),
+        found: found_names(&session, task.searches),
+    }
 }

@@ -271,6 +271,14 @@ impl Connection {
                      with its input schema. Call one with CallTool {\"name\", \"arguments\"}.",
                 );
             }
+            Disclosure::Code => {
+                info = info.with_instructions(
+                    "Find tools with ToolSearch (`select:<name>` or keywords): each comes back \
+                     declared as a program calls it. Run one JavaScript program with RunCode \
+                     {\"code\"}: `const x = await <pack>.<tool>({...})`, then return only the \
+                     answer.",
+                );
+            }
         }
         info
     }

@@ -286,6 +286,10 @@ impl McpServer {
                 "progressive: search-and-call ({small}ToolSearch and CallTool, a stable list) \
                  on every revision"
             ),
+            Disclosure::Code => format!(
+                "code mode ({small}ToolSearch and RunCode, a stable list; a program calls the \
+                 tools) on every revision"
+            ),
         };
         let mode = match &options.mode {
             Some(mode) => format!(", mode `{mode}`"),

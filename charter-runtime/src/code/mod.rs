@@ -19,6 +19,7 @@ mod clock;
 mod engine;
 mod outcome;
 mod sandbox;
+mod watch;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,6 +30,10 @@ use crate::scheduler::{CallResult, ToolCall};
 use crate::table::{BoxFuture, ToolOutput};
 
 pub(crate) use outcome::Outcome;
+
+/// The JavaScript stack a program may use (1 MiB); deeper recursion throws `InternalError:
+/// stack overflow`.
+const JS_STACK_BYTES: usize = 1024 * 1024;
 
 /// The limits of one program, each a flag of `charter mcp` (docs/limits.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,8 +11,7 @@ use std::fmt::Write as _;
 use rquickjs::{Ctx, Value};
 
 use super::CodeLimits;
-use super::engine::JS_STACK_BYTES;
-use super::sandbox::{FILE, show};
+use super::JS_STACK_BYTES;
 use crate::error::CharterError;
 use crate::table::ToolOutput;
 
@@ -234,6 +233,35 @@ fn renumber(frame: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The file name errors give for the program (its lines renumbered by `outcome`).
+pub(super) const FILE: &str = "program";
+
+/// How `console.log` shows one value.
+pub(super) fn show<'js>(ctx: &Ctx<'js>, value: Value<'js>) -> String {
+    if let Some(text) = value.as_string() {
+        return text.to_string().unwrap_or_default();
+    }
+    if let Some(error) = value.as_exception() {
+        let message = error.message().unwrap_or_default();
+        let name: Option<String> = error.as_object().get("name").ok();
+        return format!("{}: {message}", name.as_deref().unwrap_or("Error"));
+    }
+    match ctx.json_stringify(value.clone()) {
+        Ok(Some(text)) => text.to_string().unwrap_or_default(),
+        Ok(None) => "undefined".to_owned(),
+        Err(_) => {
+            let _ = ctx.catch();
+            value
+                .get::<rquickjs::Coerced<String>>()
+                .map(|c| c.0)
+                .unwrap_or_else(|_| {
+                    let _ = ctx.catch();
+                    "[value]".to_owned()
+                })
+        }
+    }
 }
 
 #[cfg(test)]

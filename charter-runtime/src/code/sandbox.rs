@@ -12,12 +12,9 @@ use rquickjs::object::Property;
 use rquickjs::{Context, Ctx, Exception, Function, Object, Promise, Runtime, Value};
 
 use super::Bindings;
-use super::engine::{Queue, Queued, Watch, reject};
-use super::outcome::Limit;
+use super::outcome::{FILE, Limit, show};
+use super::watch::{Queue, Queued, Watch, reject};
 use crate::validate;
-
-/// The file name errors give for the program (its lines renumbered by `outcome`).
-pub(super) const FILE: &str = "program";
 
 /// What precedes the program's text: on a line of its own, so the program's line N is the
 /// script's line N + 1 and its columns are unchanged.
@@ -132,32 +129,6 @@ fn print<'js>(ctx: &Ctx<'js>, watch: &Watch, args: Vec<Value<'js>>) -> rquickjs:
     }
     output.0.push(line);
     Ok(())
-}
-
-/// How `console.log` shows one value.
-pub(super) fn show<'js>(ctx: &Ctx<'js>, value: Value<'js>) -> String {
-    if let Some(text) = value.as_string() {
-        return text.to_string().unwrap_or_default();
-    }
-    if let Some(error) = value.as_exception() {
-        let message = error.message().unwrap_or_default();
-        let name: Option<String> = error.as_object().get("name").ok();
-        return format!("{}: {message}", name.as_deref().unwrap_or("Error"));
-    }
-    match ctx.json_stringify(value.clone()) {
-        Ok(Some(text)) => text.to_string().unwrap_or_default(),
-        Ok(None) => "undefined".to_owned(),
-        Err(_) => {
-            let _ = ctx.catch();
-            value
-                .get::<rquickjs::Coerced<String>>()
-                .map(|c| c.0)
-                .unwrap_or_else(|_| {
-                    let _ = ctx.catch();
-                    "[value]".to_owned()
-                })
-        }
-    }
 }
 
 /// The async function of one tool: queues the call (its arguments as JSON: own enumerable

@@ -164,7 +164,7 @@ impl ToolSession {
         ctx: &'a CallContext,
     ) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
         Box::pin(async move {
-            if name == TOOL_SEARCH || name == CALL_TOOL || name == super::code::RUN_CODE {
+            if name == TOOL_SEARCH || name == CALL_TOOL || name == super::RUN_CODE {
                 return Err(CharterError::Validation(format!(
                     "`{name}` is called directly, not through {CALL_TOOL}."
                 )));
