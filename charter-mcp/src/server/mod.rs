@@ -388,6 +388,8 @@ fn lower_priority() {
 }
 
 /// Builds a session over `tables` with the server's options, serving `form`.
+// The update fills `code` when charter-runtime has code mode, and nothing otherwise.
+#[allow(clippy::needless_update)]
 pub(crate) fn build_session(
     tables: &[&'static Table],
     toolkits: &[Arc<dyn Toolkit>],
@@ -406,6 +408,8 @@ pub(crate) fn build_session(
             mode: options.mode.clone(),
             ranking: options.ranking,
             http: options.http.clone(),
+            // The code runner, when charter-runtime is built with code mode.
+            ..SessionOptions::default()
         },
     )
 }
