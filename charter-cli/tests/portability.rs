@@ -15,7 +15,7 @@ use std::process::Command;
 use common::*;
 use serde_json::Value;
 
-/// The Inspector's version (the one whose check issue #27 quotes).
+/// The Inspector's version (the one whose portability warnings docs/design.md §3 quotes).
 const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
 
 /// Node and the Inspector's launcher.
