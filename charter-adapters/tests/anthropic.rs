@@ -569,3 +569,19 @@ async fn deferred_mode_and_search_and_call_are_refused_together() {
     .unwrap_err();
     assert!(matches!(err, Error::Config(_)), "{err}");
 }
+
+#[tokio::test]
+async fn deferred_mode_and_code_mode_are_refused_together() {
+    let (_server, client) = server(vec![]).await;
+    let err = anthropic::run(
+        &client,
+        "scripted-model",
+        &[Message::user("hi")],
+        &code_mode(),
+        &context("anthropic-code-deferred"),
+        &Options::default().with_deferred(true),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, Error::Config(_)), "{err}");
+}

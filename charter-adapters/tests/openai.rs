@@ -643,3 +643,59 @@ async fn search_and_call_keeps_one_tool_list_and_batches_calls_through_the_sched
         tools[2].1
     );
 }
+
+#[tokio::test]
+async fn code_mode_runs_one_program_whose_calls_are_one_scheduler_batch() {
+    use charter_runtime::session::RUN_CODE;
+    let program = r#"{"code":"const [a, t, b] = await Promise.all([demo.weather({city: 'Paris'}), demo.time({zone: 'UTC'}), demo.weather({city: 'Paris'})]);\nlet caught = '';\ntry { await demo.weather({}); } catch (e) { caught = e.message; }\nreturn {forecast: a.forecast, time: t, same: a.forecast === b.forecast, caught};"}"#;
+    let (server, client) = server(vec![
+        openai_calls(&[(
+            "call_1",
+            TOOL_SEARCH,
+            r#"{"query":"weather forecast city"}"#,
+        )]),
+        openai_calls(&[("call_2", RUN_CODE, program)]),
+        openai_calls(&[("call_3", RUN_CODE, r#"{"code":"while (true) {}"}"#)]),
+        openai_text("Sunny in Paris."),
+    ])
+    .await;
+    let session = code_mode();
+    let ctx = context("openai-code-mode");
+    let result = openai::run(
+        &client,
+        "scripted-model",
+        &[ChatMessage::user("weather in Paris?")],
+        &session,
+        &ctx,
+        &Options::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(result.stop, Stop::End);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    for request in &requests {
+        assert_eq!(request.tool_names(), [TOOL_SEARCH, RUN_CODE]);
+        assert_eq!(request.raw_tools(), requests[0].raw_tools(), "one list");
+    }
+    let tools = tool_messages(&result.messages);
+    // The search answers with how a program calls the tool.
+    assert!(tools[0].1.contains("demo.weather(args:"), "{}", tools[0].1);
+    // The program: one batch, the duplicate run once, the refused call caught with the direct
+    // call's message; only the program's answer reaches the model.
+    let answer: Value = serde_json::from_str(&tools[1].1).unwrap();
+    assert_eq!(answer["forecast"], "sunny in Paris", "{answer}");
+    assert_eq!(answer["time"], "12:00 in UTC", "{answer}");
+    assert_eq!(answer["same"], true);
+    assert!(
+        answer["caught"]
+            .as_str()
+            .is_some_and(|m| m.contains("city")),
+        "{answer}"
+    );
+    let activity = activity("openai-code-mode");
+    assert_eq!(activity.calls.len(), 2, "{:?}", activity.calls);
+    assert_eq!(activity.max_in_flight, 2, "read-only calls ran together");
+    // An endless program is stopped at the CPU-time limit; the loop goes on.
+    assert!(tools[2].1.contains("CPU-time limit"), "{}", tools[2].1);
+}

@@ -123,11 +123,13 @@ pub struct McpArgs {
     /// The packs.
     #[command(flatten)]
     pub packs: PackArgs,
-    /// Progressive disclosure, in one of two forms. `list-changed` (the default of a bare
+    /// Progressive disclosure, in one of three forms. `list-changed` (the default of a bare
     /// --progressive): only ToolSearch is listed at first and tools join the list as the model
     /// loads them (announced with notifications/tools/list_changed), on protocol revisions that
     /// let a list change; clients on 2026-07-28 get search-and-call. `search-and-call`:
-    /// ToolSearch and CallTool, a list that never changes, on every revision.
+    /// ToolSearch and CallTool, a list that never changes, on every revision. `code`: ToolSearch
+    /// and RunCode, whose JavaScript program calls the tools (docs/code-mode.md), on every
+    /// revision, under the --code-* limits.
     #[arg(
         long,
         value_name = "FORM",
@@ -187,6 +189,10 @@ pub struct McpArgs {
     /// Limits of the server (docs/limits.md).
     #[command(flatten)]
     pub limits: ServeLimitArgs,
+    /// Limits of code mode's programs (docs/limits.md).
+    #[cfg(feature = "code")]
+    #[command(flatten)]
+    pub code_limits: CodeLimitArgs,
     /// OpenTelemetry export.
     #[command(flatten)]
     pub telemetry: TelemetryArgs,
@@ -229,6 +235,30 @@ pub struct ServeLimitArgs {
     /// With --http, seconds a stopping server (SIGTERM, Ctrl-C) lets calls in flight finish.
     #[arg(long = "shutdown-grace", value_name = "SECS", default_value_t = charter_mcp::server::limits::DEFAULT_SHUTDOWN_GRACE.as_secs(), requires = "http")]
     pub shutdown_grace: u64,
+}
+
+/// `charter mcp --progressive=code`: the limits of one `RunCode` program (docs/limits.md). Over
+/// any of them the program stops with an error naming the limit; the server keeps serving.
+#[cfg(feature = "code")]
+#[derive(Debug, Args)]
+pub struct CodeLimitArgs {
+    /// With --progressive=code, milliseconds of CPU time one program may spend running
+    /// JavaScript (waiting for its tool calls is not counted).
+    #[arg(long = "code-cpu-ms", value_name = "MS", default_value_t = charter_runtime::code::DEFAULT_CPU_TIME.as_millis() as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub cpu_ms: u64,
+    /// With --progressive=code, bytes of memory one program's interpreter may allocate.
+    #[arg(long = "code-memory", value_name = "BYTES", default_value_t = charter_runtime::code::DEFAULT_MEMORY_BYTES)]
+    pub memory: usize,
+    /// With --progressive=code, tool calls one program may make.
+    #[arg(long = "code-max-calls", value_name = "N", default_value_t = charter_runtime::code::DEFAULT_MAX_CALLS)]
+    pub max_calls: u32,
+    /// With --progressive=code, bytes of a program's output (console lines and result); a
+    /// longer result is cut, with a notice.
+    #[arg(long = "code-max-output", value_name = "BYTES", default_value_t = charter_runtime::code::DEFAULT_MAX_OUTPUT_BYTES)]
+    pub max_output: usize,
+    /// With --progressive=code, programs run at once (each on a thread of its own); more wait.
+    #[arg(long = "code-max-programs", value_name = "N", default_value_t = charter_runtime::code::DEFAULT_MAX_PROGRAMS as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_programs: u64,
 }
 
 /// `charter tools`
@@ -304,8 +334,8 @@ pub struct CallArgs {
 fn progressive_form(s: &str) -> Result<charter_mcp::Disclosure, String> {
     match s.parse()? {
         charter_mcp::Disclosure::Eager => Err(
-            "`eager` is what serving without --progressive does; expected list-changed or \
-             search-and-call"
+            "`eager` is what serving without --progressive does; expected list-changed, \
+             search-and-call or code"
                 .into(),
         ),
         form => Ok(form),

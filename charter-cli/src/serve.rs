@@ -73,6 +73,8 @@ pub(crate) fn run(
                 timeout: Duration::from_secs(args.limits.call_timeout),
                 max_result_bytes: args.limits.max_result,
             },
+            #[cfg(feature = "code")]
+            code: code_runner(&args.code_limits),
             ..ServerOptions::default()
         },
     )?;
@@ -199,4 +201,16 @@ fn upstreams(args: &McpArgs) -> Result<Vec<(String, Upstream)>, Failure> {
         out.push((label, upstream));
     }
     Ok(out)
+}
+
+/// The runner of code mode's programs, with the limits the flags give.
+#[cfg(feature = "code")]
+fn code_runner(args: &crate::args::CodeLimitArgs) -> charter_runtime::code::CodeRunner {
+    charter_runtime::code::CodeRunner::new(charter_runtime::code::CodeLimits {
+        cpu_time: Duration::from_millis(args.cpu_ms),
+        memory_bytes: args.memory,
+        max_calls: args.max_calls,
+        max_output_bytes: args.max_output,
+        max_programs: usize::try_from(args.max_programs).unwrap_or(usize::MAX),
+    })
 }

@@ -388,11 +388,11 @@ pub async fn run(
     options: &Options,
 ) -> Result<RunResult<Message>, Error> {
     options.check()?;
-    if options.deferred && session.is_search_and_call() {
+    if options.deferred && session.disclosure().calls_any() {
         return Err(Error::Config(
-            "deferred mode and a search-and-call session answer the same need twice: the API \
-             expands deferred tools itself, so build the session without search_and_call, or \
-             run without deferred"
+            "deferred mode and a search-and-call or code-mode session answer the same need \
+             twice: the API expands deferred tools itself, so build the session in another \
+             form, or run without deferred"
                 .into(),
         ));
     }

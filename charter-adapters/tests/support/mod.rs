@@ -743,6 +743,19 @@ pub fn search_and_call() -> charter_runtime::session::ToolSession {
     .unwrap()
 }
 
+/// A code-mode session over the demo pack: ToolSearch and RunCode.
+pub fn code_mode() -> charter_runtime::session::ToolSession {
+    use charter_runtime::session::{SessionOptions, Source, ToolSession};
+    ToolSession::with_options(
+        vec![Source::Table(&DEMO)],
+        SessionOptions {
+            disclosure: charter_runtime::Disclosure::Code,
+            ..SessionOptions::default()
+        },
+    )
+    .unwrap()
+}
+
 /// The schema text of a demo tool, as the table holds it.
 pub fn schema_of(name: &str) -> &'static str {
     DEMO.tools.iter().find(|t| t.name == name).unwrap().views[0].schema

@@ -56,7 +56,8 @@ pub struct ServerOptions {
     /// How tools reach the model (default [`Disclosure::Eager`]: every schema listed, which is
     /// what most MCP clients can follow). [`Disclosure::ListChanged`] lists only `ToolSearch` at
     /// first and grows the list as tools load, on revisions that let a list change (2026-07-28
-    /// gets search-and-call); [`Disclosure::SearchAndCall`] serves that on every revision.
+    /// gets search-and-call); [`Disclosure::SearchAndCall`] serves that on every revision;
+    /// [`Disclosure::Code`] lists ToolSearch and RunCode on every revision (feature `code`).
     pub disclosure: Disclosure,
     /// In progressive forms, tools whose schema is at most this many tokens stay listed from the
     /// start (default 0: every tool deferred).
@@ -73,6 +74,10 @@ pub struct ServerOptions {
     pub name: String,
     /// Time and answer size of one tool call (`docs/limits.md`).
     pub call_limits: CallLimits,
+    /// How code mode ([`Disclosure::Code`]) runs `RunCode` programs: their limits, and how many
+    /// run at once across every session of the server (docs/code-mode.md).
+    #[cfg(feature = "code")]
+    pub code: charter_runtime::code::CodeRunner,
 }
 
 impl Default for ServerOptions {
@@ -86,6 +91,8 @@ impl Default for ServerOptions {
             context: CallContext::default(),
             name: "charter".to_owned(),
             call_limits: CallLimits::default(),
+            #[cfg(feature = "code")]
+            code: charter_runtime::code::CodeRunner::default(),
         }
     }
 }
@@ -388,7 +395,8 @@ fn lower_priority() {
 }
 
 /// Builds a session over `tables` with the server's options, serving `form`.
-// The update fills `code` when charter-runtime has code mode, and nothing otherwise.
+// The update fills `code` when charter-runtime has code mode without this crate's `code`
+// feature (a workspace build), and nothing otherwise.
 #[allow(clippy::needless_update)]
 pub(crate) fn build_session(
     tables: &[&'static Table],
@@ -408,7 +416,8 @@ pub(crate) fn build_session(
             mode: options.mode.clone(),
             ranking: options.ranking,
             http: options.http.clone(),
-            // The code runner, when charter-runtime is built with code mode.
+            #[cfg(feature = "code")]
+            code: options.code.clone(),
             ..SessionOptions::default()
         },
     )
