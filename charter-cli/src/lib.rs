@@ -116,9 +116,27 @@ where
     T: Into<OsString> + Clone,
 {
     use clap::{CommandFactory, FromArgMatches};
-    let version = version_line(tables);
-    let matches = Cli::command().version(version).try_get_matches_from(args)?;
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let mut cli = Cli::command();
+    // Naming the packs reads every table's label, which lies beside that pack's tools: a server
+    // of one pack would map pages of all sixteen. Only `--version` needs the names.
+    if asks_version(&args) {
+        cli = cli.version(version_line(tables));
+    }
+    let matches = cli.try_get_matches_from(args)?;
     Cli::from_arg_matches(&matches)
+}
+
+/// Whether the command line may ask for `--version` / `-V` (a short-flag cluster holding `V`
+/// counts; a false positive only costs reading the labels).
+fn asks_version(args: &[OsString]) -> bool {
+    args.iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy())
+        .take_while(|a| a != "--")
+        .any(|a| {
+            a == "--version" || (a.starts_with('-') && !a.starts_with("--") && a.contains('V'))
+        })
 }
 
 /// `0.1.0 (2 packs: notes, tracker)`: which build this is and which tables it serves.

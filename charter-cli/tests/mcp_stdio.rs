@@ -381,3 +381,123 @@ async fn progressive_serves_search_and_call_on_protocol_2026_07_28() {
     );
     client.cancel().await.unwrap();
 }
+
+/// Lines a client writes: initialize, initialized, then `tools/list` as request 2.
+fn initialize_and_list() -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}});
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    format!("{init}\n{initialized}\n{list}\n")
+}
+
+/// The names listed in the answer to request 2 among `lines`.
+fn listed_names(lines: &str) -> Vec<String> {
+    let answer: Value = lines
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("one JSON message a line"))
+        .find(|m| m["id"] == 2)
+        .expect("the tools/list answer");
+    answer["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// A client that gives the server one end of a socket pair as stdin and stdout (Node.js does)
+/// gets the whole list, every shipped tool (1.3 MB, more than the socket holds at once).
+#[test]
+fn a_socket_pair_as_stdio_serves_the_whole_list() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::fd::OwnedFd;
+    use std::os::unix::net::UnixStream;
+
+    let (ours, theirs) = UnixStream::pair().unwrap();
+    let mut child = std::process::Command::new(BIN)
+        .arg("mcp")
+        .env_remove("RUST_LOG")
+        .stdin(std::process::Stdio::from(OwnedFd::from(
+            theirs.try_clone().unwrap(),
+        )))
+        .stdout(std::process::Stdio::from(OwnedFd::from(theirs)))
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    ours.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    (&ours).write_all(initialize_and_list().as_bytes()).unwrap();
+    let mut reader = BufReader::new(&ours);
+    let mut lines = String::new();
+    while !lines.contains("\"id\":2") {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "the server hung up"
+        );
+        lines.push_str(&line);
+    }
+    assert_eq!(listed_names(&lines), shipped_names());
+    ours.shutdown(std::net::Shutdown::Both).unwrap();
+    assert!(child.wait().unwrap().success());
+}
+
+/// stdin a file and stdout a file (neither can be polled) go through tokio's stdio: the
+/// server answers every request and exits at the end of its input.
+#[test]
+fn files_as_stdio_are_served_too() {
+    let dir = std::env::temp_dir().join(format!("charter-stdio-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (input, output) = (dir.join("in.jsonl"), dir.join("out.jsonl"));
+    std::fs::write(&input, initialize_and_list()).unwrap();
+    let status = std::process::Command::new(BIN)
+        .args(["mcp", "--pack", "slack"])
+        .env_remove("RUST_LOG")
+        .stdin(std::fs::File::open(&input).unwrap())
+        .stdout(std::fs::File::create(&output).unwrap())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let lines = std::fs::read_to_string(&output).unwrap();
+    assert_eq!(listed_names(&lines), pack_names(&["slack"]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Over pipes a progressive server runs on one thread: stdin and stdout are polled by the
+/// runtime (no blocking-pool threads), and nothing is prepared ahead for tools not listed.
+#[cfg(target_os = "linux")]
+#[test]
+fn over_pipes_a_progressive_server_runs_on_one_thread() {
+    use std::io::{BufRead, BufReader, Write};
+
+    let mut child = std::process::Command::new(BIN)
+        .args(["mcp", "--pack", "slack", "--progressive"])
+        .env_remove("RUST_LOG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(initialize_and_list().as_bytes()).unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = String::new();
+    while !lines.contains("\"id\":2") {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "the server hung up"
+        );
+        lines.push_str(&line);
+    }
+    assert_eq!(listed_names(&lines), ["ToolSearch"]);
+    let threads = std::fs::read_dir(format!("/proc/{}/task", child.id()))
+        .unwrap()
+        .count();
+    assert_eq!(threads, 1, "threads of the server");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

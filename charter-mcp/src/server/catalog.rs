@@ -141,6 +141,14 @@ impl Catalog {
         }
     }
 
+    /// Whether every entry exists and its schema is a JSON object, so the whole answer can be
+    /// written piece by piece once started.
+    pub(crate) fn writable(&self, indices: &[usize]) -> bool {
+        indices
+            .iter()
+            .all(|&i| self.entries.get(i).is_some_and(|e| e.check().is_ok()))
+    }
+
     /// About how many bytes the entries take as text (room to reserve for an answer).
     pub(crate) fn text_size(&self, indices: &[usize]) -> usize {
         indices
@@ -201,16 +209,20 @@ impl Entry {
         def: Option<&'static ToolDef>,
         static_schema: Option<&'static str>,
     ) -> Self {
+        // Pointers first: comparing the bytes of every schema would read every pack's pages
+        // before the first request, whatever the server lists.
         let name = match def {
-            Some(def) if def.name == shown.name => Cow::Borrowed(def.name),
+            Some(def) if same_text(def.name, shown.name) => Cow::Borrowed(def.name),
             _ => Cow::Owned(shown.name.to_owned()),
         };
         let description = match def {
-            Some(def) if def.description == shown.description => Cow::Borrowed(def.description),
+            Some(def) if same_text(def.description, shown.description) => {
+                Cow::Borrowed(def.description)
+            }
             _ => Cow::Owned(shown.description.to_owned()),
         };
         let schema = match static_schema {
-            Some(text) if text == shown.schema => Cow::Borrowed(text),
+            Some(text) if same_text(text, shown.schema) => Cow::Borrowed(text),
             _ => Cow::Owned(shown.schema.to_owned()),
         };
         Self {

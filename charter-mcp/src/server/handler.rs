@@ -11,14 +11,14 @@ use rmcp::model::{
     DiscoverResult, Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
     MetaObject, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::transport::streamable_http_server::session::SessionRestoreMarker;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::auth::{self, Caller};
 use super::stdio::{Marks, RAW_LIST};
-use super::{Disclosure, Shared, build_session};
+use super::{Disclosure, Shared, Warm, build_session};
 use crate::store::sessions::FleetSessions;
 
 /// The session of one connection and whether its list may change.
@@ -323,6 +323,16 @@ impl ServerHandler for Connection {
         }
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, _context: NotificationContext<RoleServer>) {
+        // Over stdio an eager server checks every schema (its first list writes them all) on
+        // another thread while the client asks for that list; started here, once `initialize`
+        // is answered, the thread costs that answer nothing. A progressive server checks each
+        // tool when it first lists it, and never reads the schemas of tools nobody loads.
+        if self.marks.is_some() && !self.shared.options.disclosure.is_progressive() {
+            self.shared.warm_in_background(Warm::Checked);
+        }
     }
 
     async fn discover(

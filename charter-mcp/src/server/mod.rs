@@ -1,10 +1,11 @@
 //! The MCP server (docs/design.md §9): a session's tools, with annotations, over stdio or streamable HTTP.
 //!
 //! One [`McpServer`] is built per process from the static tables. Its `catalog` prepares each
-//! tool once per process, on a background thread as serving starts or on first use, never before
-//! `initialize` is answered: over HTTP as the parsed `Arc<JsonObject>` rmcp serialises (a
-//! `tools/list` answer clones `Arc`s), over stdio as the serialised text of each tool, which the
-//! pipe splices into the answer (`stdio.rs`; a third of the memory). Each connection (a stdio
+//! tool once per process, on first use, and for an eager server (whose first list shows every
+//! tool) on a background thread as serving starts, never before `initialize` is answered: over
+//! HTTP as the parsed `Arc<JsonObject>` rmcp serialises (a `tools/list` answer clones `Arc`s),
+//! over stdio as a check that each schema text is a JSON object, the text itself written into
+//! the answer (`stdio.rs`). A progressive server prepares only what it lists. Each connection (a stdio
 //! pipe, or an MCP session over HTTP) gets its own [`ToolSession`]:
 //! what one conversation has loaded never leaks into another.
 //!
@@ -25,6 +26,8 @@ mod handler;
 mod http;
 pub mod limits;
 mod memory;
+#[cfg(target_os = "linux")]
+mod pipe;
 mod redact;
 mod stdio;
 #[cfg(feature = "otel")]
@@ -167,7 +170,7 @@ pub struct McpServer {
 /// them); for stdio, which writes the texts as they are (`stdio.rs`), only the check that each
 /// schema is a JSON object.
 #[derive(Debug, Clone, Copy)]
-enum Warm {
+pub(crate) enum Warm {
     Parsed,
     Checked,
 }
@@ -182,6 +185,33 @@ pub(crate) struct Shared {
     pub(crate) catalog: Catalog,
     /// Whether the background schema parse has been started.
     warming: AtomicBool,
+}
+
+impl Shared {
+    /// Starts preparing every schema on another thread, once per server: it runs while the
+    /// first client initializes and asks for the list, so neither waits for it.
+    pub(crate) fn warm_in_background(self: &Arc<Self>, form: Warm) {
+        if self.warming.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let shared = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("charter-schemas".to_owned())
+            .spawn(move || {
+                lower_priority();
+                let warmed = match form {
+                    Warm::Parsed => shared.catalog.warm(),
+                    Warm::Checked => shared.catalog.check_json(),
+                };
+                if let Err(error) = warmed {
+                    tracing::error!(%error, "a tool schema cannot be served");
+                }
+            });
+        if let Err(error) = spawned {
+            // Not fatal: every schema still parses on first use.
+            tracing::debug!(%error, "no thread to parse schemas ahead of use");
+        }
+    }
 }
 
 impl McpServer {
@@ -231,31 +261,6 @@ impl McpServer {
     /// starts serving, and on first use) and reports the first that is not a JSON object.
     pub fn check_schemas(&self) -> Result<(), DeclarationError> {
         self.shared.catalog.warm()
-    }
-
-    /// Starts parsing every schema on another thread, once per server: it runs while the first
-    /// client connects and initializes, so neither waits for it.
-    fn warm_in_background(&self, form: Warm) {
-        if self.shared.warming.swap(true, Ordering::Relaxed) {
-            return;
-        }
-        let shared = self.shared.clone();
-        let spawned = std::thread::Builder::new()
-            .name("charter-schemas".to_owned())
-            .spawn(move || {
-                lower_priority();
-                let warmed = match form {
-                    Warm::Parsed => shared.catalog.warm(),
-                    Warm::Checked => shared.catalog.check_json(),
-                };
-                if let Err(error) = warmed {
-                    tracing::error!(%error, "a tool schema cannot be served");
-                }
-            });
-        if let Err(error) = spawned {
-            // Not fatal: every schema still parses on first use.
-            tracing::debug!(%error, "no thread to parse schemas ahead of use");
-        }
     }
 
     /// How many tools the server serves (`ToolSearch` not counted).
@@ -331,8 +336,14 @@ impl McpServer {
     }
 
     /// Serves one MCP connection over the process's stdin/stdout until the client hangs up.
+    /// Pipes and sockets are polled on the runtime's own thread (`pipe.rs`); anything else goes
+    /// through tokio's stdio.
     pub async fn serve_stdio(&self) -> Result<(), ServeError> {
-        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+        #[cfg(target_os = "linux")]
+        let (read, write) = (pipe::Input::stdin(), pipe::Output::stdout());
+        #[cfg(not(target_os = "linux"))]
+        let (read, write) = (tokio::io::stdin(), tokio::io::stdout());
+        self.serve_io(read, write).await
     }
 
     /// Serves one MCP connection over any byte pipe pair until the client hangs up.
@@ -342,7 +353,7 @@ impl McpServer {
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
         use rmcp::ServiceExt;
-        self.warm_in_background(Warm::Checked);
+        // The schemas are checked once `initialize` is answered (`Connection::on_initialized`).
         let marks = stdio::Marks::default();
         let write = stdio::ListWriter::new(write, self.shared.clone(), marks.clone());
         let connection = Connection::new(self.shared.clone(), Some(marks));
@@ -366,7 +377,11 @@ impl McpServer {
         addr: &str,
         options: HttpOptions,
     ) -> Result<HttpServer, ServeError> {
-        self.warm_in_background(Warm::Parsed);
+        // Only an eager list needs every tool ready; a progressive server prepares each tool
+        // when it is first listed.
+        if !self.shared.options.disclosure.is_progressive() {
+            self.shared.warm_in_background(Warm::Parsed);
+        }
         http::bind(self.clone(), addr, options).await
     }
 

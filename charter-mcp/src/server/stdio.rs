@@ -46,10 +46,28 @@ pub(crate) struct ListWriter<W> {
     line_start: bool,
     /// The line being gathered while a marked answer is outstanding (`None`: passing through).
     line: Option<Vec<u8>>,
-    /// A line still to write (expanded or gathered), and how much of it is written.
+    /// Bytes still to write (a gathered line, or the next piece of an expanded one), and how
+    /// much of them is written.
     pending: Vec<u8>,
     written: usize,
+    /// The rest of an expanded answer, written a piece at a time into `pending`.
+    expansion: Option<Expansion>,
 }
+
+/// A marked answer being written: the tools still to write, then the end of rmcp's line.
+///
+/// All packs listed take over a megabyte of text; written in pieces of about
+/// [`PIECE_BYTES`], neither this writer nor the pipe below it ever holds the whole line.
+struct Expansion {
+    indices: std::vec::IntoIter<usize>,
+    /// Whether a tool was written already (the next one needs a comma).
+    started: bool,
+    /// rmcp's line after `"tools":[`, with the `\n`.
+    tail: Vec<u8>,
+}
+
+/// About how many bytes of an expanded answer are handed to the pipe at a time.
+const PIECE_BYTES: usize = 64 * 1024;
 
 impl<W: AsyncWrite + Unpin> ListWriter<W> {
     pub(crate) fn new(write: W, shared: Arc<Shared>, marks: Marks) -> Self {
@@ -61,24 +79,54 @@ impl<W: AsyncWrite + Unpin> ListWriter<W> {
             line: None,
             pending: Vec::new(),
             written: 0,
+            expansion: None,
         }
     }
 
-    /// Writes what is left of a pending line.
+    /// Writes what is left of a pending line (every piece of an expanded answer).
     fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        while self.written < self.pending.len() {
-            let n =
-                ready!(Pin::new(&mut self.write).poll_write(cx, &self.pending[self.written..]))?;
-            if n == 0 {
-                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+        loop {
+            while self.written < self.pending.len() {
+                let n = ready!(
+                    Pin::new(&mut self.write).poll_write(cx, &self.pending[self.written..])
+                )?;
+                if n == 0 {
+                    return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+                }
+                self.written += n;
             }
-            self.written += n;
-        }
-        if !self.pending.is_empty() {
-            self.pending = Vec::new();
+            self.pending.clear();
             self.written = 0;
+            if !self.next_piece() {
+                // Done: let the buffer go (an expanded answer's pieces are large).
+                self.pending = Vec::new();
+                return Poll::Ready(Ok(()));
+            }
         }
-        Poll::Ready(Ok(()))
+    }
+
+    /// Fills `pending` with the next piece of an expanded answer; `false` when none is left.
+    fn next_piece(&mut self) -> bool {
+        let Some(expansion) = self.expansion.as_mut() else {
+            return false;
+        };
+        while self.pending.len() < PIECE_BYTES {
+            let Some(i) = expansion.indices.next() else {
+                self.pending.append(&mut expansion.tail);
+                self.expansion = None;
+                return true;
+            };
+            if expansion.started {
+                self.pending.push(b',');
+            }
+            expansion.started = true;
+            // Checked before the answer was marked (`Catalog::serialised`), so this cannot fail
+            // now; were it to, leaving the tool out keeps the line valid JSON.
+            if let Err(error) = self.shared.catalog.write_entry(i, &mut self.pending) {
+                tracing::error!(%error, "a listed tool could not be written");
+            }
+        }
+        true
     }
 
     /// Takes bytes of a line being gathered; a complete line is expanded if it is a marked
@@ -97,9 +145,10 @@ impl<W: AsyncWrite + Unpin> ListWriter<W> {
             None
         };
         self.pending = match expanded {
-            Some(real) => {
+            Some((head, expansion)) => {
                 self.marks.fetch_sub(1, Ordering::AcqRel);
-                real
+                self.expansion = Some(expansion);
+                head
             }
             None => {
                 let mut line = line;
@@ -154,10 +203,11 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// The real line for a marked `tools/list` answer (without its `\n`), or `None` when `line` is
-/// not one: the marker must be in the result's `_meta` and the result's `tools` empty, so a tool
-/// result that merely holds such a key passes through untouched.
-fn expand(line: &[u8], shared: &Shared) -> Option<Vec<u8>> {
+/// The real line for a marked `tools/list` answer, as its start (up to `"tools":[`) and the
+/// tools and end still to write, or `None` when `line` is not one: the marker must be in the
+/// result's `_meta` and the result's `tools` empty, so a tool result that merely holds such a key
+/// passes through untouched.
+fn expand(line: &[u8], shared: &Shared) -> Option<(Vec<u8>, Expansion)> {
     let mut message: Value = serde_json::from_slice(line).ok()?;
     let result = message.get_mut("result")?.as_object_mut()?;
     if !result.get("tools")?.as_array()?.is_empty() {
@@ -173,17 +223,19 @@ fn expand(line: &[u8], shared: &Shared) -> Option<Vec<u8>> {
     // quote, and the result's other members are rmcp's own.
     const TOOLS: &str = "\"tools\":[]";
     let cut = text.find(TOOLS)? + TOOLS.len() - 1;
-    let mut out = Vec::with_capacity(text.len() + shared.catalog.text_size(&indices));
-    out.extend_from_slice(&text.as_bytes()[..cut]);
-    for (n, &i) in indices.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
-        }
-        shared.catalog.write_entry(i, &mut out).ok()?;
+    if !shared.catalog.writable(&indices) {
+        return None;
     }
-    out.extend_from_slice(&text.as_bytes()[cut..]);
-    out.push(b'\n');
-    Some(out)
+    let mut head = Vec::with_capacity(PIECE_BYTES.min(cut + shared.catalog.text_size(&indices)));
+    head.extend_from_slice(&text.as_bytes()[..cut]);
+    let mut tail = text.as_bytes()[cut..].to_vec();
+    tail.push(b'\n');
+    let expansion = Expansion {
+        indices: indices.into_iter(),
+        started: false,
+        tail,
+    };
+    Some((head, expansion))
 }
 
 #[cfg(test)]
@@ -272,6 +324,74 @@ mod tests {
         let after = [marked.clone(), other.clone()].concat();
         let expected = format!("{whole}{}", String::from_utf8_lossy(&other));
         assert_eq!(through(&server, &[&after]).await, expected, "first line");
+    }
+
+    /// A pipe that takes every write whole and remembers its size.
+    #[derive(Default)]
+    struct Recording {
+        bytes: Vec<u8>,
+        writes: Vec<usize>,
+    }
+
+    impl AsyncWrite for Recording {
+        fn poll_write(
+            mut self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+            buf: &[u8],
+        ) -> Poll<io::Result<usize>> {
+            self.bytes.extend_from_slice(buf);
+            self.writes.push(buf.len());
+            Poll::Ready(Ok(buf.len()))
+        }
+
+        fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_large_answer_goes_to_the_pipe_in_pieces() {
+        let tools: Vec<Value> = (0..400)
+            .map(|i| serde_json::json!({"name": format!("t{i}"), "description": "x".repeat(600)}))
+            .collect();
+        let table = charter_testkit::table(serde_json::json!({"pack": "big", "tools": tools}));
+        let server = McpServer::new(&[table], ServerOptions::default()).unwrap();
+        let indices: Vec<usize> = (0..400).collect();
+        let marks = Marks::default();
+        marks.fetch_add(1, Ordering::AcqRel);
+        let mut pipe = Recording::default();
+        {
+            let mut writer = ListWriter::new(&mut pipe, server.shared.clone(), marks.clone());
+            writer.write_all(&rmcp_line(&indices)).await.unwrap();
+            writer.flush().await.unwrap();
+        }
+        // About 300 kB of tools: never held whole, each piece a little over PIECE_BYTES at most.
+        assert!(
+            pipe.bytes.len() > 4 * PIECE_BYTES,
+            "{} bytes",
+            pipe.bytes.len()
+        );
+        assert!(pipe.writes.len() >= 4, "{:?}", pipe.writes);
+        assert!(
+            pipe.writes.iter().all(|n| *n <= PIECE_BYTES + 1024),
+            "{:?}",
+            pipe.writes
+        );
+        let parsed: Value = serde_json::from_slice(&pipe.bytes).unwrap();
+        let names: Vec<&str> = parsed["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        let expected: Vec<String> = (0..400).map(|i| format!("big_t{i}")).collect();
+        assert_eq!(names, expected);
+        assert_eq!(pipe.bytes.last(), Some(&b'\n'));
+        assert_eq!(marks.load(Ordering::Acquire), 0);
     }
 
     #[tokio::test]

@@ -34,7 +34,7 @@ use rmcp::model::{
     InitializeResult, JsonObject, ListToolsResult, MetaObject, PaginatedRequestParams,
     ProtocolVersion, ServerConfig,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 /// What telemetry records beyond the defaults.
@@ -286,6 +286,10 @@ impl<H: ServerHandler> ServerHandler for Traced<H> {
     ) -> Result<InitializeResult, McpError> {
         let inner = self.inner.initialize(request, context.clone());
         measured(self, "initialize", None, &context, inner, plain).await
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.inner.on_initialized(context).await
     }
 
     async fn discover(

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Memory and start-up of `charter mcp` over stdio beside the reference MCP servers, fresh
+# processes, side by side in one run (interleaved, so the machine's load falls on all alike):
+#
+#   bench/memory.sh              # 20 runs of each
+#   RUNS=50 bench/memory.sh
+#
+# Servers: charter (release build) with one pack (slack, notion) and with every shipped pack,
+# and the reference servers of the same APIs from npm, installed pinned under
+# target/npm/reference-servers: @modelcontextprotocol/server-slack and
+# @notionhq/notion-mcp-server, on the `node` found on the PATH. Each run spawns the server,
+# sends initialize and two tools/list (bench/memory_driver.py), and reads the process's peak
+# resident memory (VmHWM, what `/usr/bin/time -v` calls maximum resident set size) before
+# closing its stdin. Medians. No credentials are real and no API is called: listing needs none
+# (the Slack server wants a token and team id set, so fake ones are).
+#
+# Also prints how many entries of charter-cli/link/hot-code.txt the binary still holds (the
+# functions laid out first; see docs/mcp.md, "Memory"): regenerate it with scripts/hot-code when
+# that falls.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+RUNS="${RUNS:-20}"
+SLACK_REF="@modelcontextprotocol/server-slack@2025.4.25"
+NOTION_REF="@notionhq/notion-mcp-server@2.5.2"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+PREFIX="$CARGO_TARGET_DIR/npm/reference-servers"
+
+echo "building charter (release)..." >&2
+cargo build --release --quiet -p charter-cli --features shipped-packs --bin charter --manifest-path "$ROOT/Cargo.toml"
+CHARTER="$CARGO_TARGET_DIR/release/charter"
+
+installed() { [ -f "$PREFIX/node_modules/$1/package.json" ] && grep -q "\"version\": \"$2\"" "$PREFIX/node_modules/$1/package.json"; }
+if ! installed @modelcontextprotocol/server-slack 2025.4.25 || ! installed @notionhq/notion-mcp-server 2.5.2; then
+  echo "installing $SLACK_REF $NOTION_REF into $PREFIX..." >&2
+  mkdir -p "$PREFIX"
+  npm install --no-audit --no-fund --loglevel=error --prefix "$PREFIX" "$SLACK_REF" "$NOTION_REF" >&2
+fi
+SLACK_JS="$PREFIX/node_modules/@modelcontextprotocol/server-slack/dist/index.js"
+NOTION_JS="$PREFIX/node_modules/@notionhq/notion-mcp-server/bin/cli.mjs"
+NODE="$(command -v node)"
+
+# Fake credentials: nothing is called, and each server starts without a real one.
+export SLACK_BOT_TOKEN=xoxb-bench-not-a-token SLACK_TEAM_ID=T0BENCH NOTION_TOKEN=ntn_bench_not_a_token
+unset GITHUB_TOKEN STRIPE_API_KEY LINEAR_API_KEY || true
+
+echo "measuring ($RUNS runs each, node $("$NODE" --version))..." >&2
+JSON="$(python3 "$ROOT/bench/memory_driver.py" --runs "$RUNS" \
+  --server "charter mcp --pack slack" "[\"$CHARTER\", \"mcp\", \"--pack\", \"slack\"]" \
+  --server "server-slack 2025.4.25" "[\"$NODE\", \"$SLACK_JS\"]" \
+  --server "charter mcp --pack notion" "[\"$CHARTER\", \"mcp\", \"--pack\", \"notion\"]" \
+  --server "notion-mcp-server 2.5.2" "[\"$NODE\", \"$NOTION_JS\"]" \
+  --server "charter mcp (every pack)" "[\"$CHARTER\", \"mcp\"]")"
+
+python3 - "$JSON" "$ROOT/charter-cli/link/hot-code.txt" "$CHARTER" <<'EOF'
+import json, re, subprocess, sys
+d = json.loads(sys.argv[1])
+runs = next(iter(d.values()))["runs"]
+print(f"MCP over stdio: initialize + 2 tools/list, fresh processes, median of {runs} runs")
+print(f"{'server':<28}{'tools':>6}{'spawn->init':>13}{'spawn->list':>13}{'peak RSS':>11}{'  (files + own)':<18}{'target':>16}")
+targets = {
+    "charter mcp --pack slack": [("rss_mib", 5.7, "MiB"), ("init_ms", 2.0, "ms")],
+    "charter mcp (every pack)": [("rss_mib", 10.0, "MiB")],
+}
+for label, r in d.items():
+    ok = " ".join(
+        f"{key.split('_')[0]}<={limit}{unit}:" + ("ok" if r[key] <= limit else "MISSED")
+        for key, limit, unit in targets.get(label, [])
+    )
+    print(f"{label:<28}{r['tools']:>6}{r['init_ms']:>10.2f} ms{r['list_ms']:>10.2f} ms{r['rss_mib']:>7.2f} MiB"
+          f"  ({r['file_mib']:.1f} + {r['anon_mib']:.1f}){'':<5}{ok:>16}")
+for ours, theirs in (("charter mcp --pack slack", "server-slack 2025.4.25"), ("charter mcp --pack notion", "notion-mcp-server 2.5.2")):
+    a, b = d[ours], d[theirs]
+    print(f"{theirs} / {ours}: peak RSS {b['rss_mib'] / a['rss_mib']:.1f}x, spawn->init {b['init_ms'] / a['init_ms']:.1f}x")
+
+# The hot-code list against this binary.
+names = set()
+for line in subprocess.run(["nm", "--defined-only", sys.argv[3]], capture_output=True, text=True).stdout.splitlines():
+    p = line.split()
+    if len(p) == 3 and p[1] in "tTwW":
+        names.add(p[2])
+        names.add(re.sub(r"17h[0-9a-f]{16}E.*$", "17h*", p[2]) if p[2].startswith("_ZN") else re.sub(r"\.llvm\.\d+$", "*", p[2]))
+entries = [l.strip() for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
+found = sum(1 for e in entries if e in names)
+print(f"hot-code list: {found} of {len(entries)} entries in this binary"
+      + ("" if found >= 0.9 * len(entries) else " (stale: run scripts/hot-code)"))
+EOF
