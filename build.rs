@@ -1,6 +1,7 @@
 //! Compiles `packs/*.yaml` into `OUT_DIR/packs.rs` (included as `charter::packs`).
 //!
-//! Only the packs whose cargo feature `pack-<label>` is enabled are compiled (all by default).
+//! Only the packs whose cargo feature `pack-<label>` is enabled are compiled (none by default;
+//! `all-packs` turns every one on).
 //! Mistakes are reported as `cargo::error=file:line:col: message`, which fails the build.
 
 fn feature_enabled(label: &str) -> bool {

@@ -2,7 +2,7 @@
 //! ranking, the first keyword query of a fresh session (which builds the search index), and
 //! building the session. Targets (README, Speed): a keyword query ≤ 20 µs, session build ≤ 100 µs.
 //!
-//! `cargo bench -p charter --bench search`
+//! `cargo bench -p charter-tools --bench search`
 
 use std::hint::black_box;
 

@@ -2,7 +2,7 @@
 //!
 //! Sums the schema size of every tool and every view of `charter::packs::ALL` (the shipped
 //! packs compiled in) plus the fixture pack compiled from `charter-build/tests/fixtures`
-//! (`tests/golden/fixture_pack.rs`). Run: `cargo bench -p charter --bench tables`.
+//! (`tests/golden/fixture_pack.rs`). Run: `cargo bench -p charter-tools --bench tables`.
 
 use std::hint::black_box;
 

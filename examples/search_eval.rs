@@ -7,11 +7,11 @@
 //! when none is). Misses (no correct tool in the top five) are listed with what came back.
 //!
 //! ```text
-//! cargo run -p charter --example search_eval                      # both rankings
-//! cargo run -p charter --example search_eval -- --ranking classic # one ranking, with its misses
-//! cargo run -p charter --example search_eval -- --misses          # list misses of both
-//! cargo run -p charter --example search_eval -- --queries search-eval/holdout.yaml
-//! cargo run -p charter --example search_eval -- --own-names       # each tool by its own words
+//! cargo run -p charter-tools --example search_eval                      # both rankings
+//! cargo run -p charter-tools --example search_eval -- --ranking classic # one ranking, with its misses
+//! cargo run -p charter-tools --example search_eval -- --misses          # list misses of both
+//! cargo run -p charter-tools --example search_eval -- --queries search-eval/holdout.yaml
+//! cargo run -p charter-tools --example search_eval -- --own-names       # each tool by its own words
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,8 +1,8 @@
 //! `#[charter::tool]`, `#[derive(charter::Schema)]` and `charter::pack!`: typed Rust functions
 //! become the same `&'static` tool table entries a YAML pack produces (docs/design.md §1–§3, §5, §6).
 //!
-//! Use them through the `charter` facade, which re-exports them; generated code names
-//! `::charter`.
+//! Use them through the `charter` facade (package `charter-tools`), which re-exports them;
+//! generated code names `::charter`, or the path given by a `crate = "..."` option.
 //!
 //! One module per macro (`tool`, `derive`, `pack`), each reading its input into a small AST,
 //! checking it as a whole (every mistake a `syn::Error` on the offending token, all reported at
@@ -45,7 +45,10 @@ use proc_macro::TokenStream;
 /// Options: `read_only`, `idempotent`, `destructive`, `open_world` (the MCP annotations, all
 /// false unless given), `mode = "create"` (the author mode, docs/design.md §5), `name = "..."` (the tool
 /// name inside its pack; default: the function name; `[a-z0-9_]+`, no `__`, at most 48
-/// characters), `hints = ["...", ...]` (search hints).
+/// characters), `hints = ["...", ...]` (search hints), `crate = "path"` (how this crate names
+/// the charter facade when it is not `::charter`: a renamed dependency such as
+/// `my_charter = { package = "charter-tools", ... }`, or a crate re-exporting it; as serde's
+/// `#[serde(crate = "...")]`).
 ///
 /// Parameters:
 /// - Each is described either by `#[charter(desc = "...")]` on it or by a line
@@ -79,6 +82,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `transparent`, `tag`, `untagged`; attributes that do not change what is accepted (`alias`,
 /// `skip_serializing*`, `deny_unknown_fields`, `bound`, ...) are allowed. Any other serde
 /// attribute is an error on it. Recursive types are refused (their schema would need `$ref`).
+/// `#[charter(crate = "path")]` on the type names the facade when it is not `::charter`.
 #[proc_macro_derive(Schema, attributes(charter, serde))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {
     derive::derive(input.into()).into()
@@ -90,7 +94,8 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 /// charter::pack!(pub static TOOLS = "notes", "An in-memory notes store.", [create_note, calc::add]);
 /// ```
 ///
-/// Every tool is published as `<pack>_<tool>`. The label is `[a-z0-9-]+`; a qualified name over
+/// A leading `crate = "path";` names the facade when it is not `::charter` (a renamed
+/// dependency). Every tool is published as `<pack>_<tool>`. The label is `[a-z0-9-]+`; a qualified name over
 /// 50 characters and two tools with the same name are compile-time errors on the tool.
 #[proc_macro]
 pub fn pack(input: TokenStream) -> TokenStream {

@@ -11,8 +11,10 @@ use syn::{Attribute, Ident, LitStr, Path, Token, Visibility};
 use crate::errors::Errors;
 use crate::pieces::{krate, private};
 
-/// `pack!(#[doc] pub static NAME = "label", "description", [tool, module::tool, ...]);`
+/// `pack!(#[doc] pub static NAME = "label", "description", [tool, module::tool, ...]);`, with
+/// an optional leading `crate = "path";` (the facade's path when the dependency is renamed).
 pub struct PackInput {
+    pub krate: Option<Path>,
     pub attrs: Vec<Attribute>,
     pub vis: Visibility,
     pub ident: Ident,
@@ -23,6 +25,13 @@ pub struct PackInput {
 
 impl Parse for PackInput {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let mut krate = None;
+        if input.peek(Token![crate]) && input.peek2(Token![=]) {
+            input.parse::<Token![crate]>()?;
+            input.parse::<Token![=]>()?;
+            krate = Some(crate::pieces::crate_path(&input.parse::<LitStr>()?)?);
+            input.parse::<Token![;]>()?;
+        }
         let attrs = input.call(Attribute::parse_outer)?;
         let vis: Visibility = input.parse()?;
         input.parse::<Token![static]>()?;
@@ -40,6 +49,7 @@ impl Parse for PackInput {
         let _ = input.parse::<Option<Token![,]>>()?;
         let _ = input.parse::<Option<Token![;]>>()?;
         Ok(Self {
+            krate,
             attrs,
             vis,
             ident,
@@ -95,11 +105,17 @@ pub fn pack(input: TokenStream) -> TokenStream {
         Ok(p) => p,
         Err(e) => return e.to_compile_error(),
     };
+    let path = p.krate.clone();
+    crate::pieces::with_crate(path.as_ref(), || expand(p))
+}
+
+fn expand(p: PackInput) -> TokenStream {
     let mut errors = Errors::default();
     check(&p, &mut errors);
     let k = krate();
     let private = private();
     let PackInput {
+        krate: _,
         attrs,
         vis,
         ident,

@@ -4,14 +4,54 @@
 //!
 //! [`Piece`]: ../../charter_runtime/schema/enum.Piece.html
 
+use std::cell::RefCell;
+
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote, quote_spanned};
 use syn::Type;
 use syn::spanned::Spanned;
 
-/// The facade crate generated code names.
+thread_local! {
+    /// The facade's path for the expansion under way, when its input named one (`crate = "..."`).
+    /// Set only by [`with_crate`] for the length of one expansion, so nothing outlives it.
+    static CRATE: RefCell<Option<TokenStream>> = const { RefCell::new(None) };
+}
+
+/// The facade crate generated code names: `::charter`, or the path given by `crate = "..."`
+/// (a dependency renamed in the user's `Cargo.toml`, or a crate re-exporting charter), as
+/// serde's `#[serde(crate = "...")]`.
 pub(crate) fn krate() -> TokenStream {
-    quote!(::charter)
+    CRATE
+        .with(|c| c.borrow().clone())
+        .unwrap_or_else(|| quote!(::charter))
+}
+
+/// Runs one expansion with generated code naming the facade as `path` (when given).
+pub(crate) fn with_crate<R>(path: Option<&syn::Path>, expand: impl FnOnce() -> R) -> R {
+    let Some(path) = path else {
+        return expand();
+    };
+    let previous = CRATE.with(|c| c.replace(Some(quote!(#path))));
+    // Restored even if the expansion panics, so a later expansion on this thread is unaffected.
+    struct Restore(Option<TokenStream>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            CRATE.with(|c| *c.borrow_mut() = previous);
+        }
+    }
+    let _restore = Restore(previous);
+    expand()
+}
+
+/// Reads a `crate = "path"` option's value: the path generated code names the facade by.
+pub(crate) fn crate_path(lit: &syn::LitStr) -> syn::Result<syn::Path> {
+    lit.parse::<syn::Path>().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            "`crate` is the path of the charter facade as this crate names it, e.g. `crate = \"my_charter\"` or `crate = \"::other::charter\"`",
+        )
+    })
 }
 
 /// The runtime's private path for generated code, `::charter::__private_<version>`: the macros

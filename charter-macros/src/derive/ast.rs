@@ -189,14 +189,39 @@ pub(crate) fn doc_desc(attrs: &[Attribute], errors: &mut Errors) -> Option<Strin
     }
 }
 
+/// The type's own `#[charter(crate = "...")]` (the facade's path when the dependency is
+/// renamed); every other `#[charter(...)]` option goes on fields.
+pub fn container_crate(attrs: &[Attribute], errors: &mut Errors) -> Option<syn::Path> {
+    let mut krate = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("charter")) {
+        let parsed = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                if krate.is_some() {
+                    errors.spanned(&meta.path, "`crate` is already set");
+                }
+                match crate::pieces::crate_path(&lit) {
+                    Ok(path) => krate = Some(path),
+                    Err(e) => errors.push(e),
+                }
+            } else {
+                errors.spanned(
+                    &meta.path,
+                    "on the type, `#[charter(...)]` takes only `crate = \"...\"`; other options go on fields",
+                );
+                skip_value(&meta)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = parsed {
+            errors.push(e);
+        }
+    }
+    krate
+}
+
 pub fn parse_derive(input: syn::DeriveInput, errors: &mut Errors) -> Container {
     let opts = container_opts(&input.attrs, errors);
-    for attr in input.attrs.iter().filter(|a| a.path().is_ident("charter")) {
-        errors.spanned(
-            attr,
-            "`#[charter(...)]` options go on fields, not on the type",
-        );
-    }
 
     let tagging = tagging(&opts, errors);
 

@@ -17,6 +17,11 @@ pub fn derive(input: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error(),
     };
     let mut errors = Errors::default();
+    let path = ast::container_crate(&input.attrs, &mut errors);
+    crate::pieces::with_crate(path.as_ref(), || expand_derive(input, errors))
+}
+
+fn expand_derive(input: syn::DeriveInput, mut errors: Errors) -> TokenStream {
     let c = ast::parse_derive(input, &mut errors);
     validate::container(&c, &mut errors);
     let k = krate();

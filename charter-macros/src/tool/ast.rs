@@ -19,6 +19,8 @@ pub struct ToolAttr {
     pub mode: Option<LitStr>,
     pub name: Option<LitStr>,
     pub hints: Vec<LitStr>,
+    /// `crate = "..."`: the facade's path when the dependency is renamed.
+    pub krate: Option<syn::Path>,
 }
 
 pub fn parse_tool_attr(attr: TokenStream, errors: &mut Errors) -> ToolAttr {
@@ -51,6 +53,15 @@ pub fn parse_tool_attr(attr: TokenStream, errors: &mut Errors) -> ToolAttr {
                 errors.at(span, "`name` is already set");
             }
             out.name = Some(lit);
+        } else if meta.path.is_ident("crate") {
+            let lit: LitStr = meta.value()?.parse()?;
+            if out.krate.is_some() {
+                errors.at(span, "`crate` is already set");
+            }
+            match crate::pieces::crate_path(&lit) {
+                Ok(path) => out.krate = Some(path),
+                Err(e) => errors.push(e),
+            }
         } else if meta.path.is_ident("hints") {
             let array: ExprArray = meta.value()?.parse()?;
             for elem in array.elems {
@@ -66,7 +77,7 @@ pub fn parse_tool_attr(attr: TokenStream, errors: &mut Errors) -> ToolAttr {
             errors.at(
                 span,
                 "unknown `charter::tool` option: expected `read_only`, `idempotent`, `destructive`, \
-                 `open_world`, `mode = \"...\"`, `name = \"...\"` or `hints = [...]`",
+                 `open_world`, `mode = \"...\"`, `name = \"...\"`, `hints = [...]` or `crate = \"...\"`",
             );
             skip_value(&meta)?;
         }

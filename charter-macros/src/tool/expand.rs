@@ -29,12 +29,14 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let attr = ast::parse_tool_attr(attr, &mut errors);
-    let f = ast::parse_tool_fn(item, &mut errors);
-    let plan = validate::tool(&attr, &f, &mut errors);
-    if !errors.is_empty() {
-        return tool_stub(&f, &plan, &errors);
-    }
-    tool_impl(&attr, &f, &plan)
+    crate::pieces::with_crate(attr.krate.as_ref(), || {
+        let f = ast::parse_tool_fn(item, &mut errors);
+        let plan = validate::tool(&attr, &f, &mut errors);
+        if !errors.is_empty() {
+            return tool_stub(&f, &plan, &errors);
+        }
+        tool_impl(&attr, &f, &plan)
+    })
 }
 
 pub(crate) fn tool_struct(f: &ToolFn) -> TokenStream {
