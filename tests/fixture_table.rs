@@ -201,15 +201,25 @@ fn recursive_types_are_statics_referencing_themselves() {
         .iter()
         .find(|f| f.name == "thread")
         .unwrap();
-    let Shape::Object(comment) = thread.shape else {
+    let Shape::Named(named) = thread.shape else {
+        panic!("Comment is a named type")
+    };
+    assert!(named.recursive);
+    let Shape::Doc(doc) = named.shape else {
+        panic!("Comment carries its description")
+    };
+    let Shape::Object(comment) = doc.shape else {
         panic!("Comment is an object")
     };
     let replies = comment.fields.iter().find(|f| f.name == "replies").unwrap();
     let Shape::Array(rules) = replies.shape else {
         panic!("replies is an array")
     };
+    let Shape::Named(item) = rules.items else {
+        panic!("items are the named type")
+    };
     assert!(
-        std::ptr::eq(rules.items, thread.shape),
+        std::ptr::eq(*item, *named),
         "items point back at the Comment static"
     );
     let schema: Value = serde_json::from_str(create.views[0].schema).unwrap();

@@ -14,11 +14,9 @@ fn main() {
     let load = t.elapsed();
     let t = Instant::now();
     let mut n = 0;
-    for tool in &model.tools {
-        for v in &tool.views {
-            n += charter_build::schema::tool_view_schema(&model.types, tool, v)
-                .paths
-                .len();
+    for tool in charter_build::schema::pack_schemas(&model) {
+        for v in tool {
+            n += v.paths.len();
         }
     }
     let schemas = t.elapsed();

@@ -1,17 +1,20 @@
 //! Rust generation: each resolved pack becomes `pub mod <label> { pub static TOOLS: Table }`
-//! built with `quote` and formatted with `prettyplease`. Everything is `static` data: shapes
-//! of named types are statics that reference each other (that is how recursion is expressed),
-//! each tool's route is a static pointing at the pack's `HttpPack` static.
+//! built with `quote` and formatted with `prettyplease`. Everything is `static` data: the shapes
+//! are printed from the tree the view schemas were written from ([`crate::lower`]; named types
+//! are `Named` statics that refer to each other, which is how recursion is expressed), the view
+//! schemas, sizes, spans and paths are literals (nothing is const-evaluated when the pack
+//! compiles), and each tool's route is a static pointing at the pack's `HttpPack` static.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use crate::lower::Lowered;
 use crate::mode::ViewKey;
-use crate::model::{
-    AuthModel, BodyModel, FieldModel, Node, NodeKind, PackModel, PaginationModel, ToolModel, Ty,
-};
-use crate::pack::{EnvelopeDecl, HttpMethod, In, Number, Style};
+use crate::model::{AuthModel, BodyModel, PackModel, PaginationModel, ToolModel};
+use crate::pack::{EnvelopeDecl, HttpMethod};
 use crate::schema::{ViewSchema, tool_view_schema};
+
+mod shapes;
 
 /// Why generation failed (not a pack mistake: a bad runtime path).
 #[derive(Debug, thiserror::Error)]
@@ -127,26 +130,6 @@ fn opt_u32(v: Option<u32>) -> TokenStream {
     }
 }
 
-fn f64_lit(n: &Number) -> TokenStream {
-    let v = n.as_f64().unwrap_or(0.0);
-    let lit = Literal::f64_suffixed(v.abs());
-    if v.is_sign_negative() && v != 0.0 {
-        quote!(-#lit)
-    } else {
-        quote!(#lit)
-    }
-}
-
-fn opt_f64(n: Option<&Number>) -> TokenStream {
-    match n {
-        Some(n) => {
-            let v = f64_lit(n);
-            quote!(Some(#v))
-        }
-        None => quote!(None),
-    }
-}
-
 /// The stemmed search terms of a tool and the fields each occurs in (`SearchData::terms` and
 /// `fields`): its own name, hints, description and the top-level parameters a model can set.
 fn search_terms(t: &ToolModel) -> (Literal, TokenStream) {
@@ -185,214 +168,13 @@ fn shared_view_base(tool: &str, n: usize) -> String {
     }
 }
 
-fn type_static(name: &str) -> syn::Ident {
-    format_ident!("T_{}", name)
-}
-
 struct Gen<'a> {
     pack: &'a PackModel,
+    /// The pack's shapes: what the views are written from and the statics are printed from.
+    lowered: Lowered,
 }
 
 impl Gen<'_> {
-    /// An expression of type `&'static Shape`.
-    fn shape_ref(&self, ty: &Ty) -> TokenStream {
-        match ty {
-            Ty::Inline(node) => {
-                let v = self.node_value(node);
-                quote!(&#v)
-            }
-            Ty::Ref {
-                index, nullable, ..
-            } => {
-                let t = &self.pack.types[*index];
-                let name = type_static(&t.name);
-                if *nullable && !t.node.nullable {
-                    quote!(&Shape::Nullable(&#name))
-                } else {
-                    quote!(&#name)
-                }
-            }
-        }
-    }
-
-    /// An expression of type `Shape` (a `one_of` alternative). A reference to a recursive
-    /// type is refused by the checks here unless nullable; a non-recursive one is inlined.
-    fn shape_value(&self, ty: &Ty) -> TokenStream {
-        match ty {
-            Ty::Inline(node) => self.node_value(node),
-            Ty::Ref {
-                index, nullable, ..
-            } => {
-                let t = &self.pack.types[*index];
-                if *nullable && !t.node.nullable {
-                    let name = type_static(&t.name);
-                    quote!(Shape::Nullable(&#name))
-                } else {
-                    self.node_value(&t.node)
-                }
-            }
-        }
-    }
-
-    fn node_value(&self, node: &Node) -> TokenStream {
-        let inner = match &node.kind {
-            NodeKind::Any => quote!(Shape::Any),
-            NodeKind::Bool => quote!(Shape::Bool),
-            NodeKind::Integer(n) | NodeKind::Number(n) => {
-                let min = opt_f64(n.minimum.as_ref());
-                let max = opt_f64(n.maximum.as_ref());
-                let values = n.enum_values.iter().map(f64_lit);
-                let rules = struct_lit(
-                    quote!(NumberRules),
-                    vec![
-                        ("minimum", min, n.minimum.is_none()),
-                        ("maximum", max, n.maximum.is_none()),
-                        (
-                            "enum_values",
-                            quote!(&[#(#values),*]),
-                            n.enum_values.is_empty(),
-                        ),
-                    ],
-                    "NUMBER",
-                );
-                if matches!(node.kind, NodeKind::Integer(_)) {
-                    quote!(Shape::Integer(#rules))
-                } else {
-                    quote!(Shape::Number(#rules))
-                }
-            }
-            NodeKind::String(r) => {
-                let values = strs(r.enum_values.iter().map(String::as_str));
-                let min = opt_u32(r.min_length);
-                let max = opt_u32(r.max_length);
-                let pattern = opt_str(r.pattern.as_deref());
-                let format = match r.format {
-                    Some(f) => {
-                        let v = format_ident!(
-                            "{}",
-                            match f {
-                                crate::pack::FormatName::DateTime => "DateTime",
-                                crate::pack::FormatName::Date => "Date",
-                                crate::pack::FormatName::DateTimeLocal => "DateTimeLocal",
-                                crate::pack::FormatName::Email => "Email",
-                                crate::pack::FormatName::Uri => "Uri",
-                                crate::pack::FormatName::Uuid => "Uuid",
-                                crate::pack::FormatName::Base64Url => "Base64Url",
-                            }
-                        );
-                        quote!(Some(Format::#v))
-                    }
-                    None => quote!(None),
-                };
-                let rules = struct_lit(
-                    quote!(StringRules),
-                    vec![
-                        ("enum_values", values, r.enum_values.is_empty()),
-                        ("min_length", min, r.min_length.is_none()),
-                        ("max_length", max, r.max_length.is_none()),
-                        ("pattern", pattern, r.pattern.is_none()),
-                        ("format", format, r.format.is_none()),
-                    ],
-                    "STRING",
-                );
-                quote!(Shape::String(#rules))
-            }
-            NodeKind::Array {
-                items,
-                min_items,
-                max_items,
-            } => {
-                let items = self.shape_ref(items);
-                let min = opt_u32(*min_items);
-                let max = opt_u32(*max_items);
-                quote!(Shape::Array(ArrayRules { items: #items, min_items: #min, max_items: #max }))
-            }
-            NodeKind::Object(fields, groups) => {
-                let fields = fields.iter().map(|f| self.field(f));
-                let (a, e) = (
-                    group_list(&groups.at_least_one),
-                    group_list(&groups.exactly_one),
-                );
-                quote!(Shape::Object(ObjectShape {
-                    fields: &[#(#fields),*],
-                    require_one_of: #a,
-                    require_exactly_one_of: #e,
-                }))
-            }
-            NodeKind::Map(values) => {
-                let v = self.shape_ref(values);
-                quote!(Shape::Map(#v))
-            }
-            NodeKind::OneOf(alts) => {
-                let alts = alts.iter().map(|a| self.shape_value(a));
-                quote!(Shape::OneOf(&[#(#alts),*]))
-            }
-        };
-        if node.nullable && !matches!(node.kind, NodeKind::Any) {
-            quote!(Shape::Nullable(&#inner))
-        } else {
-            inner
-        }
-    }
-
-    fn field(&self, f: &FieldModel) -> TokenStream {
-        let name = s(&f.name);
-        let wire = s(&f.wire);
-        let description = s(&f.description);
-        let shape = self.shape_ref(&f.ty);
-        let required = f.required;
-        let modes = strs(f.modes.iter().map(String::as_str));
-        let default = match &f.default {
-            Some(d) => {
-                let d = text(&d.to_string());
-                quote!(Some(#d))
-            }
-            None => quote!(None),
-        };
-        let location = format_ident!(
-            "{}",
-            match f.location {
-                None => "Arg",
-                Some(In::Path) => "Path",
-                Some(In::Query) => "Query",
-                Some(In::Header) => "Header",
-                Some(In::Body) if f.spread => "BodySpread",
-                Some(In::Body) => "Body",
-            }
-        );
-        let style = format_ident!(
-            "{}",
-            match f.style {
-                Style::Repeat => "Repeat",
-                Style::Brackets => "Brackets",
-                Style::Comma => "Comma",
-            }
-        );
-        let allow_slash = f.allow_slash;
-        let from_context = opt_str(f.from_context.as_deref());
-        struct_lit(
-            quote!(Field),
-            vec![
-                ("name", quote!(#name), false),
-                ("wire", quote!(#wire), false),
-                ("description", quote!(#description), false),
-                ("shape", shape, false),
-                ("required", quote!(#required), !f.required),
-                ("modes", modes, f.modes.is_empty()),
-                ("default", default, f.default.is_none()),
-                (
-                    "location",
-                    quote!(Location::#location),
-                    f.location.is_none(),
-                ),
-                ("style", quote!(ListStyle::#style), f.style == Style::Repeat),
-                ("allow_slash", quote!(#allow_slash), !f.allow_slash),
-                ("from_context", from_context, f.from_context.is_none()),
-            ],
-            "FIELD",
-        )
-    }
-
     /// The `schema`, `paths` and `spans` expressions of a view.
     fn view_parts(v: &ViewSchema) -> [TokenStream; 3] {
         let schema = text(&v.text);
@@ -403,7 +185,7 @@ impl Gen<'_> {
             quote!(PathCost { path: #path, depth: #depth, saves: #saves })
         });
         let spans = v.spans.iter().map(|sp| {
-            let name = s(&sp.name);
+            let name = s(sp.name);
             let (a, b) = (u(sp.property.0), u(sp.property.1));
             let required = match sp.required {
                 Some((c, d)) => {
@@ -480,8 +262,8 @@ impl Gen<'_> {
         format_ident!("ROUTE_{}", tool.tool.to_ascii_uppercase())
     }
 
-    /// The `ToolDef` expression of a tool, and the consts its views share.
-    fn tool(&self, t: &ToolModel) -> (TokenStream, Vec<TokenStream>) {
+    /// The `ToolDef` expression of tool `index`, and the consts its views share.
+    fn tool(&self, index: usize, t: &ToolModel) -> (TokenStream, Vec<TokenStream>) {
         let name = s(&t.name);
         let pack = s(&self.pack.label);
         let tool = s(&t.tool);
@@ -489,13 +271,14 @@ impl Gen<'_> {
         let a = t.annotations;
         let (ro, id, de, ow) = (a.read_only, a.idempotent, a.destructive, a.open_world);
         let mode = opt_str(t.mode.as_deref());
-        let fields = t.params.iter().map(|f| self.field(f));
-        let groups = group_list(&t.require_one_of);
-        let exactly = group_list(&t.require_exactly_one_of);
+        let input = shapes::object(self.lowered.inputs[index]);
+        let (at_least_one, exactly_one) = self.lowered.groups[index];
+        let groups = group_list(at_least_one);
+        let exactly = group_list(exactly_one);
         let schemas: Vec<ViewSchema> = t
             .views
             .iter()
-            .map(|v| tool_view_schema(&self.pack.types, t, v))
+            .map(|v| tool_view_schema(&self.lowered, index, v))
             .collect();
         let (views, consts) = Self::views(t, &schemas);
         let description_lc = s(&t.description.to_lowercase());
@@ -510,7 +293,7 @@ impl Gen<'_> {
             description: #description,
             annotations: Annotations { read_only: #ro, idempotent: #id, destructive: #de, open_world: #ow },
             mode: #mode,
-            input: &ObjectShape { fields: &[#(#fields),*], require_one_of: &[], require_exactly_one_of: &[] },
+            input: &#input,
             require_one_of: #groups,
             require_exactly_one_of: #exactly,
             views: &[#(#views),*],
@@ -655,21 +438,16 @@ impl Gen<'_> {
         let description = s(&p.description);
         let module_doc = format!(" The `{}` pack ({}): {}", p.label, p.file, p.description);
         let tools_doc = format!(" The {} tools of the `{}` pack.", p.tools.len(), p.label);
-        let (tools, shared): (Vec<TokenStream>, Vec<Vec<TokenStream>>) =
-            p.tools.iter().map(|t| self.tool(t)).unzip();
+        let (tools, shared): (Vec<TokenStream>, Vec<Vec<TokenStream>>) = p
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| self.tool(i, t))
+            .unzip();
         let shared = shared.into_iter().flatten();
         let routes = p.tools.iter().map(|t| self.route(t));
         let http = self.http_pack();
-        let types = p.types.iter().filter(|t| t.used).map(|t| {
-            let ident = type_static(&t.name);
-            let value = self.node_value(&t.node);
-            let doc = format!(" The `{}` type.", t.name);
-            quote! {
-                #[doc = #doc]
-                #[allow(non_upper_case_globals)]
-                static #ident: Shape = #value;
-            }
-        });
+        let types = self.lowered.types.iter().map(|n| shapes::named_static(n));
         quote! {
             #[doc = #module_doc]
             pub mod #module {
@@ -730,7 +508,13 @@ fn pairs(list: &[(String, String)]) -> TokenStream {
 pub fn file(packs: &[PackModel], runtime: &str) -> Result<String, GenerateError> {
     let runtime: syn::Path =
         syn::parse_str(runtime).map_err(|_| GenerateError::RuntimePath(runtime.to_owned()))?;
-    let modules = packs.iter().map(|p| Gen { pack: p }.module(&runtime));
+    let modules = packs.iter().map(|p| {
+        Gen {
+            pack: p,
+            lowered: crate::lower::lower(p),
+        }
+        .module(&runtime)
+    });
     let all = packs.iter().map(|p| {
         let m = module_ident(&p.label);
         quote!(&#m::TOOLS)
@@ -757,8 +541,8 @@ pub fn file(packs: &[PackModel], runtime: &str) -> Result<String, GenerateError>
 }
 
 /// `&[&["a"], &["b", "c"]]`: groups of names as a table constant.
-fn group_list(groups: &[Vec<String>]) -> TokenStream {
-    let items = groups.iter().map(|g| strs(g.iter().map(String::as_str)));
+fn group_list(groups: &[&[&str]]) -> TokenStream {
+    let items = groups.iter().map(|g| strs(g.iter().copied()));
     quote!(&[#(#items),*])
 }
 

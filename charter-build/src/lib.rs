@@ -9,7 +9,10 @@
 //!   change`), and every mistake in a file is reported before the build fails.
 //! - [`mode`]: the views of a tool (docs/design.md §5) and the checks that keep each callable.
 //! - [`model`]: the checked pack, resolved (names qualified, types resolved, annotations set).
-//! - [`schema`]: each view's compact JSON Schema text, its size, paths by cost, spans.
+//! - [`lower`]: the resolved pack as `charter_schema` shapes, the tree schemas and tables come
+//!   from.
+//! - [`schema`]: each view's compact JSON Schema text, its size, paths by cost, spans, written
+//!   by `charter_schema`'s emitter (the one `#[charter::tool]` evaluates in `const` context).
 //! - [`generate`]: Rust code (`quote` + `prettyplease`).
 //!
 //! ```no_run
@@ -25,6 +28,7 @@ pub mod check;
 pub mod diagnostic;
 pub mod generate;
 pub mod graphql;
+pub mod lower;
 pub mod mode;
 pub mod model;
 pub mod oauth;
@@ -147,6 +151,7 @@ pub fn check_file(path: impl AsRef<Path>) -> Result<PackSummary, Vec<Diagnostic>
 
 /// What [`check_file`] reports about a resolved pack.
 pub fn summary(model: &PackModel) -> PackSummary {
+    let lowered = lower::lower(model);
     PackSummary {
         label: model.label.clone(),
         description: model.description.clone(),
@@ -154,14 +159,15 @@ pub fn summary(model: &PackModel) -> PackSummary {
         tools: model
             .tools
             .iter()
-            .map(|t| ToolSummary {
+            .enumerate()
+            .map(|(i, t)| ToolSummary {
                 name: t.name.clone(),
                 method: t.method.as_str(),
                 path: t.path.clone(),
                 tokens: t
                     .views
                     .first()
-                    .map_or(0, |v| schema::tool_view_schema(&model.types, t, v).tokens),
+                    .map_or(0, |v| schema::tool_view_schema(&lowered, i, v).tokens),
                 views: t.views.len(),
             })
             .collect(),

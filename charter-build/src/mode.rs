@@ -26,7 +26,8 @@ pub fn views(author: Option<&str>, labels: &BTreeSet<String>) -> Vec<ViewSpec> {
 
 /// Reports every required field that some view of `tool` would withhold. `Unmatched` is the
 /// narrowest view (only the author mode in force), so a required field is withheld somewhere
-/// exactly when it is hidden there.
+/// exactly when it is hidden there; the rule is `charter_terms::modes::withholds_required`, which
+/// `#[charter::tool]` and the runtime's session check (`charter_schema::withheld`) apply too.
 pub(crate) fn check_tool(s: &mut Sink, types: &HashMap<&str, &TypeDecl>, tool: &Tool) {
     let author: Vec<String> = tool.mode.iter().map(|m| m.value.clone()).collect();
     let mut seen_types: HashSet<&str> = HashSet::new();
@@ -62,12 +63,17 @@ pub(crate) fn check_tool(s: &mut Sink, types: &HashMap<&str, &TypeDecl>, tool: &
 }
 
 fn field(s: &mut Sink, author: &[String], name: &str, spec: &Spec) {
-    if !spec.is_required() || spec.from_context.is_some() {
-        return;
-    }
     let Some(modes) = &spec.modes else { return };
     let labels: Vec<&str> = modes.value.iter().map(|m| m.value.as_str()).collect();
-    if labels.is_empty() {
+    let active: Vec<&str> = author.iter().map(String::as_str).collect();
+    // The narrowest view: only the author mode in force.
+    if !charter_terms::modes::withholds_required(
+        &labels,
+        spec.is_required(),
+        spec.from_context.is_some(),
+        &active,
+        false,
+    ) {
         return;
     }
     if let Some(m) = modes.value.iter().find(|m| is_reserved(&m.value)) {
@@ -78,9 +84,6 @@ fn field(s: &mut Sink, author: &[String], name: &str, spec: &Spec) {
                 m.value
             ),
         );
-        return;
-    }
-    if labels.iter().any(|l| author.iter().any(|a| a == l)) {
         return;
     }
     let first = &modes.value[0];

@@ -162,11 +162,7 @@ fn check_file_summarises_a_good_pack() {
         ("alpha_items_list", "GET", "/items", 2)
     );
     let model = charter_build::load_str("alpha.yaml", PACK_A).unwrap();
-    let schema = charter_build::schema::tool_view_schema(
-        &model.types,
-        &model.tools[0],
-        &model.tools[0].views[0],
-    );
+    let schema = &charter_build::schema::pack_schemas(&model)[0][0];
     assert_eq!(t.tokens, schema.tokens);
     let missing = charter_build::check_file(dir.join("nope.yaml")).unwrap_err();
     assert!(
@@ -248,8 +244,7 @@ fn main() {
     );
     let tokens = |pack: &str| {
         let model = charter_build::load_str("p.yaml", pack).unwrap();
-        let t = &model.tools[0];
-        charter_build::schema::tool_view_schema(&model.types, t, &t.views[0]).tokens
+        charter_build::schema::pack_schemas(&model)[0][0].tokens
     };
     let lines: Vec<String> = stdout.lines().map(str::to_owned).collect();
     assert_eq!(

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use charter_build::mode::ViewKey;
-use charter_build::schema::tool_view_schema;
+use charter_build::schema::pack_schemas;
 
 const FIXTURE: &str = include_str!("fixtures/tracker.yaml");
 /// The name the golden file's header carries: workspace-relative, the same on every machine.
@@ -44,15 +44,15 @@ fn generated_code() {
 #[test]
 fn view_schemas() {
     let model = charter_build::load_str(FIXTURE_NAME, FIXTURE).unwrap();
-    for tool in &model.tools {
+    let schemas = pack_schemas(&model);
+    for (tool, schemas) in model.tools.iter().zip(&schemas) {
         let mut out = String::new();
-        for view in &tool.views {
+        for (view, schema) in tool.views.iter().zip(schemas) {
             let key = match &view.key {
                 ViewKey::Default => "Default".to_owned(),
                 ViewKey::Unmatched => "Unmatched".to_owned(),
                 ViewKey::Label(l) => format!("Label({l})"),
             };
-            let schema = tool_view_schema(&model.types, tool, view);
             let pretty: serde_json::Value = serde_json::from_str(&schema.text).unwrap();
             out.push_str(&format!(
                 "== {key} active={:?} widest={} tokens={}\n{}\n",

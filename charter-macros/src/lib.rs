@@ -15,7 +15,7 @@
 mod derive;
 mod errors;
 mod pack;
-mod pieces;
+mod shape;
 mod text;
 mod tool;
 mod types;

@@ -9,7 +9,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitStr, Path, Token, Visibility};
 
 use crate::errors::Errors;
-use crate::pieces::{krate, private};
+use crate::shape::{krate, private};
 
 /// `pack!(#[doc] pub static NAME = "label", "description", [tool, module::tool, ...]);`, with
 /// an optional leading `crate = "path";` (the facade's path when the dependency is renamed).

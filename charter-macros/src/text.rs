@@ -1,31 +1,10 @@
-//! Text helpers: JSON string escaping, doc comments, serde's rename rules.
+//! Text helpers: doc comments, serde's rename rules, plain names.
 
 use proc_macro2::Span;
 use syn::{Attribute, Expr, ExprLit, Lit};
 
-/// `s` as a JSON string literal, escaped exactly as `serde_json` does.
-pub fn json_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Whether a property name can sit in schema text unescaped (the const scanners compare raw
-/// bytes, so names needing escapes are refused).
+/// Whether a property name is plain text: no quote, backslash or control character (a name a
+/// model would have to escape is refused where it is declared).
 pub fn plain_name(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| c != '"' && c != '\\' && !c.is_control())
 }
@@ -172,11 +151,6 @@ impl RenameRule {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escapes_like_serde_json() {
-        assert_eq!(json_str("a\"b\\c\nd\u{1}é"), "\"a\\\"b\\\\c\\nd\\u0001é\"");
-    }
 
     #[test]
     fn doc_lines_skip_doc_lists_and_refuse_computed_text() {

@@ -33,6 +33,7 @@ static STRINGS: Shape = Shape::Array(ArrayRules {
     items: &STRING,
     min_items: None,
     max_items: None,
+    unique_items: false,
 });
 static STRING_MAP: Shape = Shape::Map(&STRING);
 static LINE_ITEM: Shape = Shape::Object(ObjectShape {
@@ -47,6 +48,7 @@ static LINE_ITEMS: Shape = Shape::Array(ArrayRules {
     items: &LINE_ITEM,
     min_items: None,
     max_items: None,
+    unique_items: false,
 });
 
 const fn field(name: &'static str, shape: &'static Shape, location: Location) -> Field {

@@ -145,7 +145,11 @@ impl Walk<'_> {
             Shape::Array(rules) => self.shape(rules.items, &format!("{path}[]")),
             Shape::Map(inner) => self.shape(inner, &format!("{path}.*")),
             Shape::Nullable(inner) => self.shape(inner, path),
-            Shape::OneOf(shapes) => shapes.iter().for_each(|s| self.shape(s, path)),
+            Shape::OneOf(shapes) | Shape::AnyOf(shapes) => {
+                shapes.iter().for_each(|s| self.shape(s, path))
+            }
+            Shape::Doc(doc) => self.shape(doc.shape, path),
+            Shape::Named(named) => self.shape(named.shape, path),
             _ => {}
         }
     }

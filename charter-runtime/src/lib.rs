@@ -51,8 +51,9 @@ pub use tokens::{json_tokens, schema_tokens, text_tokens};
 pub mod __private_0_1_0 {
     pub use serde_json;
 
-    pub use crate::{
-        __const_paths as const_paths, __const_qualified as const_qualified,
-        __const_spans as const_spans, __const_text as const_text,
-    };
+    pub use crate::{__const_qualified as const_qualified, __const_view as const_view};
 }
+
+/// The schema crate, for the macros' expansions (`$crate::__schema::emit::measure(..)`).
+#[doc(hidden)]
+pub use charter_schema as __schema;

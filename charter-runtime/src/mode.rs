@@ -7,7 +7,7 @@
 use std::fmt;
 
 use crate::error::DeclarationError;
-use crate::table::{Field, ObjectShape, PropSpan, Shape, ToolDef, View, ViewKey};
+use crate::table::{Field, PropSpan, ToolDef, View, ViewKey};
 
 /// Checks a session mode label: `None` is the widest view; an empty label is refused rather than
 /// read as `None` (a plan lookup that came back empty would otherwise be served every tier).
@@ -50,142 +50,30 @@ pub fn resolve_view(
 }
 
 /// Refuses a view under which a field the API requires is withheld: the request would go out
-/// without it. Walks visible objects at every depth (a recursive type is visited once per path).
-/// From-context fields are exempt: the host fills them.
+/// without it. The rule, over every shown object at every depth, is
+/// `charter_schema::withheld::withheld_required` (the pack compiler and `#[charter::tool]`
+/// apply the same rule at build time, so only a hand-built table can fail here). From-context
+/// fields are exempt: the host fills them.
 ///
 /// Runs for every tool at every session build, so it allocates nothing unless it fails.
 pub fn check_view(tool: &ToolDef, view: &View) -> Result<(), DeclarationError> {
-    let mut stack = [std::ptr::null::<ObjectShape>(); MAX_CHECK_DEPTH];
-    if object_ok(view, tool.input, &mut stack, 0) {
+    let labels = charter_schema::Labels {
+        active: view.active,
+        widest: view.widest,
+    };
+    let Some(found) = charter_schema::withheld::withheld_required(tool.input, labels) else {
         return Ok(());
-    }
-    // Slow path, only on failure: find the field again, collecting its path.
-    match check_object(view, tool.input, &mut stack, 0) {
-        Ok(()) => Ok(()),
-        Err(mut trail) => {
-            let field = trail.field;
-            trail.path.reverse();
-            let path = trail.path.join(".");
-            let reason = withheld_reason(field, view)
-                .map(|r| r.to_string())
-                .unwrap_or_default();
-            Err(DeclarationError::new(format!(
-                "tool `{}`: {} withholds the required field `{path}` ({reason}); the request would go out without it. \
-                 Label it for this mode, make it optional, or fill it from context",
-                tool.name,
-                describe_view(view)
-            )))
-        }
-    }
-}
-
-/// How many object levels the declaration check follows (deeper non-recursive nesting is rare
-/// and is still validated per call).
-const MAX_CHECK_DEPTH: usize = 24;
-
-/// Whether a field is shown: the common unlabelled case without calling into the label logic.
-#[inline(always)]
-fn shown(field: &Field, view: &View) -> bool {
-    if field.modes.is_empty() {
-        field.from_context.is_none()
-    } else {
-        field.visible_in(view.active, view.widest)
-    }
-}
-
-/// Whether a shape can hold fields (objects somewhere inside it).
-#[inline(always)]
-fn may_nest(shape: &Shape) -> bool {
-    !matches!(
-        shape,
-        Shape::Any | Shape::Bool | Shape::Integer(_) | Shape::Number(_) | Shape::String(_)
-    )
-}
-
-/// The fast pass of [`check_view`]: no allocation, no path.
-fn object_ok(
-    view: &View,
-    object: &'static ObjectShape,
-    stack: &mut [*const ObjectShape; MAX_CHECK_DEPTH],
-    depth: usize,
-) -> bool {
-    let ptr = object as *const ObjectShape;
-    if depth >= MAX_CHECK_DEPTH || stack[..depth].contains(&ptr) {
-        return true;
-    }
-    stack[depth] = ptr;
-    object.fields.iter().all(|field| {
-        if shown(field, view) {
-            !may_nest(field.shape) || shape_ok(view, field.shape, stack, depth + 1)
-        } else {
-            !field.required || field.from_context.is_some()
-        }
-    })
-}
-
-fn shape_ok(
-    view: &View,
-    shape: &'static Shape,
-    stack: &mut [*const ObjectShape; MAX_CHECK_DEPTH],
-    depth: usize,
-) -> bool {
-    match shape {
-        Shape::Object(object) => object_ok(view, object, stack, depth),
-        Shape::Array(rules) => shape_ok(view, rules.items, stack, depth),
-        Shape::Map(inner) | Shape::Nullable(inner) => shape_ok(view, inner, stack, depth),
-        Shape::OneOf(shapes) => shapes.iter().all(|s| shape_ok(view, s, stack, depth)),
-        _ => true,
-    }
-}
-
-/// A required field found withheld, with its path collected (innermost first) on the way out.
-struct Trail {
-    field: &'static Field,
-    path: Vec<&'static str>,
-}
-
-fn check_object(
-    view: &View,
-    object: &'static ObjectShape,
-    stack: &mut [*const ObjectShape; MAX_CHECK_DEPTH],
-    depth: usize,
-) -> Result<(), Trail> {
-    let ptr = object as *const ObjectShape;
-    if depth >= MAX_CHECK_DEPTH || stack[..depth].contains(&ptr) {
-        return Ok(());
-    }
-    stack[depth] = ptr;
-    for field in object.fields {
-        if field.visible_in(view.active, view.widest) {
-            check_shape(view, field.shape, stack, depth + 1).map_err(|mut t| {
-                t.path.push(field.name);
-                t
-            })?;
-        } else if field.required && field.from_context.is_none() {
-            return Err(Trail {
-                field,
-                path: vec![field.name],
-            });
-        }
-    }
-    Ok(())
-}
-
-fn check_shape(
-    view: &View,
-    shape: &'static Shape,
-    stack: &mut [*const ObjectShape; MAX_CHECK_DEPTH],
-    depth: usize,
-) -> Result<(), Trail> {
-    match shape {
-        Shape::Object(object) => check_object(view, object, stack, depth),
-        Shape::Array(rules) => check_shape(view, rules.items, stack, depth),
-        Shape::Map(inner) | Shape::Nullable(inner) => check_shape(view, inner, stack, depth),
-        Shape::OneOf(shapes) => shapes
-            .iter()
-            .try_for_each(|s| check_shape(view, s, stack, depth)),
-        _ => Ok(()),
-    }
+    };
+    let reason = withheld_reason(found.field, view)
+        .map(|r| r.to_string())
+        .unwrap_or_default();
+    Err(DeclarationError::new(format!(
+        "tool `{}`: {} withholds the required field `{}` ({reason}); the request would go out without it. \
+         Label it for this mode, make it optional, or fill it from context",
+        tool.name,
+        describe_view(view),
+        found.dotted()
+    )))
 }
 
 /// How a view reads in a message.

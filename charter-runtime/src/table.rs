@@ -3,8 +3,8 @@
 //! Every type here is built in `const` context by generated code (the pack compiler in
 //! `charter-build` and the `#[charter::tool]` macro), so a table is `&'static` data in the
 //! binary's read-only section. Nothing at run time derives, serialises or sizes a schema: the
-//! schema text of every mode view and its size are constants, and validation reads the
-//! [`Shape`] tree next to them.
+//! schema text of every mode view and its size are constants, written by `charter_schema`'s
+//! emitter from the [`Shape`] tree validation reads next to them.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -45,11 +45,12 @@ pub struct ToolDef {
     pub input: &'static ObjectShape,
     /// "At least one of" groups of top-level fields (model names): a call must give every
     /// field of at least one group (`[["reviewers"], ["team_reviewers"]]`). Empty: no such rule.
-    /// The schema shows them as `anyOf` of `required` lists.
+    /// The schema tells them in its root's `description` (no combinator at the root:
+    /// docs/design.md §3).
     pub require_one_of: &'static [&'static [&'static str]],
     /// "Exactly one of" groups of top-level fields: a call must give every field of exactly one
-    /// group (`[["issue_id"], ["comment_id"]]`), as JSON Schema's `oneOf` of `required` lists,
-    /// which is how the schema shows them. Empty: no such rule. Independent of `require_one_of`.
+    /// group (`[["issue_id"], ["comment_id"]]`), as JSON Schema's `oneOf` of `required` lists
+    /// would. Empty: no such rule. Independent of `require_one_of`.
     pub require_exactly_one_of: &'static [&'static [&'static str]],
     /// The mode views. `views[0]` is [`ViewKey::Default`] (no session mode), `views[1]` is
     /// [`ViewKey::Unmatched`] (a session mode no field of this tool carries), then one
@@ -90,28 +91,9 @@ pub struct View {
     pub spans: &'static [PropSpan],
 }
 
-/// What dropping one argument path from a view's schema saves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PathCost {
-    /// Dotted path from the root (`filter.state`); array items are not separate paths.
-    pub path: &'static str,
-    /// How many levels deep (1 for a top-level property).
-    pub depth: u8,
-    /// `json_tokens(schema) - json_tokens(schema without this path)`, exact.
-    pub saves: u32,
-}
-
-/// Byte ranges of one top-level property inside a view's schema text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PropSpan {
-    /// The property name.
-    pub name: &'static str,
-    /// `"name":{...}` including one adjacent comma, so removing the range leaves valid JSON.
-    pub property: (u32, u32),
-    /// The `"name"` entry in the `required` array, with one adjacent comma, if required. When it
-    /// is the only entry, the whole `,"required":[...]` member.
-    pub required: Option<(u32, u32)>,
-}
+/// What dropping one argument path saves, and where a top-level property sits in a view's
+/// schema text: recorded by the schema emitter while it writes the text (`charter_schema`).
+pub use charter_schema::{PathCost, PropSpan};
 
 /// What ToolSearch reads about a tool, prepared at build time: lowercased text for the classic
 /// ranking, stemmed terms for the relevance ranking.
@@ -241,185 +223,14 @@ impl ToolOutput {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Shapes: what validation needs, as static data.
+// Shapes: what validation reads and the schema emitter writes from, as static data. They live in
+// the dependency-free `charter-schema` crate, so the pack compiler (in build scripts) builds the
+// same tree natively.
 
-/// The validation shape of a value, mirroring its JSON schema.
-#[derive(Debug)]
-pub enum Shape {
-    /// Anything (a free-form JSON value).
-    Any,
-    /// `true` or `false`.
-    Bool,
-    /// A whole number.
-    Integer(NumberRules),
-    /// Any number.
-    Number(NumberRules),
-    /// A string.
-    String(StringRules),
-    /// A list.
-    Array(ArrayRules),
-    /// An object with declared fields; undeclared keys are refused.
-    Object(ObjectShape),
-    /// An object with arbitrary keys whose values share one shape.
-    Map(&'static Shape),
-    /// The inner shape, or `null`.
-    Nullable(&'static Shape),
-    /// Exactly one of several shapes.
-    OneOf(&'static [Shape]),
-}
-
-/// Bounds on a number.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NumberRules {
-    /// Inclusive lower bound.
-    pub minimum: Option<f64>,
-    /// Inclusive upper bound.
-    pub maximum: Option<f64>,
-    /// Allowed values, if restricted.
-    pub enum_values: &'static [f64],
-}
-
-/// Constraints on a string.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct StringRules {
-    /// Allowed values, if restricted.
-    pub enum_values: &'static [&'static str],
-    /// Minimum length in characters.
-    pub min_length: Option<u32>,
-    /// Maximum length in characters.
-    pub max_length: Option<u32>,
-    /// A regular expression the whole value must match (unanchored, as JSON Schema).
-    pub pattern: Option<&'static str>,
-    /// A declared format.
-    pub format: Option<Format>,
-}
-
-/// String formats a pack may declare; validation checks each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// RFC 3339 date-time.
-    DateTime,
-    /// RFC 3339 full-date (`2026-11-30`).
-    Date,
-    /// An RFC 3339 date-time whose offset may be left out (a local time, read in a time zone
-    /// given beside it: Google Calendar's `dateTime` with `timeZone`).
-    DateTimeLocal,
-    /// An e-mail address.
-    Email,
-    /// An absolute URI.
-    Uri,
-    /// A UUID.
-    Uuid,
-    /// Base64 with the URL-safe alphabet (RFC 4648 §5), padded or not.
-    Base64Url,
-}
-
-impl Format {
-    /// The JSON Schema spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Format::DateTime => "date-time",
-            Format::Date => "date",
-            Format::DateTimeLocal => "date-time-local",
-            Format::Email => "email",
-            Format::Uri => "uri",
-            Format::Uuid => "uuid",
-            Format::Base64Url => "base64url",
-        }
-    }
-}
-
-/// Constraints on a list.
-#[derive(Debug, Clone, Copy)]
-pub struct ArrayRules {
-    /// The shape of every item.
-    pub items: &'static Shape,
-    /// Minimum number of items.
-    pub min_items: Option<u32>,
-    /// Maximum number of items.
-    pub max_items: Option<u32>,
-}
-
-/// An object with declared fields, in declaration order.
-#[derive(Debug)]
-pub struct ObjectShape {
-    /// The fields.
-    pub fields: &'static [Field],
-    /// "At least one of" groups of these fields (model names), checked at this object's path
-    /// and shown as an `anyOf` of `required` lists in its schema. Empty: no such rule. At the
-    /// top level the tool's own [`ToolDef::require_one_of`] says it (this one stays empty).
-    pub require_one_of: &'static [&'static [&'static str]],
-    /// "Exactly one of" groups of these fields, shown as a `oneOf` of `required` lists.
-    pub require_exactly_one_of: &'static [&'static [&'static str]],
-}
-
-/// One declared field, at any depth.
-#[derive(Debug)]
-pub struct Field {
-    /// The key the model sends.
-    pub name: &'static str,
-    /// The key on the wire (after the pack's casing rule or an explicit wire name).
-    pub wire: &'static str,
-    /// What the model reads about it.
-    pub description: &'static str,
-    /// Its shape.
-    pub shape: &'static Shape,
-    /// Whether the model must send it.
-    pub required: bool,
-    /// Mode labels: empty for a field every view shows; `response_only` and `disabled` are
-    /// never shown; any other label is custom.
-    pub modes: &'static [&'static str],
-    /// The default the API applies, as JSON text (documentation and schema only; never sent).
-    pub default: Option<&'static str>,
-    /// Where a top-level field goes in the HTTP request ([`Location::Arg`] for Rust tools and
-    /// nested fields).
-    pub location: Location,
-    /// How a query list is spelled.
-    pub style: ListStyle,
-    /// Whether a path argument may contain `/`.
-    pub allow_slash: bool,
-    /// A host-only field filled per call from `CallContext` under this key, never model-visible.
-    pub from_context: Option<&'static str>,
-}
-
-impl Field {
-    /// Whether this field is shown (and settable) in a view with these labels in force.
-    #[inline]
-    pub fn visible_in(&self, active: &[&str], widest: bool) -> bool {
-        charter_terms::modes::field_visible(self.modes, active, widest, self.from_context.is_some())
-    }
-}
-
-/// Where an HTTP argument goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Location {
-    /// A Rust function argument, or a field nested inside another.
-    Arg,
-    /// A `{placeholder}` in the URL template.
-    Path,
-    /// The query string.
-    Query,
-    /// A request header.
-    Header,
-    /// The request body.
-    Body,
-    /// The request body's top level, member by member: a map argument whose keys sit beside the
-    /// other body fields, for APIs that take free keys there (a Microsoft Graph open extension's
-    /// app data beside `extensionName`). A key that another body field sends is refused.
-    BodySpread,
-}
-
-/// How a list goes into a query string.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ListStyle {
-    /// `tag=a&tag=b`
-    #[default]
-    Repeat,
-    /// `tag[]=a&tag[]=b`
-    Brackets,
-    /// `tag=a,b`
-    Comma,
-}
+pub use charter_schema::{
+    ArrayRules, Doc, Field, Format, ListStyle, Location, Named, Num, NumberRules, ObjectShape,
+    Shape, StringRules,
+};
 
 // ---------------------------------------------------------------------------------------------
 // HTTP routes.

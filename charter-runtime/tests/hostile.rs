@@ -943,6 +943,7 @@ mod recursive {
         items: &FILTER,
         min_items: None,
         max_items: None,
+        unique_items: false,
     });
     const fn field(name: &'static str, shape: &'static Shape, required: bool) -> Field {
         Field {

@@ -137,6 +137,7 @@ static LINE_ITEMS: Shape = Shape::Array(ArrayRules {
     items: &LINE_ITEM,
     min_items: None,
     max_items: None,
+    unique_items: false,
 });
 static PAYMENT_DATA: Shape = Shape::Object(ObjectShape {
     fields: &[
@@ -192,6 +193,7 @@ static CHECKLIST: Shape = Shape::Array(ArrayRules {
     items: &CHECK_ITEM,
     min_items: None,
     max_items: None,
+    unique_items: false,
 });
 static NULLABLE_STRING: Shape = Shape::Nullable(&STRING);
 static JSON_FIELDS: ObjectShape = ObjectShape {

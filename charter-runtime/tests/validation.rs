@@ -297,6 +297,7 @@ static CHILDREN: Shape = Shape::Array(ArrayRules {
     items: &NODE,
     min_items: None,
     max_items: None,
+    unique_items: false,
 });
 static ROOT_FIELDS: [Field; 1] = [Field {
     name: "tree",

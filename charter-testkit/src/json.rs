@@ -2,11 +2,10 @@
 //! `&'static` tables the way the pack compiler would. (Fixture packs that can be compiled ahead
 //! of time go through `charter-build` instead: see [`crate::synthetic_catalogue`].)
 //!
-//! The schema text follows docs/design.md §3 and docs/pack-format.md: compact JSON, `"type":"object"` at
-//! the root, every property described, `additionalProperties: false` on every declared object,
-//! no `$schema` or `title`. Each view's text is rendered from the same [`Shape`] tree validation
-//! reads, and its spans, tokens and path costs are measured on that text, so they agree by
-//! construction. Recursive types (`ref`) are not supported here; hand-build those.
+//! Each view's schema text, size, spans and path costs are written from the same [`Shape`] tree
+//! validation reads, by the one schema emitter the pack compiler and `#[charter::tool]` use
+//! (`charter_schema::emit`), so a table described here reads exactly as a compiled one.
+//! Recursive types (`ref`) are not supported here; hand-build those.
 //!
 //! ```text
 //! {"pack": "tracker", "description": "...", "tools": [
@@ -19,20 +18,20 @@
 //!
 //! Field keys are the pack format's: `type` (`string`, `integer`, `number`, `boolean`, `object`,
 //! `array`, `map`, `any`), `description`, `required`, `enum`, `default`, `minimum`, `maximum`,
-//! `min_length`, `max_length`, `pattern`, `format`, `items`, `min_items`, `max_items`,
+//! `min_length`, `max_length`, `pattern`, `format`, `items`, `min_items`, `max_items`, `unique_items`,
 //! `properties`, `values`, `nullable`, `one_of`, `modes`, `from_context`, `in`, `wire`, `style`,
 //! `allow_slash`. A tool without `http` runs [`echo`] (or the named handler).
 
-use serde_json::{Map, Value, json};
+use charter_schema::emit::{Groups, Labels, Root, Target, emit};
+use serde_json::{Map, Value};
 
 use charter_runtime::context::CallContext;
 use charter_runtime::error::CharterError;
 use charter_runtime::table::{
     Annotations, ArrayRules, Auth, BodyEncoding, BoxFuture, Exec, Field, Format, Handler, HttpPack,
-    ListStyle, Location, Method, NumberRules, ObjectShape, PathCost, PropSpan, Route, SearchData,
-    Shape, StringRules, Table, ToolDef, ToolOutput, View, ViewKey,
+    ListStyle, Location, Method, Num, NumberRules, ObjectShape, PathCost, Route, SearchData, Shape,
+    StringRules, Table, ToolDef, ToolOutput, View, ViewKey,
 };
-use charter_runtime::tokens::text_tokens;
 
 /// A handler that answers with the arguments it received (pins and context values merged), so a
 /// test can see exactly what reached the executed call.
@@ -138,7 +137,13 @@ fn tool_def(
             .collect(),
         Some(_) => return Err(format!("{name}: `hints` must be an array")),
     };
-    let views = views(input, mode);
+    let require_one_of = groups_of(spec, "require_one_of")?;
+    let require_exactly_one_of = groups_of(spec, "require_exactly_one_of")?;
+    let groups = Groups {
+        at_least_one: require_one_of,
+        exactly_one: require_exactly_one_of,
+    };
+    let views = views(input, groups, mode);
     // The stemmed terms, as the pack compiler generates them.
     let terms = charter_terms::ToolTerms::new(
         tool,
@@ -167,8 +172,8 @@ fn tool_def(
         annotations,
         mode,
         input,
-        require_one_of: groups_of(spec, "require_one_of")?,
-        require_exactly_one_of: groups_of(spec, "require_exactly_one_of")?,
+        require_one_of,
+        require_exactly_one_of,
         views,
         exec,
     })
@@ -291,12 +296,12 @@ fn shape(spec: &Value) -> Result<&'static Shape, String> {
         let ty = str_of(spec, "type")?.ok_or("a field needs `type` or `one_of`")?;
         let u32_of = |k: &str| spec.get(k).and_then(Value::as_u64).map(|n| n as u32);
         let numbers = || NumberRules {
-            minimum: spec.get("minimum").and_then(Value::as_f64),
-            maximum: spec.get("maximum").and_then(Value::as_f64),
+            minimum: spec.get("minimum").and_then(num),
+            maximum: spec.get("maximum").and_then(num),
             enum_values: leak(
                 spec.get("enum")
                     .and_then(Value::as_array)
-                    .map(|e| e.iter().filter_map(Value::as_f64).collect())
+                    .map(|e| e.iter().filter_map(num).collect())
                     .unwrap_or_default(),
             ),
         };
@@ -336,6 +341,10 @@ fn shape(spec: &Value) -> Result<&'static Shape, String> {
                 items: shape(spec.get("items").ok_or("an array needs `items`")?)?,
                 min_items: u32_of("min_items"),
                 max_items: u32_of("max_items"),
+                unique_items: spec
+                    .get("unique_items")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
             }),
             "object" => {
                 let props = match spec.get("properties") {
@@ -369,8 +378,15 @@ fn shape(spec: &Value) -> Result<&'static Shape, String> {
     }
 }
 
-/// `key: [["a"], ["b", "c"]]` of a tool or object spec, leaked (checked by the runtime only:
-/// the rendered schema leaves them out).
+/// A number with its JSON text, as the schema shows it.
+fn num(v: &Value) -> Option<Num> {
+    Some(Num {
+        value: v.as_f64()?,
+        text: leak_str(v.to_string()),
+    })
+}
+
+/// `key: [["a"], ["b", "c"]]` of a tool or object spec, leaked.
 fn groups_of(spec: &Value, key: &str) -> Result<&'static [&'static [&'static str]], String> {
     let Some(list) = spec.get(key) else {
         return Ok(&[]);
@@ -405,6 +421,9 @@ fn own(shape: &'static Shape) -> Shape {
         Shape::Map(s) => Shape::Map(s),
         Shape::Nullable(s) => Shape::Nullable(s),
         Shape::OneOf(s) => Shape::OneOf(s),
+        Shape::AnyOf(s) => Shape::AnyOf(s),
+        Shape::Doc(d) => Shape::Doc(d),
+        Shape::Named(n) => Shape::Named(n),
     }
 }
 
@@ -441,8 +460,13 @@ pub fn labels(input: &ObjectShape) -> Vec<&'static str> {
 }
 
 /// Every view of a tool, enumerated by the rule crate exactly as the compiler lays them out:
-/// `Default`, `Unmatched`, then one per custom label, sorted.
-pub fn views(input: &'static ObjectShape, author: Option<&'static str>) -> &'static [View] {
+/// `Default`, `Unmatched`, then one per custom label, sorted; each written by the schema
+/// emitter the compiler and `#[charter::tool]` use (`charter_schema::emit`).
+pub fn views(
+    input: &'static ObjectShape,
+    groups: Groups<'static>,
+    author: Option<&'static str>,
+) -> &'static [View] {
     let out: Vec<View> = charter_terms::views::views(author, labels(input))
         .into_iter()
         .map(|spec| {
@@ -452,280 +476,45 @@ pub fn views(input: &'static ObjectShape, author: Option<&'static str>) -> &'sta
                 charter_terms::views::ViewKey::Label(l) => ViewKey::Label(leak_str(l)),
             };
             let active = spec.active.into_iter().map(leak_str).collect();
-            view(input, key, active, spec.widest)
+            view(input, groups, key, active, spec.widest)
         })
         .collect();
     leak(out)
 }
 
-/// One view: schema text, tokens, spans and path costs, measured on the rendered text.
-pub fn view(
+/// One view: schema text, tokens, spans and path costs, as the emitter writes them.
+fn view(
     input: &'static ObjectShape,
+    groups: Groups<'static>,
     key: ViewKey,
     active: Vec<&'static str>,
     widest: bool,
 ) -> View {
     let active = leak(active);
-    let (schema, spans) = render_root(input, active, widest, &[]);
-    let tokens = text_tokens(&schema);
-    let mut paths = Vec::new();
-    path_costs(
+    let root = Root {
         input,
-        input,
-        active,
-        widest,
-        &mut Vec::new(),
-        tokens,
-        &mut paths,
-    );
-    paths.sort_by(|a: &PathCost, b| b.saves.cmp(&a.saves).then(a.path.cmp(b.path)));
+        groups,
+        defs: &[],
+    };
+    let emitted = emit(&root, Labels { active, widest }, Target::Portable);
+    let paths: Vec<PathCost> = emitted
+        .paths
+        .into_iter()
+        .map(|p| PathCost {
+            path: leak_str(p.path),
+            depth: p.depth,
+            saves: p.saves,
+        })
+        .collect();
     View {
         key,
-        schema: leak_str(schema),
-        tokens,
+        schema: leak_str(emitted.text),
+        tokens: emitted.tokens,
         active,
         widest,
         paths: leak(paths),
-        spans: leak(spans),
+        spans: leak(emitted.spans),
     }
-}
-
-fn path_costs(
-    root: &'static ObjectShape,
-    object: &ObjectShape,
-    active: &[&str],
-    widest: bool,
-    prefix: &mut Vec<&'static str>,
-    full: u32,
-    out: &mut Vec<PathCost>,
-) {
-    for f in object
-        .fields
-        .iter()
-        .filter(|f| f.visible_in(active, widest))
-    {
-        prefix.push(f.name);
-        let (without, _) = render_root(root, active, widest, prefix);
-        out.push(PathCost {
-            path: leak_str(prefix.join(".")),
-            depth: prefix.len() as u8,
-            saves: full - text_tokens(&without),
-        });
-        if let Shape::Object(inner) | Shape::Nullable(Shape::Object(inner)) = f.shape {
-            path_costs(root, inner, active, widest, prefix, full, out);
-        }
-        prefix.pop();
-    }
-}
-
-/// Renders the root schema of a view, skipping the field at `skip` (a path), with the spans of
-/// its top-level properties.
-pub fn render_root(
-    input: &'static ObjectShape,
-    active: &[&str],
-    widest: bool,
-    skip: &[&str],
-) -> (String, Vec<PropSpan>) {
-    let mut text = String::from(r#"{"type":"object","properties":{"#);
-    let visible: Vec<&Field> = input
-        .fields
-        .iter()
-        .filter(|f| f.visible_in(active, widest) && !(skip.len() == 1 && skip[0] == f.name))
-        .collect();
-    let mut cores = Vec::with_capacity(visible.len());
-    for (k, f) in visible.iter().enumerate() {
-        if k > 0 {
-            text.push(',');
-        }
-        let start = text.len();
-        text.push_str(&Value::from(f.name).to_string());
-        text.push(':');
-        let sub_skip = if skip.len() > 1 && skip[0] == f.name {
-            &skip[1..]
-        } else {
-            &[][..]
-        };
-        text.push_str(&field_schema(f, active, widest, sub_skip).to_string());
-        cores.push((start, text.len()));
-    }
-    text.push('}');
-    let required: Vec<usize> = (0..visible.len())
-        .filter(|k| visible[*k].required)
-        .collect();
-    let mut required_cores = vec![None; visible.len()];
-    let mut member = (0, 0);
-    if !required.is_empty() {
-        member.0 = text.len();
-        text.push_str(r#","required":["#);
-        for (n, k) in required.iter().enumerate() {
-            if n > 0 {
-                text.push(',');
-            }
-            let start = text.len();
-            text.push_str(&Value::from(visible[*k].name).to_string());
-            required_cores[*k] = Some((n, start, text.len()));
-        }
-        text.push(']');
-        member.1 = text.len();
-    }
-    text.push_str(r#","additionalProperties":false}"#);
-    let with_comma = |k: usize, count: usize, (s, e): (usize, usize)| -> (u32, u32) {
-        if k + 1 < count {
-            (s as u32, e as u32 + 1)
-        } else if k > 0 {
-            (s as u32 - 1, e as u32)
-        } else {
-            (s as u32, e as u32)
-        }
-    };
-    let spans = visible
-        .iter()
-        .enumerate()
-        .map(|(k, f)| PropSpan {
-            name: f.name,
-            property: with_comma(k, visible.len(), cores[k]),
-            required: required_cores[k].map(|(n, s, e)| {
-                if required.len() == 1 {
-                    (member.0 as u32, member.1 as u32)
-                } else {
-                    with_comma(n, required.len(), (s, e))
-                }
-            }),
-        })
-        .collect();
-    (text, spans)
-}
-
-fn field_schema(field: &Field, active: &[&str], widest: bool, skip: &[&str]) -> Value {
-    let mut shape = shape_schema(field.shape, active, widest, skip);
-    let mut out = Map::new();
-    if let Some(ty) = shape.remove("type") {
-        out.insert("type".into(), ty);
-    }
-    out.insert("description".into(), Value::from(field.description));
-    out.extend(shape);
-    if let Some(default) = field.default {
-        out.insert(
-            "default".into(),
-            serde_json::from_str(default).unwrap_or(Value::Null),
-        );
-    }
-    Value::Object(out)
-}
-
-fn number(n: f64, integer: bool) -> Value {
-    if integer && n.fract() == 0.0 {
-        json!(n as i64)
-    } else {
-        json!(n)
-    }
-}
-
-fn shape_schema(shape: &Shape, active: &[&str], widest: bool, skip: &[&str]) -> Map<String, Value> {
-    let mut m = Map::new();
-    match shape {
-        Shape::Any => {}
-        Shape::Bool => {
-            m.insert("type".into(), json!("boolean"));
-        }
-        Shape::Integer(r) | Shape::Number(r) => {
-            let integer = matches!(shape, Shape::Integer(_));
-            m.insert(
-                "type".into(),
-                json!(if integer { "integer" } else { "number" }),
-            );
-            if !r.enum_values.is_empty() {
-                m.insert(
-                    "enum".into(),
-                    r.enum_values.iter().map(|n| number(*n, integer)).collect(),
-                );
-            }
-            if let Some(min) = r.minimum {
-                m.insert("minimum".into(), number(min, integer));
-            }
-            if let Some(max) = r.maximum {
-                m.insert("maximum".into(), number(max, integer));
-            }
-        }
-        Shape::String(r) => {
-            m.insert("type".into(), json!("string"));
-            if !r.enum_values.is_empty() {
-                m.insert("enum".into(), json!(r.enum_values));
-            }
-            if let Some(n) = r.min_length {
-                m.insert("minLength".into(), json!(n));
-            }
-            if let Some(n) = r.max_length {
-                m.insert("maxLength".into(), json!(n));
-            }
-            if let Some(p) = r.pattern {
-                m.insert("pattern".into(), json!(p));
-            }
-            if let Some(f) = r.format {
-                m.insert("format".into(), json!(f.as_str()));
-            }
-        }
-        Shape::Array(r) => {
-            m.insert("type".into(), json!("array"));
-            m.insert(
-                "items".into(),
-                Value::Object(shape_schema(r.items, active, widest, &[])),
-            );
-            if let Some(n) = r.min_items {
-                m.insert("minItems".into(), json!(n));
-            }
-            if let Some(n) = r.max_items {
-                m.insert("maxItems".into(), json!(n));
-            }
-        }
-        Shape::Object(o) => {
-            m.insert("type".into(), json!("object"));
-            let mut props = Map::new();
-            let mut required = Vec::new();
-            for f in o.fields.iter().filter(|f| f.visible_in(active, widest)) {
-                if skip.len() == 1 && skip[0] == f.name {
-                    continue;
-                }
-                let sub_skip = if skip.len() > 1 && skip[0] == f.name {
-                    &skip[1..]
-                } else {
-                    &[][..]
-                };
-                props.insert(f.name.into(), field_schema(f, active, widest, sub_skip));
-                if f.required {
-                    required.push(f.name);
-                }
-            }
-            m.insert("properties".into(), Value::Object(props));
-            if !required.is_empty() {
-                m.insert("required".into(), json!(required));
-            }
-            m.insert("additionalProperties".into(), json!(false));
-        }
-        Shape::Map(values) => {
-            m.insert("type".into(), json!("object"));
-            m.insert(
-                "additionalProperties".into(),
-                Value::Object(shape_schema(values, active, widest, &[])),
-            );
-        }
-        Shape::Nullable(inner) => {
-            // The portable form: `anyOf` of the value and `null`, never a `type` array.
-            m = shape_schema(inner, active, widest, skip);
-            if !m.is_empty() {
-                let inner = Value::Object(std::mem::take(&mut m));
-                m.insert("anyOf".into(), json!([inner, {"type": "null"}]));
-            }
-        }
-        Shape::OneOf(shapes) => {
-            let alts: Vec<Value> = shapes
-                .iter()
-                .map(|s| Value::Object(shape_schema(s, active, widest, &[])))
-                .collect();
-            m.insert("oneOf".into(), Value::Array(alts));
-        }
-    }
-    m
 }
 
 // ---------------------------------------------------------------------------------------------

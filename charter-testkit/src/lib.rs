@@ -34,7 +34,7 @@ pub mod stub;
 use charter_runtime::Table;
 use serde_json::{Value, json};
 
-pub use json::{echo, labels, render_root, table, table_with, try_table, view, views};
+pub use json::{echo, labels, table, table_with, try_table, views};
 
 /// The synthetic packs compiled by the build script (`ALL` in catalogue order).
 mod synthetic {

@@ -71,6 +71,7 @@ pub mod tracker {
                                 items: &Shape::String(STRING),
                                 min_items: None,
                                 max_items: None,
+                                unique_items: false,
                             }),
                             location: Location::Query,
                             style: ListStyle::Comma,
@@ -93,7 +94,7 @@ pub mod tracker {
                             wire: "page",
                             description: "The page to return (1 is the first).",
                             shape: &Shape::Integer(NumberRules {
-                                minimum: Some(1f64),
+                                minimum: Some(Num { value: 1f64, text: "1" }),
                                 ..NUMBER
                             }),
                             location: Location::Query,
@@ -104,8 +105,8 @@ pub mod tracker {
                             wire: "per_page",
                             description: "Results per page.",
                             shape: &Shape::Integer(NumberRules {
-                                minimum: Some(1f64),
-                                maximum: Some(100f64),
+                                minimum: Some(Num { value: 1f64, text: "1" }),
+                                maximum: Some(Num { value: 100f64, text: "100" }),
                                 ..NUMBER
                             }),
                             location: Location::Query,
@@ -116,7 +117,10 @@ pub mod tracker {
                             wire: "internal_score",
                             description: "Minimum triage score.",
                             shape: &Shape::Number(NumberRules {
-                                minimum: Some(-1.5f64),
+                                minimum: Some(Num {
+                                    value: -1.5f64,
+                                    text: "-1.5",
+                                }),
                                 ..NUMBER
                             }),
                             modes: &["pro"],
@@ -280,7 +284,7 @@ pub mod tracker {
                             name: "thread",
                             wire: "thread",
                             description: "The opening comment.",
-                            shape: &T_Comment,
+                            shape: &Shape::Named(&T_Comment),
                             location: Location::Body,
                             ..FIELD
                         },
@@ -289,9 +293,10 @@ pub mod tracker {
                             wire: "labels",
                             description: "Labels to attach.",
                             shape: &Shape::Array(ArrayRules {
-                                items: &T_Label,
+                                items: &Shape::Named(&T_Label),
                                 min_items: None,
                                 max_items: Some(10),
+                                unique_items: false,
                             }),
                             location: Location::Body,
                             ..FIELD
@@ -301,7 +306,11 @@ pub mod tracker {
                             wire: "priority",
                             description: "Priority, 1 (highest) to 3.",
                             shape: &Shape::Integer(NumberRules {
-                                enum_values: &[1f64, 2f64, 3f64],
+                                enum_values: &[
+                                    Num { value: 1f64, text: "1" },
+                                    Num { value: 2f64, text: "2" },
+                                    Num { value: 3f64, text: "3" },
+                                ],
                                 ..NUMBER
                             }),
                             modes: &["pro"],
@@ -313,7 +322,15 @@ pub mod tracker {
                             name: "metadata",
                             wire: "metadata",
                             description: "Free-form key/value metadata.",
-                            shape: &Shape::Map(&Shape::String(STRING)),
+                            shape: &Shape::Map(
+                                &Shape::Doc(
+                                    &Doc {
+                                        description: Some("A metadata value."),
+                                        default: None,
+                                        shape: &Shape::String(STRING),
+                                    },
+                                ),
+                            ),
                             modes: &["beta"],
                             location: Location::Body,
                             ..FIELD
@@ -737,7 +754,7 @@ pub mod tracker {
                             wire: "number",
                             description: "The issue number.",
                             shape: &Shape::Integer(NumberRules {
-                                minimum: Some(1f64),
+                                minimum: Some(Num { value: 1f64, text: "1" }),
                                 ..NUMBER
                             }),
                             required: true,
@@ -807,7 +824,7 @@ pub mod tracker {
                             name: "extra",
                             wire: "extra",
                             description: "When the change applies.",
-                            shape: &Shape::Nullable(&T_Range),
+                            shape: &Shape::Nullable(&Shape::Named(&T_Range)),
                             location: Location::Body,
                             ..FIELD
                         },
@@ -1321,8 +1338,8 @@ pub mod tracker {
                             wire: "limit",
                             description: "Projects per page.",
                             shape: &Shape::Integer(NumberRules {
-                                minimum: Some(1f64),
-                                maximum: Some(100f64),
+                                minimum: Some(Num { value: 1f64, text: "1" }),
+                                maximum: Some(Num { value: 100f64, text: "100" }),
                                 ..NUMBER
                             }),
                             location: Location::Query,
@@ -1333,7 +1350,7 @@ pub mod tracker {
                             wire: "offset",
                             description: "Projects to skip.",
                             shape: &Shape::Integer(NumberRules {
-                                minimum: Some(0f64),
+                                minimum: Some(Num { value: 0f64, text: "0" }),
                                 ..NUMBER
                             }),
                             location: Location::Query,
@@ -1408,7 +1425,7 @@ pub mod tracker {
                                         name: "created",
                                         wire: "created",
                                         description: "When the event happened.",
-                                        shape: &T_Range,
+                                        shape: &Shape::Named(&T_Range),
                                         ..FIELD
                                     },
                                     Field {
@@ -1465,6 +1482,7 @@ pub mod tracker {
                                 }),
                                 min_items: None,
                                 max_items: None,
+                                unique_items: false,
                             }),
                             location: Location::Query,
                             style: ListStyle::Brackets,
@@ -1483,8 +1501,8 @@ pub mod tracker {
                             wire: "limit",
                             description: "Events per page.",
                             shape: &Shape::Integer(NumberRules {
-                                minimum: Some(1f64),
-                                maximum: Some(100f64),
+                                minimum: Some(Num { value: 1f64, text: "1" }),
+                                maximum: Some(Num { value: 100f64, text: "100" }),
                                 ..NUMBER
                             }),
                             default: Some("10"),
@@ -2186,88 +2204,119 @@ pub mod tracker {
     ];
     /// The `Comment` type.
     #[allow(non_upper_case_globals)]
-    static T_Comment: Shape = Shape::Object(ObjectShape {
-        fields: &[
-            Field {
-                name: "body",
-                wire: "body",
-                description: "The comment text (Markdown).",
-                shape: &Shape::String(STRING),
-                required: true,
-                ..FIELD
-            },
-            Field {
-                name: "replies",
-                wire: "replies",
-                description: "Replies to this comment.",
-                shape: &Shape::Array(ArrayRules {
-                    items: &T_Comment,
-                    min_items: None,
-                    max_items: None,
+    static T_Comment: Named = Named {
+        name: "Comment",
+        shape: &Shape::Doc(
+            &Doc {
+                description: Some("A comment and its replies."),
+                default: None,
+                shape: &Shape::Object(ObjectShape {
+                    fields: &[
+                        Field {
+                            name: "body",
+                            wire: "body",
+                            description: "The comment text (Markdown).",
+                            shape: &Shape::String(STRING),
+                            required: true,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "replies",
+                            wire: "replies",
+                            description: "Replies to this comment.",
+                            shape: &Shape::Array(ArrayRules {
+                                items: &Shape::Named(&T_Comment),
+                                min_items: None,
+                                max_items: None,
+                                unique_items: false,
+                            }),
+                            ..FIELD
+                        },
+                    ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
                 }),
-                ..FIELD
             },
-        ],
-        require_one_of: &[],
-        require_exactly_one_of: &[],
-    });
+        ),
+        recursive: true,
+    };
     /// The `Label` type.
     #[allow(non_upper_case_globals)]
-    static T_Label: Shape = Shape::Object(ObjectShape {
-        fields: &[
-            Field {
-                name: "name",
-                wire: "name",
-                description: "The label name.",
-                shape: &Shape::String(StringRules {
-                    max_length: Some(50),
-                    ..STRING
+    static T_Label: Named = Named {
+        name: "Label",
+        shape: &Shape::Doc(
+            &Doc {
+                description: Some("A label to attach."),
+                default: None,
+                shape: &Shape::Object(ObjectShape {
+                    fields: &[
+                        Field {
+                            name: "name",
+                            wire: "name",
+                            description: "The label name.",
+                            shape: &Shape::String(StringRules {
+                                max_length: Some(50),
+                                ..STRING
+                            }),
+                            required: true,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "color",
+                            wire: "color",
+                            description: "Hex colour without `#`.",
+                            shape: &Shape::String(StringRules {
+                                pattern: Some("^[0-9a-f]{6}$"),
+                                ..STRING
+                            }),
+                            ..FIELD
+                        },
+                    ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
                 }),
-                required: true,
-                ..FIELD
             },
-            Field {
-                name: "color",
-                wire: "color",
-                description: "Hex colour without `#`.",
-                shape: &Shape::String(StringRules {
-                    pattern: Some("^[0-9a-f]{6}$"),
-                    ..STRING
-                }),
-                ..FIELD
-            },
-        ],
-        require_one_of: &[],
-        require_exactly_one_of: &[],
-    });
+        ),
+        recursive: false,
+    };
     /// The `Range` type.
     #[allow(non_upper_case_globals)]
-    static T_Range: Shape = Shape::Object(ObjectShape {
-        fields: &[
-            Field {
-                name: "gte",
-                wire: "gte",
-                description: "From this instant (inclusive).",
-                shape: &Shape::String(StringRules {
-                    format: Some(Format::DateTime),
-                    ..STRING
+    static T_Range: Named = Named {
+        name: "Range",
+        shape: &Shape::Doc(
+            &Doc {
+                description: Some("A time range."),
+                default: None,
+                shape: &Shape::Object(ObjectShape {
+                    fields: &[
+                        Field {
+                            name: "gte",
+                            wire: "gte",
+                            description: "From this instant (inclusive).",
+                            shape: &Shape::String(StringRules {
+                                format: Some(Format::DateTime),
+                                ..STRING
+                            }),
+                            ..FIELD
+                        },
+                        Field {
+                            name: "lt",
+                            wire: "lt",
+                            description: "Before this instant.",
+                            shape: &Shape::String(StringRules {
+                                format: Some(Format::DateTime),
+                                ..STRING
+                            }),
+                            ..FIELD
+                        },
+                    ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
                 }),
-                ..FIELD
             },
-            Field {
-                name: "lt",
-                wire: "lt",
-                description: "Before this instant.",
-                shape: &Shape::String(StringRules {
-                    format: Some(Format::DateTime),
-                    ..STRING
-                }),
-                ..FIELD
-            },
-        ],
-        require_one_of: &[],
-        require_exactly_one_of: &[],
-    });
+        ),
+        recursive: false,
+    };
 }
 /// Every pack compiled here.
 #[allow(dead_code)]

@@ -420,7 +420,9 @@ fn input_shape_holds_every_parameter() {
         panic!("order is a string")
     };
     assert_eq!(order.enum_values, ["newest", "oldest"]);
-    assert!(matches!(s.input.fields[3].shape, Shape::Integer(r) if r.minimum == Some(0.0)));
+    assert!(
+        matches!(s.input.fields[3].shape, Shape::Integer(r) if r.minimum.map(|n| n.value) == Some(0.0))
+    );
 }
 
 #[test]

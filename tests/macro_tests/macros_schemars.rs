@@ -96,6 +96,11 @@ fn normalise(v: &mut Value, pos: Pos) {
             }
         }
     }
+    // A one-value enum where schemars writes `const`: the emitter's tags are `enum` of one, which
+    // every dialect accepts (Gemini's refuses `const`).
+    if let Some(c) = obj.remove("const") {
+        obj.insert("enum".into(), json!([c]));
+    }
     if matches!(obj.get("type"), Some(t) if t == "integer" || t == "number") {
         obj.remove("format");
     }

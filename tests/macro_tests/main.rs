@@ -1,6 +1,7 @@
 //! The `#[charter::tool]`, `derive(Schema)` and `pack!` macros at run time, in one test binary.
 //! The compile-fail cases are in `tests/macros_ui.rs` (trybuild).
 
+mod identity;
 mod macros;
 mod macros_schemars;
 mod macros_stress;

@@ -1,4 +1,5 @@
-//! Code generation for `#[derive(Schema)]`: the type's schema pieces and its shape.
+//! Code generation for `#[derive(Schema)]`: the type's shape. Its schema text is the schema
+//! emitter's, written from that shape where a tool uses the type.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote, quote_spanned};
@@ -7,8 +8,7 @@ use syn::spanned::Spanned;
 use super::ast::{self, Container, Data, Field, Style, Tagging};
 use super::validate;
 use crate::errors::Errors;
-use crate::pieces::{FieldTokens, Pieces, krate, schema_shape};
-use crate::text::json_str;
+use crate::shape::{FieldTokens, described, krate, schema_shape};
 
 /// Expands `#[derive(charter::Schema)]`.
 pub fn derive(input: TokenStream) -> TokenStream {
@@ -25,14 +25,11 @@ fn expand_derive(input: syn::DeriveInput, mut errors: Errors) -> TokenStream {
     let c = ast::parse_derive(input, &mut errors);
     validate::container(&c, &mut errors);
     let k = krate();
-    let (members, shape) = if errors.is_empty() {
-        container_schema(&c)
+    let shape = if errors.is_empty() {
+        container_shape(&c)
     } else {
         // A placeholder keeps uses of the type from adding errors of their own.
-        (
-            quote!(&[#k::schema::Piece::Str("\"type\":\"object\"")]),
-            quote!(#k::table::Shape::Any),
-        )
+        quote!(#k::table::Shape::Any)
     };
     let mut generics = c.generics.clone();
     let type_params: Vec<_> = generics.type_params().map(|t| t.ident.clone()).collect();
@@ -49,7 +46,6 @@ fn expand_derive(input: syn::DeriveInput, mut errors: Errors) -> TokenStream {
     let errors = errors.to_compile_errors();
     quote! {
         impl #impl_generics #k::schema::Schema for #ident #ty_generics #where_clause {
-            const MEMBERS: &'static [#k::schema::Piece] = #members;
             const SHAPE: #k::table::Shape = #shape;
         }
         #errors
@@ -67,45 +63,6 @@ pub(crate) fn string_enum_shape(names: &[&str]) -> TokenStream {
             format: ::core::option::Option::None,
         })
     }
-}
-
-pub(crate) fn described(desc: &Option<String>) -> String {
-    match desc {
-        Some(d) => format!(",\"description\":{}", json_str(d)),
-        None => String::new(),
-    }
-}
-
-/// The members of an object schema over these fields, the tag property first if any.
-pub(crate) fn object_members(fields: &[Field], tag: Option<(&str, &str)>) -> Pieces {
-    let mut p = Pieces::default();
-    p.s("\"type\":\"object\",\"properties\":{");
-    let mut required = Vec::new();
-    if let Some((tag, variant)) = tag {
-        p.s(&format!(
-            "{}:{{\"type\":\"string\",\"const\":{}}}",
-            json_str(tag),
-            json_str(variant)
-        ));
-        required.push(json_str(tag));
-    }
-    for (i, f) in fields.iter().enumerate() {
-        if i > 0 || tag.is_some() {
-            p.s(",");
-        }
-        p.s(&format!("{}:{{", json_str(&f.name)));
-        p.tree(&f.ty);
-        p.s(&format!("{}}}", described(&f.desc)));
-        if f.required {
-            required.push(json_str(&f.name));
-        }
-    }
-    p.s("}");
-    if !required.is_empty() {
-        p.s(&format!(",\"required\":[{}]", required.join(",")));
-    }
-    p.s(",\"additionalProperties\":false");
-    p
 }
 
 pub(crate) fn object_shape(fields: &[Field], tag: Option<(&str, &str)>) -> TokenStream {
@@ -143,169 +100,90 @@ pub(crate) fn object_shape(fields: &[Field], tag: Option<(&str, &str)>) -> Token
     quote!(#k::table::Shape::Object(#k::table::ObjectShape { fields: &[#(#out),*], require_one_of: &[], require_exactly_one_of: &[], }))
 }
 
-/// `(MEMBERS, SHAPE)` of a valid container.
-pub(crate) fn container_schema(c: &Container) -> (TokenStream, TokenStream) {
+/// `SHAPE` of a valid container.
+pub(crate) fn container_shape(c: &Container) -> TokenStream {
     let k = krate();
     match &c.data {
-        Data::Struct(fields) => (
-            object_members(fields, None).to_tokens(),
-            object_shape(fields, None),
-        ),
+        Data::Struct(fields) => object_shape(fields, None),
         Data::Transparent(ty) => {
             let span = ty.span();
-            (
-                quote_spanned!(span=> <#ty as #k::schema::Schema>::MEMBERS),
-                quote_spanned!(span=> <#ty as #k::schema::Schema>::SHAPE),
-            )
+            quote_spanned!(span=> <#ty as #k::schema::Schema>::SHAPE)
         }
         Data::Enum(variants) => match &c.tagging {
             Tagging::External => external_enum(variants),
             Tagging::Internal(tag, _) => {
-                let mut p = Pieces::default();
-                p.s("\"oneOf\":[");
-                let mut shapes = Vec::new();
-                for (i, v) in variants.iter().enumerate() {
-                    if i > 0 {
-                        p.s(",");
-                    }
+                // Each variant an object whose tag property names it, documented by its doc
+                // comment; exactly one fits.
+                let shapes = variants.iter().map(|v| {
                     let fields: &[Field] = match &v.style {
                         Style::Struct(fields) => fields,
                         _ => &[],
                     };
-                    p.s("{");
-                    p.append(object_members(fields, Some((tag, &v.name))));
-                    p.s(&format!("{}}}", described(&v.desc)));
-                    shapes.push(object_shape(fields, Some((tag, &v.name))));
-                }
-                p.s("]");
-                (
-                    p.to_tokens(),
-                    quote!(#k::table::Shape::OneOf(&[#(#shapes),*])),
-                )
+                    described(object_shape(fields, Some((tag, &v.name))), &v.desc)
+                });
+                quote!(#k::table::Shape::OneOf(&[#(#shapes),*]))
             }
             Tagging::Untagged => {
-                let mut p = Pieces::default();
-                p.s("\"anyOf\":[");
-                let mut shapes = Vec::new();
-                for (i, v) in variants.iter().enumerate() {
-                    if i > 0 {
-                        p.s(",");
-                    }
-                    p.s("{");
-                    match &v.style {
+                // The first variant that fits wins (serde's order): `anyOf`.
+                let shapes = variants.iter().map(|v| {
+                    let shape = match &v.style {
                         Style::Newtype(ty) => {
-                            p.tree(ty);
                             let span = ty.span();
-                            shapes.push(quote_spanned!(span=> <#ty as #k::schema::Schema>::SHAPE));
+                            quote_spanned!(span=> <#ty as #k::schema::Schema>::SHAPE)
                         }
-                        Style::Struct(fields) => {
-                            p.append(object_members(fields, None));
-                            shapes.push(object_shape(fields, None));
-                        }
+                        Style::Struct(fields) => object_shape(fields, None),
                         Style::Unit => unreachable!("refused while parsing"),
-                    }
-                    p.s(&format!("{}}}", described(&v.desc)));
-                }
-                p.s("]");
-                (
-                    p.to_tokens(),
-                    quote!(#k::table::Shape::OneOf(&[#(#shapes),*])),
-                )
+                    };
+                    described(shape, &v.desc)
+                });
+                quote!(#k::table::Shape::AnyOf(&[#(#shapes),*]))
             }
         },
     }
 }
 
 /// serde's default representation, laid out as schemars lays it out: undocumented unit variants
-/// share one string `enum`; documented ones get a `const` each; data variants are
-/// `{"Name": ...}` objects.
-pub(crate) fn external_enum(variants: &[ast::Variant]) -> (TokenStream, TokenStream) {
+/// share one string `enum`; documented ones are a one-value `enum` each, with the variant's doc
+/// comment; data variants are `{"Name": ...}` objects.
+pub(crate) fn external_enum(variants: &[ast::Variant]) -> TokenStream {
     let k = krate();
     let plain: Vec<&str> = variants
         .iter()
         .filter(|v| matches!(v.style, Style::Unit) && v.desc.is_none())
         .map(|v| v.name.as_str())
         .collect();
-    let names_json = |names: &[&str]| {
-        names
-            .iter()
-            .map(|n| json_str(n))
-            .collect::<Vec<_>>()
-            .join(",")
-    };
     if plain.len() == variants.len() {
-        let mut p = Pieces::default();
-        p.s(&format!(
-            "\"type\":\"string\",\"enum\":[{}]",
-            names_json(&plain)
-        ));
-        return (p.to_tokens(), string_enum_shape(&plain));
+        return string_enum_shape(&plain);
     }
-    let mut p = Pieces::default();
     let mut shapes = Vec::new();
-    p.s("\"oneOf\":[");
-    let mut first = true;
     if !plain.is_empty() {
-        p.s(&format!(
-            "{{\"type\":\"string\",\"enum\":[{}]}}",
-            names_json(&plain)
-        ));
         shapes.push(string_enum_shape(&plain));
-        first = false;
     }
     for v in variants {
-        if matches!(v.style, Style::Unit) && v.desc.is_none() {
-            continue;
-        }
-        if !first {
-            p.s(",");
-        }
-        first = false;
         match &v.style {
-            Style::Unit => {
-                p.s(&format!(
-                    "{{\"type\":\"string\",\"const\":{}{}}}",
-                    json_str(&v.name),
-                    described(&v.desc)
-                ));
-                shapes.push(string_enum_shape(&[&v.name]));
-            }
+            Style::Unit if v.desc.is_none() => {}
+            Style::Unit => shapes.push(described(string_enum_shape(&[&v.name]), &v.desc)),
             Style::Newtype(_) | Style::Struct(_) => {
-                let name = json_str(&v.name);
-                p.s(&format!("{{\"type\":\"object\",\"properties\":{{{name}:{{"));
                 let inner_shape = match &v.style {
-                    Style::Newtype(ty) => {
-                        p.tree(ty);
-                        schema_shape(ty)
-                    }
+                    Style::Newtype(ty) => schema_shape(ty),
                     Style::Struct(fields) => {
-                        p.append(object_members(fields, None));
                         let s = object_shape(fields, None);
                         quote!(&#s)
                     }
                     Style::Unit => unreachable!(),
                 };
-                p.s(&format!(
-                    "}}}},\"required\":[{name}],\"additionalProperties\":false{}}}",
-                    described(&v.desc)
-                ));
                 let field = FieldTokens {
                     name: &v.name,
-                    description: v.desc.as_deref().unwrap_or(""),
+                    description: "",
                     shape: inner_shape,
                     required: true,
                     modes: Vec::new(),
                     from_context: None,
                 };
-                shapes.push(
-                    quote!(#k::table::Shape::Object(#k::table::ObjectShape { fields: &[#field], require_one_of: &[], require_exactly_one_of: &[], })),
-                );
+                let object = quote!(#k::table::Shape::Object(#k::table::ObjectShape { fields: &[#field], require_one_of: &[], require_exactly_one_of: &[], }));
+                shapes.push(described(object, &v.desc));
             }
         }
     }
-    p.s("]");
-    (
-        p.to_tokens(),
-        quote!(#k::table::Shape::OneOf(&[#(#shapes),*])),
-    )
+    quote!(#k::table::Shape::OneOf(&[#(#shapes),*]))
 }

@@ -11,8 +11,7 @@ use syn::spanned::Spanned;
 use super::ast::{self, ParamKind, Returns, ToolAttr, ToolFn};
 use super::validate::{self, ToolPlan};
 use crate::errors::Errors;
-use crate::pieces::{FieldTokens, Pieces, krate, private, schema_shape};
-use crate::text::json_str;
+use crate::shape::{FieldTokens, krate, private, schema_shape};
 use crate::types::Pass;
 use charter_terms::views::ViewKey;
 
@@ -99,38 +98,6 @@ pub(crate) fn tool_stub(f: &ToolFn, plan: &ToolPlan, errors: &Errors) -> TokenSt
         }
         #errors
     }
-}
-
-/// The schema text of one view: `{"type":"object","properties":{..},"required":[..],...}`.
-pub(crate) fn view_pieces(f: &ToolFn, plan: &ToolPlan, visible: &[usize]) -> Pieces {
-    let mut p = Pieces::default();
-    p.s("{\"type\":\"object\",\"properties\":{");
-    for (k, &i) in visible.iter().enumerate() {
-        let param = &f.params[i];
-        let ParamKind::Value(v) = &param.kind else {
-            continue;
-        };
-        if k > 0 {
-            p.s(",");
-        }
-        p.s(&format!("{}:{{", json_str(&param.name)));
-        p.tree(&v.info.schema_ty);
-        p.s(&format!(
-            ",\"description\":{}}}",
-            json_str(&plan.descriptions[i])
-        ));
-    }
-    p.s("}");
-    let required: Vec<String> = visible
-        .iter()
-        .filter(|&&i| plan.required[i])
-        .map(|&i| json_str(&f.params[i].name))
-        .collect();
-    if !required.is_empty() {
-        p.s(&format!(",\"required\":[{}]", required.join(",")));
-    }
-    p.s(",\"additionalProperties\":false}");
-    p
 }
 
 pub(crate) fn tool_impl(attr: &ToolAttr, f: &ToolFn, plan: &ToolPlan) -> TokenStream {
@@ -255,23 +222,37 @@ fn input_fields(f: &ToolFn, plan: &ToolPlan) -> Vec<TokenStream> {
         .collect()
 }
 
-/// `VIEWS`: one schema constant per distinct set of visible parameters, and the views.
+/// `VIEWS`: the schema emitter evaluated once per distinct set of visible parameters (derived
+/// types carry no mode labels, so that set decides the text), and the views.
 fn view_tokens(f: &ToolFn, plan: &ToolPlan) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let k = krate();
     let p = private();
+    let ident = &f.ident;
     let mut texts: Vec<(Vec<usize>, syn::Ident)> = Vec::new();
     let mut text_consts = Vec::new();
     let mut views = Vec::new();
     for view in &plan.views {
-        let text = match texts.iter().find(|(v, _)| *v == view.visible) {
+        let active = &view.active;
+        let widest = view.widest;
+        let data = match texts.iter().find(|(v, _)| *v == view.visible) {
             Some((_, id)) => id.clone(),
             None => {
                 let id = syn::Ident::new(
-                    &format!("__CHARTER_SCHEMA_{}", texts.len()),
+                    &format!("__CHARTER_VIEW_{}", texts.len()),
                     Span::call_site(),
                 );
-                let pieces = view_pieces(f, plan, &view.visible).to_tokens();
-                text_consts.push(quote!(const #id: &str = #p::const_text!(#pieces);));
+                text_consts.push(quote! {
+                    const #id: (
+                        &str,
+                        u32,
+                        &[#k::table::PropSpan],
+                        &[#k::table::PathCost],
+                    ) = #p::const_view!(
+                        <#ident as #k::schema::Tool>::INPUT,
+                        [#(#active),*],
+                        #widest
+                    );
+                });
                 texts.push((view.visible.clone(), id.clone()));
                 id
             }
@@ -281,17 +262,15 @@ fn view_tokens(f: &ToolFn, plan: &ToolPlan) -> (Vec<TokenStream>, Vec<TokenStrea
             ViewKey::Unmatched => quote!(#k::table::ViewKey::Unmatched),
             ViewKey::Label(l) => quote!(#k::table::ViewKey::Label(#l)),
         };
-        let active = &view.active;
-        let widest = view.widest;
         views.push(quote! {
             #k::table::View {
                 key: #key,
-                schema: #text,
-                tokens: #k::text_tokens(#text),
+                schema: #data.0,
+                tokens: #data.1,
                 active: &[#(#active),*],
                 widest: #widest,
-                paths: #p::const_paths!(#text),
-                spans: #p::const_spans!(#text),
+                paths: #data.3,
+                spans: #data.2,
             }
         });
     }

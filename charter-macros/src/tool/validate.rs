@@ -247,16 +247,26 @@ fn view_plans(f: &ToolFn, author: Option<&str>, labels: &BTreeSet<String>) -> Ve
     views
 }
 
-/// A required parameter any view withholds is refused, on the label that withholds it.
+/// A required parameter any view withholds is refused, on the label that withholds it (the rule
+/// is `charter_terms::modes::withholds_required`, as for packs and sessions).
 fn withheld_required(f: &ToolFn, required: &[bool], views: &[ViewPlan], errors: &mut Errors) {
     for (i, p) in f.params.iter().enumerate() {
         let ParamKind::Value(v) = &p.kind else {
             continue;
         };
-        if !required[i] || v.modes.is_empty() {
-            continue;
-        }
-        if let Some(view) = views.iter().find(|view| !view.visible.contains(&i)) {
+        let labels: Vec<String> = v.modes.iter().map(|m| m.value()).collect();
+        let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+        let withheld_in = |view: &&ViewPlan| {
+            let active: Vec<&str> = view.active.iter().map(String::as_str).collect();
+            modes::withholds_required(
+                &labels,
+                required[i],
+                v.from_context.is_some(),
+                &active,
+                view.widest,
+            )
+        };
+        if let Some(view) = views.iter().find(withheld_in) {
             let culprit = v
                 .modes
                 .iter()

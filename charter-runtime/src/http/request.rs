@@ -460,12 +460,14 @@ fn flatten(out: &mut String, key: &mut String, value: &Value, shape: &Shape) {
 
 /// The shape a value was validated against: nullable unwrapped, the fitting `one_of` branch.
 fn resolve<'s>(shape: &'s Shape, value: &Value) -> &'s Shape {
-    match shape {
+    match shape.bare() {
         Shape::Nullable(inner) => resolve(inner, value),
-        Shape::OneOf(branches) => match branches.iter().find(|b| branch_fits(b, value)) {
-            Some(branch) => resolve(branch, value),
-            None => &ANY,
-        },
+        Shape::OneOf(branches) | Shape::AnyOf(branches) => {
+            match branches.iter().find(|b| branch_fits(b, value)) {
+                Some(branch) => resolve(branch, value),
+                None => &ANY,
+            }
+        }
         other => other,
     }
 }
@@ -630,7 +632,7 @@ fn body_members<'a>(
 
 /// The shape of a spread map's values (any value when the field is not a map).
 fn spread_values(shape: &'static Shape) -> &'static Shape {
-    match shape {
+    match shape.bare() {
         Shape::Map(inner) => inner,
         Shape::Nullable(inner) => spread_values(inner),
         _ => &ANY,
@@ -659,7 +661,7 @@ fn static_value(route: &Route, name: &str, json: &str) -> Result<Value, CharterE
 /// The value with every declared key renamed to its wire name, at every depth, in declaration
 /// order. Undeclared keys under a declared object are dropped; free-form values pass unchanged.
 fn to_wire<'v>(value: &'v Value, shape: &Shape) -> Cow<'v, Value> {
-    match (shape, value) {
+    match (shape.bare(), value) {
         (Shape::Nullable(inner), v) => to_wire(v, inner),
         (Shape::Object(object), Value::Object(map)) => {
             let mut out = Map::new();
@@ -693,17 +695,19 @@ fn to_wire<'v>(value: &'v Value, shape: &Shape) -> Cow<'v, Value> {
                 ))
             }
         }
-        (Shape::OneOf(branches), v) => match branches.iter().find(|b| branch_fits(b, v)) {
-            Some(branch) => to_wire(v, branch),
-            None => Cow::Borrowed(v),
-        },
+        (Shape::OneOf(branches) | Shape::AnyOf(branches), v) => {
+            match branches.iter().find(|b| branch_fits(b, v)) {
+                Some(branch) => to_wire(v, branch),
+                None => Cow::Borrowed(v),
+            }
+        }
         _ => Cow::Borrowed(value),
     }
 }
 
 /// A shape whose values need no renaming.
 fn is_plain(shape: &Shape) -> bool {
-    match shape {
+    match shape.bare() {
         Shape::Any | Shape::Bool | Shape::Integer(_) | Shape::Number(_) | Shape::String(_) => true,
         Shape::Nullable(inner) => is_plain(inner),
         _ => false,
@@ -712,7 +716,7 @@ fn is_plain(shape: &Shape) -> bool {
 
 /// Whether a `one_of` branch is the one a value was validated against (first fit wins).
 fn branch_fits(shape: &Shape, value: &Value) -> bool {
-    match (shape, value) {
+    match (shape.bare(), value) {
         (Shape::Nullable(inner), v) => v.is_null() || branch_fits(inner, v),
         (Shape::Object(object), Value::Object(map)) => {
             map.keys()
@@ -727,7 +731,7 @@ fn branch_fits(shape: &Shape, value: &Value) -> bool {
         (Shape::String(_), Value::String(_)) | (Shape::Bool, Value::Bool(_)) => true,
         (Shape::Integer(_), Value::Number(n)) => n.is_i64() || n.is_u64(),
         (Shape::Number(_), Value::Number(_)) => true,
-        (Shape::OneOf(inner), v) => inner.iter().any(|b| branch_fits(b, v)),
+        (Shape::OneOf(inner) | Shape::AnyOf(inner), v) => inner.iter().any(|b| branch_fits(b, v)),
         (Shape::Any, _) => true,
         _ => false,
     }

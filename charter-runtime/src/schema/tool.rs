@@ -1,8 +1,10 @@
-//! What `#[charter::tool]` and `charter::pack!` generate against: the [`Tool`] trait and the
-//! const helpers that qualify names.
+//! What `#[charter::tool]` and `charter::pack!` generate against: the [`Tool`] trait, the const
+//! helpers that qualify names, and the macros that evaluate the schema emitter in `const`
+//! context.
 
-use super::scan::bytes_eq;
 use crate::table::{Annotations, Exec, Handler, ObjectShape, SearchData, ToolDef, View};
+
+pub use charter_terms::modes::str_eq;
 
 // ---------------------------------------------------------------------------------------------
 // Tools and packs.
@@ -75,8 +77,74 @@ pub const fn qualify<const L: usize>(pack: &str, tool: &str) -> [u8; L] {
     out
 }
 
-/// Whether two strings are equal, in `const` context.
-pub const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    a.len() == b.len() && bytes_eq(a, 0, a.len(), b)
+/// `bytes` as `&str`, in `const` context (panics at compile time on invalid UTF-8, which
+/// generated code never produces).
+pub const fn utf8(bytes: &'static [u8]) -> &'static str {
+    charter_schema::emit::utf8(bytes)
+}
+
+/// The schema text of one shape as bytes; `L` must be `charter_schema::emit::shape_measure`
+/// of it (generated code: [`schema_text!`](crate::schema_text)).
+pub const fn shape_text<const L: usize>(shape: &crate::table::Shape) -> [u8; L] {
+    let mut buf = [0u8; L];
+    let n = charter_schema::emit::shape_write(shape, charter_schema::Target::Portable, &mut buf);
+    assert!(n == L, "shape_text: L is not shape_measure of the shape");
+    buf
+}
+
+/// The schema text of a type implementing [`Schema`](super::Schema), as a `&'static str`
+/// constant built at compile time by the schema emitter: `charter::schema_text!(Vec<Note>)`.
+#[macro_export]
+macro_rules! schema_text {
+    ($t:ty) => {{
+        const __S: &$crate::table::Shape = &<$t as $crate::schema::Schema>::SHAPE;
+        const __L: usize =
+            $crate::__schema::emit::shape_measure(__S, $crate::__schema::Target::Portable);
+        const __B: [u8; __L] = $crate::schema::shape_text::<__L>(__S);
+        $crate::schema::utf8(&__B)
+    }};
+}
+
+/// One view of a Rust tool, evaluated in `const` context by the schema emitter: `(schema text,
+/// tokens, spans, paths)` of the tool whose arguments are `$input` (an `&'static ObjectShape`)
+/// with the labels `$active` in force, `$widest` when no mode is (generated code).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __const_view {
+    ($input:expr, [$($active:expr),*], $widest:expr) => {{
+        const __R: $crate::__schema::Root<'static> = $crate::__schema::Root::of($input);
+        const __LB: $crate::__schema::Labels<'static> =
+            $crate::__schema::Labels { active: &[$($active),*], widest: $widest };
+        const __M: $crate::__schema::Measure =
+            $crate::__schema::emit::measure(&__R, __LB, $crate::__schema::Target::Portable);
+        const __V: $crate::__schema::emit::ViewText<
+            { __M.bytes },
+            { __M.spans },
+            { __M.paths },
+            { __M.path_text },
+        > = $crate::__schema::emit::view_text(&__R, __LB, $crate::__schema::Target::Portable);
+        const __T: [u8; __M.bytes] = __V.text;
+        const __SP: [$crate::table::PropSpan; __M.spans] = __V.spans;
+        const __PT: [u8; __M.path_text] = __V.path_text;
+        const __P: [$crate::table::PathCost; __M.paths] =
+            $crate::__schema::emit::path_costs(&__V.raw, &__PT);
+        let __out: (
+            &'static str,
+            u32,
+            &'static [$crate::table::PropSpan],
+            &'static [$crate::table::PathCost],
+        ) = ($crate::schema::utf8(&__T), __V.tokens, &__SP, &__P);
+        __out
+    }};
+}
+
+/// The qualified name `<pack>_<tool>` as a `&'static str` constant (generated code).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __const_qualified {
+    ($pack:expr, $tool:expr) => {{
+        const __L: usize = $crate::schema::qualified_len($pack, $tool);
+        const __B: [u8; __L] = $crate::schema::qualify::<__L>($pack, $tool);
+        $crate::schema::utf8(&__B)
+    }};
 }

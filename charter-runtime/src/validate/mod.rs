@@ -11,6 +11,7 @@
 //! The same walk merges what the host owns: from-context fields (declared in the table or by the
 //! session) and deployment pins, after refusing them from the model.
 
+mod alternatives;
 mod formats;
 mod groups;
 mod numbers;
@@ -23,13 +24,14 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::{Map, Value};
 
+use alternatives::first_repeat;
 use formats::format_expected;
 pub use formats::format_ok;
 pub use groups::{unmet_exactly_one, unmet_groups};
 use numbers::{INTEGER_RANGE, exact_integer, is_whole};
 use spread::spread_collisions;
 pub use text::{clip, describe, got, json_kind};
-use text::{escape, got_items, number_text, plural};
+use text::{escape, got_items, plural};
 
 use crate::context::CallContext;
 use crate::error::{CharterError, DeclarationError};
@@ -560,6 +562,14 @@ impl<'a> Walk<'a> {
                     self.value(rules.items, item, depth + 1);
                     self.path.truncate(len);
                 }
+                if rules.unique_items
+                    && let Some((i, j)) = first_repeat(items)
+                {
+                    self.issue(
+                        "items that are all different".into(),
+                        format!("item {j} equal to item {i}"),
+                    );
+                }
             }
             Shape::Object(object) => {
                 coerce_json_string(value, '{');
@@ -587,65 +597,26 @@ impl<'a> Walk<'a> {
                 }
             }
             Shape::OneOf(shapes) => self.one_of(shape, shapes, value, depth + 1),
-        }
-    }
-
-    fn one_of(&mut self, shape: &Shape, shapes: &'static [Shape], value: &mut Value, depth: usize) {
-        let mut matched: Vec<(Value, Vec<String>)> = Vec::new();
-        for alternative in shapes {
-            let mut trial = Walk {
-                steps: self.steps,
-                active: self.active,
-                widest: self.widest,
-                patterns: self.patterns,
-                ctx: self.ctx,
-                path: self.path.clone(),
-                issues: Vec::new(),
-                missing_context: Vec::new(),
-                bad_patterns: Vec::new(),
-            };
-            // Each trial works on a copy: charge the copy, so a big value under a `one_of`
-            // spends the budget as fast as the work it causes.
-            self.steps
-                .set(self.steps.get().saturating_add(nodes(value)));
-            if self.steps.get() > MAX_VALIDATION_STEPS {
-                return;
-            }
-            let mut candidate = value.clone();
-            trial.value(alternative, &mut candidate, depth);
-            self.bad_patterns.append(&mut trial.bad_patterns);
-            if trial.issues.is_empty() {
-                matched.push((candidate, trial.missing_context));
-            }
-        }
-        match matched.len() {
-            1 => {
-                let (candidate, mut missing) = matched.pop().expect("one match");
-                *value = candidate;
-                self.missing_context.append(&mut missing);
-            }
-            0 => self.issue(describe(shape), got(value)),
-            n => self.issue(
-                format!("a value matching exactly one of {}", describe(shape)),
-                format!("{} (matches {n} of them)", got(value)),
-            ),
+            Shape::AnyOf(shapes) => self.any_of(shape, shapes, value, depth + 1),
+            Shape::Doc(doc) => self.typed(doc.shape, value, depth, nullable),
+            Shape::Named(named) => self.typed(named.shape, value, depth, nullable),
         }
     }
 
     fn number(&mut self, rules: &NumberRules, n: f64, value: &Value) {
-        if !rules.enum_values.is_empty() && !rules.enum_values.contains(&n) {
-            let list: Vec<String> = rules.enum_values.iter().map(|v| number_text(*v)).collect();
+        if !rules.enum_values.is_empty() && !rules.enum_values.iter().any(|v| v.value == n) {
+            let list: Vec<&str> = rules.enum_values.iter().map(|v| v.text).collect();
             self.issue(format!("one of {}", list.join(", ")), got(value));
         }
         if let Some(min) = rules.minimum
-            && n < min
+            && n < min.value
         {
-            self.issue(format!("a number >= {}", number_text(min)), got(value));
+            self.issue(format!("a number >= {}", min.text), got(value));
         }
         if let Some(max) = rules.maximum
-            && n > max
+            && n > max.value
         {
-            self.issue(format!("a number <= {}", number_text(max)), got(value));
+            self.issue(format!("a number <= {}", max.text), got(value));
         }
     }
 

@@ -13,14 +13,6 @@ pub(super) fn got_items(n: usize) -> String {
     format!("{n} item{}", if n == 1 { "" } else { "s" })
 }
 
-pub(super) fn number_text(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 1e15 {
-        format!("{}", n as i64)
-    } else {
-        n.to_string()
-    }
-}
-
 /// JSON-pointer escaping of one path segment.
 pub(super) fn escape(segment: &str) -> std::borrow::Cow<'_, str> {
     if segment.contains(['~', '/']) {
@@ -49,6 +41,12 @@ pub fn describe(shape: &Shape) -> String {
             let alts: Vec<String> = shapes.iter().map(describe).collect();
             format!("one of ({})", alts.join(" | "))
         }
+        Shape::AnyOf(shapes) => {
+            let alts: Vec<String> = shapes.iter().map(describe).collect();
+            format!("any of ({})", alts.join(" | "))
+        }
+        Shape::Doc(doc) => describe(doc.shape),
+        Shape::Named(named) => describe(named.shape),
     }
 }
 

@@ -33,11 +33,13 @@ pub static STRINGS: Shape = Shape::Array(ArrayRules {
     items: &STRING,
     min_items: None,
     max_items: None,
+    unique_items: false,
 });
 pub static INTEGERS: Shape = Shape::Array(ArrayRules {
     items: &INTEGER,
     min_items: None,
     max_items: None,
+    unique_items: false,
 });
 pub static STRING_MAP: Shape = Shape::Map(&STRING);
 

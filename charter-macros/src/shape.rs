@@ -1,8 +1,7 @@
-//! Schema emission shared by `#[charter::tool]` and `#[derive(Schema)]`: every schema is a
-//! [`Piece`] tree of string literals and the parameter types' `Schema::MEMBERS`, which
-//! `charter_runtime::schema` flattens in `const` context, so nothing is built at run time.
-//!
-//! [`Piece`]: ../../charter_runtime/schema/enum.Piece.html
+//! What `#[charter::tool]` and `#[derive(Schema)]` both generate: paths into the facade, and
+//! shapes (`charter::table::Shape` values and `Field` literals). The macros generate shapes
+//! only; every schema text, size, span and path saving is the schema emitter's, evaluated in
+//! `const` context (`charter::__private_*::const_view!`).
 
 use std::cell::RefCell;
 
@@ -66,62 +65,32 @@ pub(crate) fn private() -> TokenStream {
     quote!(#k::#module)
 }
 
-/// A piece tree under construction: adjacent text is merged into one literal.
-#[derive(Default)]
-pub(crate) struct Pieces {
-    parts: Vec<Part>,
-}
-
-pub(crate) enum Part {
-    Str(String),
-    /// `<T as Schema>::MEMBERS`, spanned on the type so a missing impl points there.
-    Tree(Type),
-}
-
-impl Pieces {
-    pub(crate) fn s(&mut self, text: &str) {
-        if let Some(Part::Str(last)) = self.parts.last_mut() {
-            last.push_str(text);
-        } else {
-            self.parts.push(Part::Str(text.to_owned()));
-        }
-    }
-
-    pub(crate) fn tree(&mut self, ty: &Type) {
-        self.parts.push(Part::Tree(ty.clone()));
-    }
-
-    pub(crate) fn append(&mut self, other: Pieces) {
-        for part in other.parts {
-            match part {
-                Part::Str(s) => self.s(&s),
-                Part::Tree(t) => self.parts.push(Part::Tree(t)),
-            }
-        }
-    }
-
-    /// `&[Piece, ...]`
-    pub(crate) fn to_tokens(&self) -> TokenStream {
-        let k = krate();
-        let items = self.parts.iter().map(|p| match p {
-            Part::Str(s) => quote!(#k::schema::Piece::Str(#s)),
-            Part::Tree(ty) => {
-                let span = ty.span();
-                quote_spanned!(span=> #k::schema::Piece::Tree(<#ty as #k::schema::Schema>::MEMBERS))
-            }
-        });
-        quote!(&[#(#items),*])
-    }
-}
-
+/// `&<T as Schema>::SHAPE`, spanned on the type so a missing impl points there.
 pub(crate) fn schema_shape(ty: &Type) -> TokenStream {
     let k = krate();
     let span = ty.span();
     quote_spanned!(span=> &<#ty as #k::schema::Schema>::SHAPE)
 }
 
+/// `Shape::Doc(&Doc { description: Some(..), .. })` around `shape` (an expression of type
+/// `Shape`) when there is a description: an enum variant's doc comment.
+pub(crate) fn described(shape: TokenStream, desc: &Option<String>) -> TokenStream {
+    let k = krate();
+    match desc {
+        Some(d) => quote! {
+            #k::table::Shape::Doc(&#k::table::Doc {
+                description: ::core::option::Option::Some(#d),
+                default: ::core::option::Option::None,
+                shape: &#shape,
+            })
+        },
+        None => shape,
+    }
+}
+
 pub(crate) struct FieldTokens<'a> {
     pub(crate) name: &'a str,
+    /// Empty: the schema says nothing (an enum's tag, an externally tagged variant's key).
     pub(crate) description: &'a str,
     pub(crate) shape: TokenStream,
     pub(crate) required: bool,

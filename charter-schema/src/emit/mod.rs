@@ -1,0 +1,361 @@
+//! The one schema emitter (docs/design.md §3): from a tool's argument [`ObjectShape`], one view
+//! (the labels in force) and one [`Target`], the compact JSON Schema text, its size, where each
+//! top-level property sits in it ([`PropSpan`]) and what dropping each argument path saves
+//! ([`PathCost`]).
+//!
+//! Every function here is a `const fn`, so the same code runs in two places: `#[charter::tool]`
+//! evaluates it in `const` context (a Rust tool's views are constants), and the pack compiler
+//! and the test kit call it natively and write or leak the results. It runs in two passes over
+//! the same code: a length pass that writes nowhere and counts bytes, characters, spans and
+//! paths ([`measure`]), then a write pass into buffers of exactly those sizes ([`write`]). Spans
+//! and path savings are recorded while writing, from the structure being written, never read
+//! back off the text.
+//!
+//! - `out`: the writer both passes share (bytes, characters, JSON string escaping).
+//! - `node`: one value's schema, by shape.
+//! - `object`: properties, `required`, spans, paths and groups of an object.
+//! - `paths`: the savings of argument paths, and their order.
+//! - `native`: the same functions with heap buffers, for the compiler and the test kit.
+
+mod native;
+mod node;
+mod object;
+mod out;
+mod paths;
+
+pub use native::{Emitted, PathSaving, emit, emit_shape};
+pub use paths::path_costs;
+
+use crate::shape::{Named, ObjectShape, Shape};
+use crate::view::{PropSpan, RawPath};
+use out::Out;
+
+/// The schema dialect written. Today only the portable form every model API and MCP client
+/// accepts; the per-provider dialects (OpenAI's strict mode, Anthropic's, Gemini's subset) and
+/// code mode's TypeScript signatures are further targets of this emitter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Target {
+    /// docs/design.md §3 "The portable form": root `type: object` with no combinator (a tool's
+    /// groups are a sentence in the root's `description`), nullable values as `anyOf` with
+    /// `null`, never a `type` array.
+    Portable,
+}
+
+/// The labels in force in one view (docs/design.md §5).
+#[derive(Debug, Clone, Copy)]
+pub struct Labels<'a> {
+    /// The labels in force (the tool's author mode, then the session mode).
+    pub active: &'a [&'a str],
+    /// No mode at all is in force: every custom-labelled field is shown.
+    pub widest: bool,
+}
+
+impl Labels<'_> {
+    /// The widest view of a tool without an author mode.
+    pub const WIDEST: Labels<'static> = Labels {
+        active: &[],
+        widest: true,
+    };
+}
+
+/// A tool's own "at least one of" / "exactly one of" groups of its top-level parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct Groups<'a> {
+    /// "At least one of" (`require_one_of`).
+    pub at_least_one: &'a [&'a [&'a str]],
+    /// "Exactly one of" (`require_exactly_one_of`).
+    pub exactly_one: &'a [&'a [&'a str]],
+}
+
+impl Groups<'_> {
+    /// No groups.
+    pub const NONE: Groups<'static> = Groups {
+        at_least_one: &[],
+        exactly_one: &[],
+    };
+}
+
+/// What one tool's schema is written from.
+#[derive(Debug, Clone, Copy)]
+pub struct Root<'a> {
+    /// The tool's arguments.
+    pub input: &'a ObjectShape,
+    /// The tool's own groups (told in the root's `description`).
+    pub groups: Groups<'a>,
+    /// Every recursive named type the tool may reach, in declaration order: those a view
+    /// reaches are written under `$defs` in this order. Empty where nothing is recursive (Rust
+    /// tools).
+    pub defs: &'a [&'a Named],
+}
+
+impl<'a> Root<'a> {
+    /// A tool's arguments without groups or recursive types.
+    pub const fn of(input: &'a ObjectShape) -> Root<'a> {
+        Root {
+            input,
+            groups: Groups::NONE,
+            defs: &[],
+        }
+    }
+}
+
+/// What the length pass counts: the sizes of the write pass's buffers, and the size itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Measure {
+    /// Bytes of schema text.
+    pub bytes: usize,
+    /// Characters of schema text (`tokens` is this divided by four).
+    pub chars: usize,
+    /// Top-level properties shown (one [`PropSpan`] each).
+    pub spans: usize,
+    /// Selectable argument paths (one [`PathCost`](crate::PathCost) each).
+    pub paths: usize,
+    /// Bytes of all dotted path names together.
+    pub path_text: usize,
+}
+
+impl Measure {
+    /// `json_tokens` of the text: its characters divided by four (docs/design.md §3).
+    pub const fn tokens(&self) -> u32 {
+        charter_terms::tokens::chars_tokens(self.chars)
+    }
+}
+
+/// The most recursive named types one tool may reach.
+pub const MAX_DEFS: usize = 64;
+
+/// Which property to leave out (what a path's saving is measured against when dropping it
+/// also drops a `$defs` entry): the property `name` of the object whose path is the
+/// `parent`th in walk order ([`ROOT`] for the top level).
+#[derive(Clone, Copy)]
+pub(crate) struct Omit<'a> {
+    pub(crate) parent: usize,
+    pub(crate) name: &'a str,
+}
+
+/// The walk index standing for the top level.
+pub(crate) const ROOT: usize = usize::MAX - 1;
+/// No walk index at all: nothing is left out.
+pub(crate) const NOWHERE: usize = usize::MAX;
+
+/// Where the object being written sits among the argument paths: its own walk index and dotted
+/// name (a range of the path text), and its depth. `None` where paths do not apply (inside
+/// `$defs`, alternatives and map values).
+#[derive(Clone, Copy)]
+pub(crate) struct Track {
+    pub(crate) index: usize,
+    pub(crate) start: usize,
+    pub(crate) len: usize,
+    pub(crate) depth: u8,
+}
+
+/// One pass's state.
+pub(crate) struct Emit<'a, 'b> {
+    pub(crate) out: Out<'b>,
+    pub(crate) labels: Labels<'a>,
+    pub(crate) target: Target,
+    pub(crate) defs: &'a [&'a Named],
+    /// Which of `defs` this view reaches.
+    pub(crate) used: [bool; MAX_DEFS],
+    pub(crate) omit: Omit<'a>,
+    /// `$ref`s written so far (a path whose text holds one is measured by a pass without it).
+    pub(crate) refs: usize,
+    pub(crate) spans: &'b mut [PropSpan],
+    pub(crate) nspans: usize,
+    pub(crate) raw: &'b mut [RawPath],
+    pub(crate) npaths: usize,
+    pub(crate) path_text: &'b mut [u8],
+    pub(crate) path_len: usize,
+}
+
+/// One pass over `root`: writes into the buffers given (all empty: the length pass).
+const fn pass<'a, 'b>(
+    root: &Root<'a>,
+    labels: Labels<'a>,
+    target: Target,
+    omit: Omit<'a>,
+    buffers: (
+        &'b mut [u8],
+        &'b mut [PropSpan],
+        &'b mut [RawPath],
+        &'b mut [u8],
+    ),
+) -> Measure {
+    assert!(
+        root.defs.len() <= MAX_DEFS,
+        "a tool reaches more recursive types than the schema emitter holds (MAX_DEFS)"
+    );
+    let (text, spans, raw, path_text) = buffers;
+    let mut e = Emit {
+        out: Out::new(text),
+        labels,
+        target,
+        defs: root.defs,
+        used: [false; MAX_DEFS],
+        omit,
+        refs: 0,
+        spans,
+        nspans: 0,
+        raw,
+        npaths: 0,
+        path_text,
+        path_len: 0,
+    };
+    object::root(&mut e, root);
+    Measure {
+        bytes: e.out.len,
+        chars: e.out.chars,
+        spans: e.nspans,
+        paths: e.npaths,
+        path_text: e.path_len,
+    }
+}
+
+/// The length pass of one view: the sizes [`write`] needs, and the text's size.
+pub const fn measure(root: &Root<'_>, labels: Labels<'_>, target: Target) -> Measure {
+    measure_without(root, labels, target, NOWHERE, "")
+}
+
+/// The length pass with one property left out (see [`Omit`]).
+pub(crate) const fn measure_without(
+    root: &Root<'_>,
+    labels: Labels<'_>,
+    target: Target,
+    parent: usize,
+    name: &str,
+) -> Measure {
+    let (mut text, mut spans, mut raw, mut path_text): (
+        [u8; 0],
+        [PropSpan; 0],
+        [RawPath; 0],
+        [u8; 0],
+    ) = ([], [], [], []);
+    pass(
+        root,
+        labels,
+        target,
+        Omit { parent, name },
+        (&mut text, &mut spans, &mut raw, &mut path_text),
+    )
+}
+
+/// The write pass of one view, into buffers of exactly [`measure`]'s sizes: the text, the
+/// top-level spans, the argument paths (their savings computed and sorted, most expensive
+/// first, ties in walk order) and the text of their dotted names.
+pub const fn write(
+    root: &Root<'_>,
+    labels: Labels<'_>,
+    target: Target,
+    text: &mut [u8],
+    spans: &mut [PropSpan],
+    raw: &mut [RawPath],
+    path_text: &mut [u8],
+) -> Measure {
+    let omit = Omit {
+        parent: NOWHERE,
+        name: "",
+    };
+    let m = pass(
+        root,
+        labels,
+        target,
+        omit,
+        (text, spans, &mut *raw, path_text),
+    );
+    paths::finish(root, labels, target, m.chars, raw);
+    m
+}
+
+/// The schema text of one shape on its own (not a tool's root: no spans, no paths), as
+/// `charter::schema_text!` shows a type's schema.
+pub const fn shape_measure(shape: &Shape, target: Target) -> usize {
+    let mut none: [u8; 0] = [];
+    shape_pass(shape, target, &mut none)
+}
+
+/// Writes [`shape_measure`]`(shape)` bytes of one shape's schema text.
+pub const fn shape_write(shape: &Shape, target: Target, text: &mut [u8]) -> usize {
+    shape_pass(shape, target, text)
+}
+
+const fn shape_pass(shape: &Shape, target: Target, text: &mut [u8]) -> usize {
+    let (mut spans, mut raw, mut path_text): ([PropSpan; 0], [RawPath; 0], [u8; 0]) = ([], [], []);
+    let mut e = Emit {
+        out: Out::new(text),
+        labels: Labels::WIDEST,
+        target,
+        defs: &[],
+        used: [false; MAX_DEFS],
+        omit: Omit {
+            parent: NOWHERE,
+            name: "",
+        },
+        refs: 0,
+        spans: &mut spans,
+        nspans: 0,
+        raw: &mut raw,
+        npaths: 0,
+        path_text: &mut path_text,
+        path_len: 0,
+    };
+    node::node(&mut e, shape, None, None, None);
+    e.out.len
+}
+
+/// A view's text, spans and paths as constants: what `#[charter::tool]` evaluates, `B`, `S`,
+/// `P` and `L` being [`measure`]'s `bytes`, `spans`, `paths` and `path_text`.
+#[derive(Debug)]
+pub struct ViewText<const B: usize, const S: usize, const P: usize, const L: usize> {
+    /// The schema text (UTF-8).
+    pub text: [u8; B],
+    /// `json_tokens` of the text.
+    pub tokens: u32,
+    /// The top-level spans.
+    pub spans: [PropSpan; S],
+    /// The paths, sorted, their names ranges of `path_text`.
+    pub raw: [RawPath; P],
+    /// Every dotted path name, concatenated.
+    pub path_text: [u8; L],
+}
+
+/// Evaluates one view into constants (see [`ViewText`]).
+pub const fn view_text<const B: usize, const S: usize, const P: usize, const L: usize>(
+    root: &Root<'_>,
+    labels: Labels<'_>,
+    target: Target,
+) -> ViewText<B, S, P, L> {
+    let mut v = ViewText {
+        text: [0; B],
+        tokens: 0,
+        spans: [PropSpan::EMPTY; S],
+        raw: [RawPath::EMPTY; P],
+        path_text: [0; L],
+    };
+    let m = write(
+        root,
+        labels,
+        target,
+        &mut v.text,
+        &mut v.spans,
+        &mut v.raw,
+        &mut v.path_text,
+    );
+    assert!(
+        m.bytes == B && m.spans == S && m.paths == P && m.path_text == L,
+        "view_text: the sizes are not measure()'s"
+    );
+    v.tokens = m.tokens();
+    v
+}
+
+/// `bytes` as `&str`, in `const` context (the emitter writes UTF-8 only).
+pub const fn utf8(bytes: &[u8]) -> &str {
+    match core::str::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(_) => panic!("schema text is not UTF-8"),
+    }
+}
+
+#[cfg(test)]
+mod tests;
