@@ -6,7 +6,7 @@
 //!
 //! One module per macro (`tool`, `derive`, `pack`), each reading its input into a small AST,
 //! checking it as a whole (every mistake a `syn::Error` on the offending token, all reported at
-//! once) and generating code; `errors`, `types`, `pieces` and `text` are what they share. The
+//! once) and generating code; `errors`, `types`, `shape` and `text` are what they share. The
 //! product's rules (names, labels, views, field visibility) come from `charter_terms`. Schemas are emitted as piece trees that `charter_runtime::schema` flattens in
 //! `const` context: no schema is built at start-up or on the first call.
 

@@ -29,7 +29,7 @@ impl Parse for PackInput {
         if input.peek(Token![crate]) && input.peek2(Token![=]) {
             input.parse::<Token![crate]>()?;
             input.parse::<Token![=]>()?;
-            krate = Some(crate::pieces::crate_path(&input.parse::<LitStr>()?)?);
+            krate = Some(crate::shape::crate_path(&input.parse::<LitStr>()?)?);
             input.parse::<Token![;]>()?;
         }
         let attrs = input.call(Attribute::parse_outer)?;
@@ -106,7 +106,7 @@ pub fn pack(input: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error(),
     };
     let path = p.krate.clone();
-    crate::pieces::with_crate(path.as_ref(), || expand(p))
+    crate::shape::with_crate(path.as_ref(), || expand(p))
 }
 
 fn expand(p: PackInput) -> TokenStream {

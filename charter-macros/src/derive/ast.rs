@@ -200,7 +200,7 @@ pub fn container_crate(attrs: &[Attribute], errors: &mut Errors) -> Option<syn::
                 if krate.is_some() {
                     errors.spanned(&meta.path, "`crate` is already set");
                 }
-                match crate::pieces::crate_path(&lit) {
+                match crate::shape::crate_path(&lit) {
                     Ok(path) => krate = Some(path),
                     Err(e) => errors.push(e),
                 }

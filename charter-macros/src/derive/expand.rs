@@ -18,7 +18,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
     };
     let mut errors = Errors::default();
     let path = ast::container_crate(&input.attrs, &mut errors);
-    crate::pieces::with_crate(path.as_ref(), || expand_derive(input, errors))
+    crate::shape::with_crate(path.as_ref(), || expand_derive(input, errors))
 }
 
 fn expand_derive(input: syn::DeriveInput, mut errors: Errors) -> TokenStream {

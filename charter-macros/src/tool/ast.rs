@@ -58,7 +58,7 @@ pub fn parse_tool_attr(attr: TokenStream, errors: &mut Errors) -> ToolAttr {
             if out.krate.is_some() {
                 errors.at(span, "`crate` is already set");
             }
-            match crate::pieces::crate_path(&lit) {
+            match crate::shape::crate_path(&lit) {
                 Ok(path) => out.krate = Some(path),
                 Err(e) => errors.push(e),
             }

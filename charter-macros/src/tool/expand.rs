@@ -28,7 +28,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let attr = ast::parse_tool_attr(attr, &mut errors);
-    crate::pieces::with_crate(attr.krate.as_ref(), || {
+    crate::shape::with_crate(attr.krate.as_ref(), || {
         let f = ast::parse_tool_fn(item, &mut errors);
         let plan = validate::tool(&attr, &f, &mut errors);
         if !errors.is_empty() {
