@@ -85,6 +85,11 @@ impl Server {
 }
 
 /// A real API on 127.0.0.1 that answers every request with a small JSON body and counts them.
+///
+/// It runs on a thread and runtime of its own, as an API runs on a machine of its own: on the
+/// test's runtime it would queue behind the clients decoding 500 full tool lists, and the
+/// server's calls would time out waiting for the stub (the HTTP client's 30 s), which measures
+/// the test machine, not the server.
 async fn api_stub() -> (String, Arc<AtomicUsize>) {
     let count = Arc::new(AtomicUsize::new(0));
     let seen = count.clone();
@@ -98,9 +103,20 @@ async fn api_stub() -> (String, Arc<AtomicUsize>) {
             )
         }
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            axum::serve(listener, app).await.unwrap()
+        });
+    });
     (url, count)
 }
 
