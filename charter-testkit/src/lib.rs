@@ -3,7 +3,7 @@
 //! - [`synthetic_catalogue`]: ten packs of 100 tools each, written as pack files by this crate's
 //!   build script and compiled through `charter-build` like any pack, so benches and tests read
 //!   exactly what the compiler emits.
-//! - [`json`]: small tables described inline in JSON, for tests that need many of them.
+//! - [`json`](mod@json): small tables described inline in JSON, for tests that need many of them.
 //! - [`npm`]: the npm packages some tests run against, installed once under `target/npm/`.
 //! - [`redis`]: a real Redis server on 127.0.0.1 (Debian's `redis-server`), for a fleet's
 //!   shared store.

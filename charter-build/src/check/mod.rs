@@ -12,7 +12,7 @@
 //! - `spec`: one field's declaration; `kinds` the keys that apply to its kind, bounds, enums and
 //!   defaults.
 //!
-//! [`pack`] vouches for a pack that passed every check by returning a [`Checked`], the only
+//! `pack` vouches for a pack that passed every check by returning a [`Checked`], the only
 //! input [`crate::model::resolve`] accepts.
 
 mod auth;

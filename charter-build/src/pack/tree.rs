@@ -191,7 +191,7 @@ const PARSE_STACK: usize = 16 * 1024 * 1024;
 
 /// Parses one YAML document into a located tree. A syntax error is one diagnostic.
 ///
-/// Runs on a thread of its own with [`PARSE_STACK`] bytes of stack (on the caller's thread
+/// Runs on a thread of its own with `PARSE_STACK` bytes of stack (on the caller's thread
 /// when one cannot be spawned).
 pub fn parse(file: &str, source: &str) -> Result<Node, Diagnostic> {
     std::thread::scope(|scope| {

@@ -20,10 +20,10 @@
 //! away turns every later call into an error result that says so, promptly.
 //!
 //! **Interchangeable with the local bridge.** [`McpToolkit::execute_tool_calls`] builds its batch
-//! with [`Batch`] and runs it with `run_tool_batch`, exactly as
+//! with `Batch` and runs it with `run_tool_batch`, exactly as
 //! [`ToolSession::execute_tool_calls`](charter_runtime::ToolSession::execute_tool_calls) does;
 //! the only input that differs is where the annotations come from: here, the server's own hints,
-//! read by [`concurrency_safe`] (explicit `true` only).
+//! read by `concurrency_safe` (explicit `true` only).
 
 //!
 //! The module is split by what each part handles: `upstream` (where the server is), `connect`

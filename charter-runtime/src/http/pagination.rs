@@ -20,7 +20,7 @@ const LINK_NEXT: &str = "next_cursor";
 ///   (`@odata.nextLink?$skip`). A GraphQL (Relay)
 ///   `pageInfo` keeps its `endCursor` on the last page too, so a `hasNextPage: false` beside the
 ///   cursor ends the walk. A `next` of `link:REL?KEY` was read from the `Link` header by the
-///   executor, which put it in the answer as `next_cursor` ([`with_link_cursor`]).
+///   executor, which put it in the answer as `next_cursor` (`with_link_cursor`).
 /// - Page style: increments `param` (absent counts as page 1); stops on an empty page, or on a
 ///   page shorter than the `size_param` the call asked for.
 /// - Offset style: sets `param` to the current offset (absent counts as 0) plus the number of

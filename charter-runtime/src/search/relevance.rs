@@ -11,22 +11,22 @@
 //! The score of a tool is built from the query's *slots* (a word, or a phrase the synonym table
 //! knows, such as `pull request`):
 //! - a term found counts its inverse document frequency times the weight of the best field
-//!   holding it ([`WEIGHTS`]); a synonym counts a little less than the word typed, and never more
+//!   holding it (`WEIGHTS`); a synonym counts a little less than the word typed, and never more
 //!   information than it;
 //! - the query's first word also counts when it is the first word of the description (the
 //!   imperative verb a description opens with: "Comment on an issue", "Share a calendar");
 //! - the slots' scores add up, times the number of slots matched (coordination: a tool
 //!   matching both words of `payment history` beats one matching `history` alone);
 //! - a tool whose resource (the words of its own name up to the first plural) the query names
-//!   whole gains a little ([`RESOURCE`]), and a list or search tool gains when the query holds
-//!   a plural ([`PLURAL_LIST`]); a tool one of whose multi-word hints the query holds whole
-//!   gains too ([`HINT_PHRASE`]);
+//!   whole gains a little (`RESOURCE`), and a list or search tool gains when the query holds
+//!   a plural (`PLURAL_LIST`); a tool one of whose multi-word hints the query holds whole
+//!   gains too (`HINT_PHRASE`);
 //! - a tool that does what the query asks, read or change ([`charter_terms::intent`]), gains
-//!   over the tools that share its words and do the other ([`READ_INTENT`], [`WRITE_INTENT`]).
+//!   over the tools that share its words and do the other (`READ_INTENT`, `WRITE_INTENT`).
 //!
 //! Before scoring, values the query passes on (`jane@acme.com`, `$45`, `3pm`) are dropped, a
 //! reference adds what it names (`#general` a channel, `ENG-340` an issue), and pronouns
-//! (`me`, `my`) count less ([`PRONOUN`]).
+//! (`me`, `my`) count less (`PRONOUN`).
 //!
 //! Ties go, in order, to the plain list/get/create of a resource over its variants (then the
 //! plain update/delete of one item), to the kind of tool the query asks for (a plural asks for a

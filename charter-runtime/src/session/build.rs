@@ -87,7 +87,7 @@ impl ToolSession {
     }
 
     /// Whether a toolkit's list changed since this session read it (its
-    /// [`Toolkit::generation`] moved): [`refreshed`](Self::refreshed) then gives the session
+    /// `Toolkit::generation` moved): [`refreshed`](Self::refreshed) then gives the session
     /// that lists what the toolkits offer now.
     pub fn is_stale(&self) -> bool {
         self.tools.is_stale()

@@ -11,10 +11,10 @@
 //! name and run) and `disclosure` (what the model is shown, and how: the [`Disclosure`] form, the
 //! ToolSearch catalogue, the loaded set).
 //!
-//! - [`build`]: building a session from its sources, and refreshing it when a toolkit changes.
-//! - [`narrow`]: pins and from-context fields the deployment takes out of the model's hands.
-//! - [`search`]: ToolSearch: queries, loading, and the answer the model reads.
-//! - [`dispatch`]: routing one call, and the local bridge's batches.
+//! - `build`: building a session from its sources, and refreshing it when a toolkit changes.
+//! - `narrow`: pins and from-context fields the deployment takes out of the model's hands.
+//! - `search`: ToolSearch: queries, loading, and the answer the model reads.
+//! - `dispatch`: routing one call, and the local bridge's batches.
 //! - [`call`]: search-and-call, `CallTool` and ToolSearch answers with schemas.
 //! - `code`: code mode, `RunCode` and ToolSearch answers with signatures.
 //! - `catalogue`: the ToolSearch description (names, or one line per pack).

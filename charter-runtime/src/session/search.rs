@@ -26,7 +26,7 @@ pub struct SearchAnswer {
     pub unknown: Vec<String>,
     /// On a miss, every tool name of the session, sorted, while they fit the names budget.
     pub available: Vec<String>,
-    /// On a miss past the names budget, up to [`MISS_NEAREST`] names nearest the query (by edit
+    /// On a miss past the names budget, up to `MISS_NEAREST` names nearest the query (by edit
     /// distance: a misspelt name, a word of the query close to a word of a name).
     pub nearest: Vec<String>,
     /// On a miss past the names budget, one line per pack: `label: what it is for (N tools)`,

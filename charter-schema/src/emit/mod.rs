@@ -1,13 +1,13 @@
 //! The one schema emitter (docs/design.md §3): from a tool's argument [`ObjectShape`], one view
 //! (the labels in force) and one [`Target`], the compact JSON Schema text, its size, where each
 //! top-level property sits in it ([`PropSpan`]) and what dropping each argument path saves
-//! ([`PathCost`]).
+//! (`PathCost`).
 //!
 //! Every function here is a `const fn`, so the same code runs in two places: `#[charter::tool]`
 //! evaluates it in `const` context (a Rust tool's views are constants), and the pack compiler
 //! and the test kit call it natively and write or leak the results. It runs in two passes over
 //! the same code: a length pass that writes nowhere and counts bytes, characters, spans and
-//! paths ([`measure`]), then a write pass into buffers of exactly those sizes ([`write`]). Spans
+//! paths ([`measure`]), then a write pass into buffers of exactly those sizes (`write`). Spans
 //! and path savings are recorded while writing, from the structure being written, never read
 //! back off the text.
 //!
@@ -212,7 +212,7 @@ const fn pass<'a, 'b>(
     }
 }
 
-/// The length pass of one view: the sizes [`write`] needs, and the text's size.
+/// The length pass of one view: the sizes `write` needs, and the text's size.
 pub const fn measure(root: &Root<'_>, labels: Labels<'_>, target: Target) -> Measure {
     measure_without(root, labels, target, NOWHERE, "")
 }

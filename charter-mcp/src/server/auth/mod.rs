@@ -9,7 +9,7 @@
 //!
 //! The client's token authenticates it to this server only: it is never put on a request to
 //! an API (pack calls use the pack's own credentials, per user when a rule says so). Without an
-//! auth file the server answers anyone who can reach it, which [`check_exposure`] allows on
+//! auth file the server answers anyone who can reach it, which `check_exposure` allows on
 //! loopback only, unless explicitly waived.
 
 mod access;

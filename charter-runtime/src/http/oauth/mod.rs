@@ -1,7 +1,7 @@
 //! OAuth 2 access tokens for packs whose `auth` declares `oauth2` (docs/design.md §8).
 //!
 //! - [`token`]: one token-endpoint request and its summarised failures.
-//! - [`cache`]: tokens cached until shortly before expiry, renewed single-flight, keyed by end
+//! - `cache`: tokens cached until shortly before expiry, renewed single-flight, keyed by end
 //!   user and credential.
 //! - [`store`]: refresh tokens `charter auth login` keeps in the user's config directory.
 //! - [`login`]: the authorization-code flow with PKCE that obtains one.
