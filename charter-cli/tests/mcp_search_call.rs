@@ -7,31 +7,24 @@ mod common;
 
 use common::*;
 use rmcp::RoleClient;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, ProtocolVersion};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::model::{CallToolResult, ProtocolVersion};
+use rmcp::service::RunningService;
 use serde_json::{Value, json};
 
 type Client = RunningService<RoleClient, Watcher>;
 
 async fn call(client: &Client, name: &str, arguments: Value) -> CallToolResult {
-    let request = CallToolRequestParams::new(name.to_owned()).with_arguments(args(arguments));
-    client
-        .call_tool(request)
-        .await
-        .unwrap_or_else(|e| panic!("tools/call {name}: {e}"))
+    call_tool(client, name, arguments).await
 }
 
-/// Connects over stdio or HTTP on `revision` (2026-07-28 through `server/discover`, older ones
-/// through `initialize`); 2026-07-28 uses a bare `--progressive`, the older revision asks for
-/// search-and-call explicitly. Returns the HTTP child to keep it alive.
+/// Connects over stdio or HTTP on `revision`; 2026-07-28 uses a bare `--progressive`, the
+/// older revision asks for search-and-call explicitly. Returns the HTTP child to keep it alive.
 async fn connect(
     http: bool,
     revision: ProtocolVersion,
     stub: &Stub,
 ) -> (Client, Option<HttpChild>) {
-    let modern = revision == ProtocolVersion::V_2026_07_28;
-    let progressive = if modern {
+    let progressive = if revision == ProtocolVersion::V_2026_07_28 {
         "--progressive"
     } else {
         "--progressive=search-and-call"
@@ -41,39 +34,7 @@ async fn connect(
         ("GITHUB_TOKEN", TOKEN),
     ];
     let packs = ["--pack", "github,stripe", progressive];
-    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let watcher = Watcher {
-        config: ClientConfig::default().with_protocol_version(revision.clone()),
-        changed: tx,
-    };
-    let lifecycle = if modern {
-        ClientLifecycleMode::Discover {
-            preferred_versions: vec![revision],
-        }
-    } else {
-        ClientLifecycleMode::Initialize
-    };
-    if http {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let child = spawn_http(&packs, &env).await;
-        assert!(
-            child.start_line.contains("search-and-call"),
-            "{}",
-            child.start_line
-        );
-        let transport = StreamableHttpClientTransport::from_uri(child.url.clone());
-        let client = watcher.serve_with_lifecycle(transport, lifecycle).await;
-        (client.expect("connect over HTTP"), Some(child))
-    } else {
-        let mut args = vec!["mcp"];
-        args.extend_from_slice(&packs);
-        let (transport, _) = TokioChildProcess::builder(command(&args, &env))
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("spawn charter");
-        let client = watcher.serve_with_lifecycle(transport, lifecycle).await;
-        (client.expect("connect over stdio"), None)
-    }
+    connect_on(http, revision, &packs, &env, "search-and-call").await
 }
 
 fn json_text(result: &CallToolResult) -> Value {

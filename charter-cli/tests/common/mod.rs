@@ -8,8 +8,8 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use rmcp::model::{ClientConfig, ProtocolVersion};
-use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RunningService};
+use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
@@ -89,6 +89,63 @@ pub async fn names(client: &RunningService<RoleClient, Watcher>) -> Vec<String> 
         .into_iter()
         .map(|t| t.name.into_owned())
         .collect()
+}
+
+/// Connects rmcp's client to `charter mcp <packs>` over stdio or streamable HTTP on `revision`
+/// (2026-07-28 through `server/discover`, older ones through `initialize`). Over HTTP the
+/// server's start line must name `mode` (the disclosure form it serves). Returns the HTTP child
+/// to keep it alive.
+pub async fn connect_on(
+    http: bool,
+    revision: ProtocolVersion,
+    packs: &[&str],
+    env: &[(&str, &str)],
+    mode: &str,
+) -> (RunningService<RoleClient, Watcher>, Option<HttpChild>) {
+    let modern = revision == ProtocolVersion::V_2026_07_28;
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let watcher = Watcher {
+        config: ClientConfig::default().with_protocol_version(revision.clone()),
+        changed: tx,
+    };
+    let lifecycle = if modern {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![revision],
+        }
+    } else {
+        ClientLifecycleMode::Initialize
+    };
+    if http {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let child = spawn_http(packs, env).await;
+        assert!(child.start_line.contains(mode), "{}", child.start_line);
+        let transport = StreamableHttpClientTransport::from_uri(child.url.clone());
+        let client = watcher.serve_with_lifecycle(transport, lifecycle).await;
+        (client.expect("connect over HTTP"), Some(child))
+    } else {
+        let mut args = vec!["mcp"];
+        args.extend_from_slice(packs);
+        let (transport, _) = TokioChildProcess::builder(command(&args, env))
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn charter");
+        let client = watcher.serve_with_lifecycle(transport, lifecycle).await;
+        (client.expect("connect over stdio"), None)
+    }
+}
+
+/// `tools/call` of `name` with `arguments`; a protocol error fails the test.
+pub async fn call_tool(
+    client: &RunningService<RoleClient, Watcher>,
+    name: &str,
+    arguments: Value,
+) -> rmcp::model::CallToolResult {
+    let request =
+        rmcp::model::CallToolRequestParams::new(name.to_owned()).with_arguments(args(arguments));
+    client
+        .call_tool(request)
+        .await
+        .unwrap_or_else(|e| panic!("tools/call {name}: {e}"))
 }
 
 /// A client config that negotiates `2025-11-25` (a revision on which a tool list may change).
