@@ -31,6 +31,18 @@ pub enum Error {
         /// The response body, truncated, with the API key masked if the server echoed it.
         body: String,
     },
+    /// The model server answered in its wire format but with nothing the loop can go on with: the
+    /// prompt or the answer was blocked (Gemini's `promptFeedback.blockReason`, a `SAFETY` or
+    /// `RECITATION` finish), or the model's function call was malformed.
+    #[error("the model server at {url} gave no usable answer ({reason}){}", detail_suffix(.detail))]
+    Refused {
+        /// The endpoint, without query string or user info.
+        url: String,
+        /// The provider's reason code (`SAFETY`, `MALFORMED_FUNCTION_CALL`, ...).
+        reason: String,
+        /// What the provider said about it, if anything.
+        detail: String,
+    },
     /// The model server's answer is not the wire format it should speak.
     #[error("the model server at {url} sent a response the loop cannot read: {message}")]
     Decode {
@@ -39,4 +51,12 @@ pub enum Error {
         /// What is wrong with it, with a path into the JSON when there is one.
         message: String,
     },
+}
+
+fn detail_suffix(detail: &str) -> String {
+    if detail.is_empty() {
+        String::new()
+    } else {
+        format!(": {detail}")
+    }
 }

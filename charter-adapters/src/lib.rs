@@ -3,11 +3,12 @@
 //! - [`openai`]: the chat-completions tool loop against any OpenAI-compatible base URL.
 //! - [`anthropic`]: the same over the Messages API, optionally with the API's own deferred
 //!   loading (`defer_loading` tools expanded from our ToolSearch's `tool_reference` results).
+//! - [`gemini`]: the same over the Gemini API's `generateContent` function calling.
 //! - `rig` (feature `rig`): a session's tools as rig dynamic tools.
 //!
-//! Both loops rebuild the tool list from the session every turn, write each schema from its
-//! precomputed text (never re-serialised), run the model's calls as one batch through the
-//! session's scheduler bridge, and return the whole transcript. Charter errors become tool
+//! Every loop rebuilds the tool list from the session every turn, writes each schema from its
+//! precomputed text (never re-serialised), runs the model's calls as one batch through the
+//! session's scheduler bridge, and returns the whole transcript. Charter errors become tool
 //! results for the model; failures of the loop itself (the model server unreachable, a non-2xx,
 //! a body that is not the wire format) are an [`Error`].
 
@@ -37,9 +38,30 @@ macro_rules! loop_option_builders {
 }
 pub(crate) use loop_option_builders;
 
+/// The `with_header` and `with_timeout` builders every loop's client has, over its endpoint
+/// `$field`; `$headers` names headers a caller might add.
+macro_rules! client_builders {
+    ($field:ident, $headers:literal) => {
+        #[doc = concat!("Adds (or replaces) a header sent with every request (", $headers, ").")]
+        pub fn with_header(mut self, name: &str, value: &str) -> Result<Self, Error> {
+            self.$field.header(name, value, false)?;
+            Ok(self)
+        }
+
+        /// Gives up on one model request after `timeout` (default: none beyond the HTTP
+        /// client's own).
+        pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.$field.timeout = Some(timeout);
+            self
+        }
+    };
+}
+pub(crate) use client_builders;
+
 pub mod anthropic;
 mod bridge;
 mod error;
+pub mod gemini;
 mod json;
 pub mod openai;
 #[cfg(feature = "rig")]

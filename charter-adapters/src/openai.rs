@@ -23,8 +23,6 @@
 //! # Ok(()) }
 //! ```
 
-use std::time::Duration;
-
 use charter_runtime::CallContext;
 use charter_runtime::session::{ToolEntry, ToolSession};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -239,10 +237,7 @@ impl OpenAiClient {
         api_key: Option<&str>,
     ) -> Result<Self, Error> {
         let mut endpoint = Endpoint::new(http, base_url, "chat/completions")?;
-        if let Some(key) = api_key.map(str::trim).filter(|k| !k.is_empty()) {
-            endpoint.header("authorization", &format!("Bearer {key}"), true)?;
-            endpoint.secret = Some(key.to_owned());
-        }
+        endpoint.api_key("authorization", "Bearer ", api_key)?;
         Ok(Self { endpoint })
     }
 
@@ -263,17 +258,7 @@ impl OpenAiClient {
         )
     }
 
-    /// Adds a header sent with every request (`OpenAI-Organization`, a gateway's routing key).
-    pub fn with_header(mut self, name: &str, value: &str) -> Result<Self, Error> {
-        self.endpoint.header(name, value, false)?;
-        Ok(self)
-    }
-
-    /// Gives up on one model request after `timeout` (default: none beyond the client's own).
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.endpoint.timeout = Some(timeout);
-        self
-    }
+    crate::client_builders!(endpoint, "`OpenAI-Organization`, a gateway's routing key");
 
     /// The endpoint requests go to, without query string or user info.
     pub fn url(&self) -> &str {

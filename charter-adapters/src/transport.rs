@@ -1,4 +1,4 @@
-//! The one HTTP exchange both loops make: POST a JSON body, read a JSON answer.
+//! The one HTTP exchange every loop makes: POST a JSON body, read a JSON answer.
 //!
 //! Secrets never reach an [`Error`]: URLs are shown without query string or user info, reqwest's
 //! own messages are stripped of the URL, and a key the server echoes back is masked.
@@ -113,6 +113,38 @@ impl Endpoint {
         })
     }
 
+    /// This endpoint with `path` appended (`…/v1beta/models` + `gemini-2.5-flash:generateContent`),
+    /// its headers, secret and timeout kept.
+    pub(crate) fn join(&self, path: &str) -> Result<Self, Error> {
+        let joined = format!(
+            "{}/{}",
+            self.url.as_str().trim_end_matches('/'),
+            path.trim_start_matches('/')
+        );
+        let url = reqwest::Url::parse(&joined)
+            .map_err(|e| Error::Config(format!("`{path}` does not make a URL: {e}")))?;
+        Ok(Self {
+            shown: shown_url(&url),
+            url,
+            ..self.clone()
+        })
+    }
+
+    /// Sends `key` (trimmed; nothing when blank or `None`) in header `name` as `{prefix}{key}`,
+    /// marked sensitive and masked wherever the server might echo it.
+    pub(crate) fn api_key(
+        &mut self,
+        name: &str,
+        prefix: &str,
+        key: Option<&str>,
+    ) -> Result<(), Error> {
+        if let Some(key) = key.map(str::trim).filter(|k| !k.is_empty()) {
+            self.header(name, &format!("{prefix}{key}"), true)?;
+            self.secret = Some(key.to_owned());
+        }
+        Ok(())
+    }
+
     /// Adds a header; its value is marked sensitive when it carries the secret.
     pub(crate) fn header(&mut self, name: &str, value: &str, sensitive: bool) -> Result<(), Error> {
         let name = HeaderName::from_bytes(name.as_bytes())
@@ -163,14 +195,25 @@ impl Endpoint {
 
     /// POSTs `body` and reads a 2xx answer as `T` (`what`: "a chat completion"). An answer that
     /// is not a `T` but that `provider_error` reads a message from (compatible servers often
-    /// answer 200 with an error object) says the server's message instead of serde's.
+    /// answer 200 with an error object) says the server's message instead of serde's; so does a
+    /// non-2xx whose body is the provider's error object.
     pub(crate) async fn exchange<T: serde::de::DeserializeOwned>(
         &self,
         body: Vec<u8>,
         what: &str,
         provider_error: fn(&serde_json::Value) -> Option<String>,
     ) -> Result<T, Error> {
-        let bytes = self.post(body).await?;
+        let bytes = match self.post(body).await {
+            Err(Error::Status { url, status, body }) => {
+                let body = serde_json::from_str::<serde_json::Value>(&body)
+                    .ok()
+                    .as_ref()
+                    .and_then(provider_error)
+                    .map_or(body, |message| self.mask(&message));
+                return Err(Error::Status { url, status, body });
+            }
+            other => other?,
+        };
         serde_json::from_slice::<T>(&bytes).map_err(|e| {
             let provider = serde_json::from_slice::<serde_json::Value>(&bytes)
                 .ok()

@@ -37,7 +37,6 @@
 //! `src/anthropic/types/tool_reference_block_param.py`).
 
 use std::collections::HashSet;
-use std::time::Duration;
 
 use charter_runtime::CallContext;
 use charter_runtime::scheduler::{CallResult, ToolCall as BatchCall};
@@ -82,10 +81,7 @@ impl AnthropicClient {
         api_key: Option<&str>,
     ) -> Result<Self, Error> {
         let mut endpoint = Endpoint::new(http, base_url, "v1/messages")?;
-        if let Some(key) = api_key.map(str::trim).filter(|k| !k.is_empty()) {
-            endpoint.header("x-api-key", key, true)?;
-            endpoint.secret = Some(key.to_owned());
-        }
+        endpoint.api_key("x-api-key", "", api_key)?;
         endpoint.header("anthropic-version", DEFAULT_VERSION, false)?;
         Ok(Self { endpoint })
     }
@@ -111,17 +107,7 @@ impl AnthropicClient {
         self.with_header("anthropic-version", version)
     }
 
-    /// Adds (or replaces) a header sent with every request, e.g. `anthropic-beta`.
-    pub fn with_header(mut self, name: &str, value: &str) -> Result<Self, Error> {
-        self.endpoint.header(name, value, false)?;
-        Ok(self)
-    }
-
-    /// Gives up on one model request after `timeout`.
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.endpoint.timeout = Some(timeout);
-        self
-    }
+    crate::client_builders!(endpoint, "`anthropic-beta`, a gateway's routing key");
 
     /// The endpoint requests go to, without query string or user info.
     pub fn url(&self) -> &str {

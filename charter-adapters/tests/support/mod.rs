@@ -8,6 +8,9 @@
 
 #![allow(dead_code)]
 
+mod gemini;
+pub use gemini::*;
+
 use std::collections::{BTreeMap, HashSet};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -49,8 +52,14 @@ pub struct Recorded {
 }
 
 impl Recorded {
-    /// The names in the request's `tools`, in order (OpenAI or Anthropic shape).
+    /// The names in the request's `tools`, in order (OpenAI, Anthropic or Gemini shape).
     pub fn tool_names(&self) -> Vec<String> {
+        if let Some(declarations) = self.body["tools"][0]["functionDeclarations"].as_array() {
+            return declarations
+                .iter()
+                .map(|d| d["name"].as_str().unwrap_or("?").to_owned())
+                .collect();
+        }
         self.body["tools"]
             .as_array()
             .map(|tools| {
@@ -122,6 +131,7 @@ impl Recorded {
 pub enum Wire {
     OpenAi,
     Anthropic,
+    Gemini,
 }
 
 struct Shared {
@@ -151,6 +161,7 @@ impl ScriptedServer {
         let app = Router::new()
             .route("/v1/chat/completions", post(handle))
             .route("/v1/messages", post(handle))
+            .route("/v1beta/models/{action}", post(handle))
             .with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -161,11 +172,11 @@ impl ScriptedServer {
     }
 
     /// The base URL a client takes: `http://127.0.0.1:PORT/v1` for OpenAI,
-    /// `http://127.0.0.1:PORT` for Anthropic.
+    /// `http://127.0.0.1:PORT` for Anthropic and Gemini.
     pub fn base_url(&self) -> String {
         match self.shared.wire {
             Wire::OpenAi => format!("http://{}/v1", self.addr),
-            Wire::Anthropic => format!("http://{}", self.addr),
+            Wire::Anthropic | Wire::Gemini => format!("http://{}", self.addr),
         }
     }
 
@@ -209,6 +220,7 @@ async fn handle(
     let checked = match shared.wire {
         Wire::OpenAi => check_openai(&headers, &parsed),
         Wire::Anthropic => check_anthropic(&headers, &parsed),
+        Wire::Gemini => check_gemini(&uri, &headers, &parsed),
     };
     if let Err(message) = checked {
         return refuse(shared.wire, 400, &message);
@@ -234,6 +246,7 @@ fn refuse(wire: Wire, status: u16, message: &str) -> Response {
         Wire::Anthropic => {
             json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}})
         }
+        Wire::Gemini => gemini_error(status, message),
     };
     (StatusCode::from_u16(status).unwrap(), axum::Json(body)).into_response()
 }
@@ -248,8 +261,12 @@ fn check_auth(shared: &Shared, headers: &HeaderMap) -> Result<(), String> {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .map(str::to_owned),
-        Wire::Anthropic => headers
-            .get("x-api-key")
+        Wire::Anthropic | Wire::Gemini => headers
+            .get(if shared.wire == Wire::Gemini {
+                "x-goog-api-key"
+            } else {
+                "x-api-key"
+            })
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned),
     };
