@@ -1,0 +1,185 @@
+//! The `example` pack both loop examples serve: two Rust tools (add two numbers, read the
+//! clock), written the way generated code writes them.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use charter_runtime::CallContext;
+use charter_runtime::error::CharterError;
+use charter_runtime::table::*;
+use charter_runtime::tokens::text_tokens;
+use serde_json::{Value, json};
+
+/// What the examples ask when no prompt is given.
+pub const PROMPT: &str = "What is 17.5 plus 24.25, and what time is it now (UTC)?";
+
+/// What the examples tell the model first.
+pub const INSTRUCTIONS: &str =
+    "Use the tools. Search for the ones you need with ToolSearch first, then call them.";
+
+/// The prompt from the command line, or [`PROMPT`].
+pub fn prompt() -> String {
+    let prompt = std::env::args().skip(1).collect::<Vec<_>>().join(" ");
+    if prompt.is_empty() {
+        PROMPT.to_owned()
+    } else {
+        prompt
+    }
+}
+
+/// `MAX_TURNS`, or the loops' default.
+pub fn max_turns() -> Result<usize, String> {
+    match std::env::var("MAX_TURNS") {
+        Ok(text) => text.parse().map_err(|e| format!("MAX_TURNS={text}: {e}")),
+        Err(_) => Ok(charter_adapters::DEFAULT_MAX_TURNS),
+    }
+}
+
+fn add<'a>(args: Value, _ctx: &'a CallContext) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
+    Box::pin(async move {
+        let (a, b) = (
+            args["a"].as_f64().unwrap_or_default(),
+            args["b"].as_f64().unwrap_or_default(),
+        );
+        Ok(ToolOutput::json(json!({"sum": a + b})))
+    })
+}
+
+fn now<'a>(_args: Value, _ctx: &'a CallContext) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
+    Box::pin(async move {
+        let secs = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_err(|e| CharterError::Tool(format!("the system clock is before 1970: {e}")))?
+            .as_secs();
+        Ok(ToolOutput::json(
+            json!({"unix_seconds": secs, "utc_time_of_day": format!("{:02}:{:02}", secs / 3600 % 24, secs / 60 % 60)}),
+        ))
+    })
+}
+
+const NUMBER: Shape = Shape::Number(NumberRules {
+    minimum: None,
+    maximum: None,
+    enum_values: &[],
+});
+
+const fn number(name: &'static str, description: &'static str) -> Field {
+    Field {
+        name,
+        wire: name,
+        description,
+        shape: &NUMBER,
+        required: true,
+        modes: &[],
+        default: None,
+        location: Location::Arg,
+        style: ListStyle::Repeat,
+        allow_slash: false,
+        from_context: None,
+    }
+}
+
+const ADD_SCHEMA: &str = r#"{"type":"object","properties":{"a":{"type":"number","description":"The first addend."},"b":{"type":"number","description":"The second addend."}},"required":["a","b"],"additionalProperties":false}"#;
+const NOW_SCHEMA: &str = r#"{"type":"object","properties":{},"additionalProperties":false}"#;
+
+/// The `example` pack.
+pub static EXAMPLE: Table = Table {
+    pack: "example",
+    description: "arithmetic and the clock",
+    tools: &[
+        ToolDef {
+            name: "example_add",
+            pack: "example",
+            tool: "add",
+            description: "Add two numbers exactly.",
+            annotations: Annotations {
+                read_only: true,
+                idempotent: true,
+                destructive: false,
+                open_world: false,
+            },
+            mode: None,
+            input: &ObjectShape {
+                fields: &[
+                    number("a", "The first addend."),
+                    number("b", "The second addend."),
+                ],
+                require_one_of: &[],
+                require_exactly_one_of: &[],
+            },
+            require_one_of: &[],
+            require_exactly_one_of: &[],
+            views: &[
+                View {
+                    key: ViewKey::Default,
+                    schema: ADD_SCHEMA,
+                    tokens: text_tokens(ADD_SCHEMA),
+                    active: &[],
+                    widest: true,
+                    paths: &[],
+                    spans: &[],
+                },
+                View {
+                    key: ViewKey::Unmatched,
+                    schema: ADD_SCHEMA,
+                    tokens: text_tokens(ADD_SCHEMA),
+                    active: &[],
+                    widest: false,
+                    paths: &[],
+                    spans: &[],
+                },
+            ],
+            search: SearchData {
+                description_lc: "add two numbers exactly.",
+                hints: &["sum", "plus", "math"],
+                ..SearchData::EMPTY
+            },
+            exec: Exec::Rust(add),
+        },
+        ToolDef {
+            name: "example_now",
+            pack: "example",
+            tool: "now",
+            description: "The current time (UTC).",
+            annotations: Annotations {
+                read_only: true,
+                idempotent: false,
+                destructive: false,
+                open_world: false,
+            },
+            mode: None,
+            input: &ObjectShape {
+                fields: &[],
+                require_one_of: &[],
+                require_exactly_one_of: &[],
+            },
+            require_one_of: &[],
+            require_exactly_one_of: &[],
+            views: &[
+                View {
+                    key: ViewKey::Default,
+                    schema: NOW_SCHEMA,
+                    tokens: text_tokens(NOW_SCHEMA),
+                    active: &[],
+                    widest: true,
+                    paths: &[],
+                    spans: &[],
+                },
+                View {
+                    key: ViewKey::Unmatched,
+                    schema: NOW_SCHEMA,
+                    tokens: text_tokens(NOW_SCHEMA),
+                    active: &[],
+                    widest: false,
+                    paths: &[],
+                    spans: &[],
+                },
+            ],
+            search: SearchData {
+                description_lc: "the current time (utc).",
+                hints: &["clock", "date"],
+                ..SearchData::EMPTY
+            },
+            exec: Exec::Rust(now),
+        },
+    ],
+};
