@@ -83,7 +83,7 @@ async fn the_github_pack_found_by_tool_search_and_called_over_http() {
                     json!({"owner": "octo", "repo": "hello", "title": "Follow-up", "milestone": null}),
                 ),
             ]),
-            gemini_text("Issue 7 is open; I filed #8."),
+            gemini_text("The crash report is open; I filed a follow-up (8)."),
         ],
     )
     .await;
@@ -100,7 +100,10 @@ async fn the_github_pack_found_by_tool_search_and_called_over_http() {
     .await
     .unwrap();
     assert_eq!(result.stop, Stop::End);
-    assert_eq!(result.content, "Issue 7 is open; I filed #8.");
+    assert_eq!(
+        result.content,
+        "The crash report is open; I filed a follow-up (8)."
+    );
 
     // The model saw ToolSearch, then the two tools it loaded, their schemas verbatim (and in the
     // Gemini subset: the stub refuses a request otherwise).
