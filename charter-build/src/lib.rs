@@ -11,6 +11,8 @@
 //! - [`model`]: the checked pack, resolved (names qualified, types resolved, annotations set).
 //! - [`lower`]: the resolved pack as `charter_schema` shapes, the tree schemas and tables come
 //!   from.
+//! - [`size`]: the size of every view, counted before any is written (each named type once),
+//!   and the limit on it.
 //! - [`schema`]: each view's compact JSON Schema text, its size, paths by cost, spans, written
 //!   by `charter_schema`'s emitter (the one `#[charter::tool]` evaluates in `const` context).
 //! - [`generate`]: Rust code (`quote` + `prettyplease`).
@@ -34,6 +36,7 @@ pub mod model;
 pub mod oauth;
 pub mod pack;
 pub mod schema;
+pub mod size;
 
 use std::path::Path;
 
@@ -106,8 +109,10 @@ pub fn load_filtered(
         diags.extend(d);
         packs.push(parsed);
     }
-    match check::packs(&packs, diags) {
-        Ok(checked) => Ok((checked.iter().map(model::resolve).collect(), skipped)),
+    match check::packs(&packs, diags)
+        .and_then(|checked| sized(checked.iter().map(model::resolve).collect()))
+    {
+        Ok(models) => Ok((models, skipped)),
         Err(diags) => {
             let order: Vec<String> = sources.iter().map(|(f, _)| f.clone()).collect();
             Err(sort(diags, &order))
@@ -123,8 +128,26 @@ pub fn load_str(file: &str, text: &str) -> Result<PackModel, Vec<Diagnostic>> {
         None => Err(diags),
     };
     checked
-        .map(|c| model::resolve(&c))
+        .and_then(|c| {
+            let model = model::resolve(&c);
+            let diags = size::check(&model);
+            if diags.is_empty() {
+                Ok(model)
+            } else {
+                Err(diags)
+            }
+        })
         .map_err(|diags| sort(diags, &[file.to_owned()]))
+}
+
+/// The resolved packs, or a diagnostic for every tool with a view over the size limit.
+fn sized(models: Vec<PackModel>) -> Result<Vec<PackModel>, Vec<Diagnostic>> {
+    let diags: Vec<Diagnostic> = models.iter().flat_map(size::check).collect();
+    if diags.is_empty() {
+        Ok(models)
+    } else {
+        Err(diags)
+    }
 }
 
 /// Compiles one pack given as text into Rust source naming the runtime by `runtime_path`

@@ -103,6 +103,8 @@ pub struct TypeModel {
 /// A resolved tool.
 #[derive(Debug, Clone)]
 pub struct ToolModel {
+    /// Where the tool is declared (its name).
+    pub loc: crate::Loc,
     /// `<pack>_<tool>`.
     pub name: String,
     /// The tool's own name.
@@ -621,6 +623,7 @@ fn tool(
     let labels: BTreeSet<String> = t.custom_labels(types);
     let mode = t.mode.as_ref().map(|m| m.value.clone());
     ToolModel {
+        loc: t.name.loc,
         name: charter_terms::names::qualified(label, &t.name.value),
         tool: t.name.value.clone(),
         description: t

@@ -198,3 +198,41 @@ fn a_tool_name_starting_with_a_digit_generates_valid_rust() {
     syn::parse_file(&code).expect("the generated code parses");
     assert!(code.contains("\"demo_0items_list\""), "{code}");
 }
+
+/// Each of 30 types uses the next twice: written out, the tool's schema would be 2^30 copies
+/// of the last type. Its size is counted with each type once, and the tool is refused at its
+/// name, with the size and the limit, without a schema being written.
+#[test]
+fn a_schema_that_doubles_thirty_times_is_refused_without_being_written() {
+    let mut text = HEAD.to_owned();
+    text.push_str("types:\n");
+    for i in 0..30 {
+        text.push_str(&format!(
+            "  T{i}:\n    type: object\n    description: Level {i}.\n    properties:\n      left: {{ ref: T{n}, description: Left. }}\n      right: {{ ref: T{n}, description: Right. }}\n",
+            n = i + 1
+        ));
+    }
+    text.push_str("  T30:\n    type: object\n    description: The leaf.\n    properties:\n      x: { type: string, description: X. }\n");
+    text.push_str("tools:\n  put_tree:\n    description: Puts a tree.\n    method: POST\n    path: /trees\n    params:\n      tree: { in: body, ref: T0, description: The tree., required: true }\n  get_tree:\n    description: Gets a tree.\n    method: GET\n    path: /trees/{id}\n    params:\n      id: { in: path, type: string, required: true, description: The id. }\n");
+    let line = 1 + text.lines().position(|l| l == "  put_tree:").unwrap();
+    let found = on_small_stack(move || mistakes(&text));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with(&format!("hostile.yaml:{line}:3: tool `demo_put_tree`")),
+        "{}",
+        found[0]
+    );
+    let limit = charter_terms::tokens::MAX_VIEW_TOKENS;
+    assert!(
+        found[0].contains(&format!("over the limit of {limit} tokens")),
+        "{}",
+        found[0]
+    );
+    let size: u64 = found[0]
+        .split("is at least ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the size is named");
+    assert!(size > 1 << 30, "{size}");
+}

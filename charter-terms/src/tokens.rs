@@ -2,6 +2,12 @@
 //! division). An estimate that ranks two tools, not a tokenizer; the pack compiler, the
 //! proc-macro and the runtime all size text with [`text_tokens`].
 
+/// The largest parameter schema one view of a tool may have, in [`text_tokens`]: about
+/// 200 KB of JSON, a quarter of a 200k-token context for the arguments of one tool. A schema
+/// that size is no help to a model; the pack compiler refuses a tool with a larger view
+/// (`charter_build::size`) and the OpenAPI importer cuts tools down to fit.
+pub const MAX_VIEW_TOKENS: u32 = 50_000;
+
 /// `json_tokens` of already-rendered JSON text: its character count divided by 4.
 pub const fn text_tokens(json_text: &str) -> u32 {
     // Count characters (not bytes): UTF-8 continuation bytes are 0b10xx_xxxx.
