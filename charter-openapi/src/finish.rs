@@ -5,7 +5,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::NoteKind;
-use super::model::{Issue, Kind, Shape, Stats, Tool, TypeDef};
+use super::model::{Issue, Kind, Shape, Stats, Tool, TypeDef, refs};
 
 /// The post-pass: type aliases resolved, recursive types kept out of alternatives, unused
 /// types pruned, every property described, type notes attached to the tools that use them.
@@ -13,6 +13,7 @@ pub(crate) fn finish(types: &mut Vec<TypeDef>, tools: &mut [Tool], stats: &mut S
     resolve_aliases(types, tools);
     let recursive = recursive_types(types);
     inline_recursive_alternatives(types, tools, &recursive);
+    super::cut::cut_large(types, tools, &recursive);
     prune(types, tools);
     stats.generated_descriptions += describe_all(types, tools);
     flag_large(types, tools, &recursive);
@@ -339,17 +340,6 @@ fn walk_mut(s: &mut Shape, f: &mut impl FnMut(&mut Shape)) {
                 walk_mut(a, f);
             }
         }
-        _ => {}
-    }
-}
-
-pub(crate) fn refs(s: &Shape, out: &mut Vec<String>) {
-    match &s.kind {
-        Kind::Ref(name) => out.push(name.clone()),
-        Kind::Object(props) => props.iter().for_each(|p| refs(&p.shape, out)),
-        Kind::Array(items) => refs(items, out),
-        Kind::Map(Some(values)) => refs(values, out),
-        Kind::OneOf(alts) => alts.iter().for_each(|a| refs(a, out)),
         _ => {}
     }
 }

@@ -34,6 +34,7 @@
 //! is this crate's tests' job (they load each pack with `charter_build::load_str`).
 
 mod auth;
+mod cut;
 mod doc;
 mod finish;
 mod model;
@@ -253,6 +254,8 @@ pub enum NoteKind {
     Server,
     /// The tool's parameter schema is very large (every referenced type inlined): curate it.
     LargeSchema,
+    /// The tool's schema (or a type it uses) was cut to fit a model: what was left out.
+    SchemaCut,
 }
 
 impl fmt::Display for NoteKind {
@@ -268,6 +271,7 @@ impl fmt::Display for NoteKind {
             NoteKind::ConstraintDropped => "constraint-dropped",
             NoteKind::Server => "server",
             NoteKind::LargeSchema => "large-schema",
+            NoteKind::SchemaCut => "schema-cut",
         })
     }
 }

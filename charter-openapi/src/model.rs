@@ -244,3 +244,15 @@ pub(crate) struct PackOut<'a> {
     pub source: String,
     pub operations: usize,
 }
+
+/// The names of the types `s` refers to (not through them), in order.
+pub(crate) fn refs(s: &Shape, out: &mut Vec<String>) {
+    match &s.kind {
+        Kind::Ref(name) => out.push(name.clone()),
+        Kind::Object(props) => props.iter().for_each(|p| refs(&p.shape, out)),
+        Kind::Array(items) => refs(items, out),
+        Kind::Map(Some(values)) => refs(values, out),
+        Kind::OneOf(alts) => alts.iter().for_each(|a| refs(a, out)),
+        _ => {}
+    }
+}
