@@ -16,12 +16,14 @@
 //! - `object`: properties, `required`, spans, paths and groups of an object.
 //! - `paths`: the savings of argument paths, and their order.
 //! - `native`: the same functions with heap buffers, for the compiler and the test kit.
+//! - [`typescript`]: code mode's TypeScript signature of a view, from the same tree.
 
 mod native;
 mod node;
 mod object;
 mod out;
 mod paths;
+pub mod typescript;
 
 pub use native::{Emitted, PathSaving, emit, emit_shape};
 pub use paths::path_costs;

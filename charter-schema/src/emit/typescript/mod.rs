@@ -1,0 +1,118 @@
+//! Code mode's TypeScript signatures (docs/code-mode.md): from the same [`Root`] and view
+//! [`Labels`] as a view's JSON Schema, the declaration of the tool's call as a program makes it,
+//! `(args: {..}): Promise<..>`, with each argument's description as a doc comment and the result's
+//! shape where the pack's `response.keep` knows it.
+//!
+//! The caller puts the tool's description and its access (`github.issues_list`) in front at
+//! run time; both are per tool, this text is per view. Like the JSON Schema emitter it is a
+//! pair of `const fn` passes over one code path (a length pass writing nowhere, then a write
+//! pass into a buffer of exactly that size), so `#[charter::tool]` evaluates it in `const`
+//! context and the pack compiler calls it natively.
+//!
+//! The layout, fixed so a session can drop a pinned argument's line without parsing types:
+//! every top-level argument is one line, `  /** doc */ name?: type;`, its doc comment on one
+//! line (line breaks become spaces, `*/` is written `*\/`), nested objects inline. Types say
+//! what a program must send (`string`, `"a" | "b"`, `number`, `T[]`, `T | null`, objects,
+//! `Record<string, T>`, unions of alternatives, a recursive type by name, declared after the
+//! signature as `type Name = ..`); bounds, formats and defaults are left to the descriptions and
+//! to validation, which refuses a wrong call with the direct call's message.
+
+mod keep;
+mod node;
+
+use super::out::Out;
+use super::{Labels, MAX_DEFS, Measure, Root};
+use crate::shape::Named;
+
+/// One pass's state.
+pub(crate) struct Ts<'a, 'b> {
+    pub(crate) out: Out<'b>,
+    pub(crate) labels: Labels<'a>,
+    pub(crate) defs: &'a [&'a Named],
+    /// Which of `defs` this view reaches.
+    pub(crate) used: [bool; MAX_DEFS],
+}
+
+/// One pass: the declaration of the call with the arguments of `root` in this view, returning
+/// what `keep` lists (empty: the API's answer as it is, `any`).
+const fn pass(root: &Root<'_>, labels: Labels<'_>, keep: &[&str], text: &mut [u8]) -> Measure {
+    assert!(
+        root.defs.len() <= MAX_DEFS,
+        "a tool reaches more recursive types than the schema emitter holds (MAX_DEFS)"
+    );
+    let mut t = Ts {
+        out: Out::new(text),
+        labels,
+        defs: root.defs,
+        used: [false; MAX_DEFS],
+    };
+    node::arguments(&mut t, root);
+    t.out.raw(": Promise<");
+    keep::result(&mut t.out, keep);
+    t.out.byte(b'>');
+    node::declarations(&mut t);
+    Measure {
+        bytes: t.out.len,
+        chars: t.out.chars,
+        spans: 0,
+        paths: 0,
+        path_text: 0,
+    }
+}
+
+/// The length pass: the signature's size (`bytes` and `chars`; no spans or paths).
+pub const fn signature_measure(root: &Root<'_>, labels: Labels<'_>, keep: &[&str]) -> Measure {
+    let mut none: [u8; 0] = [];
+    pass(root, labels, keep, &mut none)
+}
+
+/// The write pass, into a buffer of exactly [`signature_measure`]'s `bytes`.
+pub const fn signature_write(
+    root: &Root<'_>,
+    labels: Labels<'_>,
+    keep: &[&str],
+    text: &mut [u8],
+) -> Measure {
+    pass(root, labels, keep, text)
+}
+
+/// A view's signature as constants: what `#[charter::tool]` evaluates, `B` being
+/// [`signature_measure`]'s `bytes`.
+#[derive(Debug)]
+pub struct SignatureText<const B: usize> {
+    /// The signature (UTF-8).
+    pub text: [u8; B],
+    /// `text_tokens` of the text (its characters divided by four).
+    pub tokens: u32,
+}
+
+/// Evaluates one view's signature into constants (see [`SignatureText`]).
+pub const fn signature_text<const B: usize>(
+    root: &Root<'_>,
+    labels: Labels<'_>,
+    keep: &[&str],
+) -> SignatureText<B> {
+    let mut s = SignatureText {
+        text: [0; B],
+        tokens: 0,
+    };
+    let m = signature_write(root, labels, keep, &mut s.text);
+    assert!(m.bytes == B, "signature_text: B is not signature_measure()'s");
+    s.tokens = m.tokens();
+    s
+}
+
+/// One view's signature and its size, with a heap buffer (the pack compiler, the test kit).
+pub fn signature(root: &Root<'_>, labels: Labels<'_>, keep: &[&str]) -> (String, u32) {
+    let m = signature_measure(root, labels, keep);
+    let mut text = vec![0u8; m.bytes];
+    let written = signature_write(root, labels, keep, &mut text);
+    debug_assert_eq!(written, m, "the two passes agree");
+    (
+        String::from_utf8(text).expect("the emitter writes UTF-8"),
+        m.tokens(),
+    )
+}
+
+#[cfg(test)]
+mod tests;
