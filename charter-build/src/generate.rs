@@ -12,7 +12,7 @@ use crate::lower::Lowered;
 use crate::mode::ViewKey;
 use crate::model::{AuthModel, BodyModel, PackModel, PaginationModel, ToolModel};
 use crate::pack::{EnvelopeDecl, HttpMethod};
-use crate::schema::{ViewSchema, tool_view_schema};
+use crate::schema::{ViewSchema, tool_view_schema, tool_view_signature};
 
 mod shapes;
 
@@ -175,9 +175,10 @@ struct Gen<'a> {
 }
 
 impl Gen<'_> {
-    /// The `schema`, `paths` and `spans` expressions of a view.
-    fn view_parts(v: &ViewSchema) -> [TokenStream; 3] {
+    /// The `schema`, `paths`, `spans` and `signature` expressions of a view.
+    fn view_parts(v: &ViewSchema, signature: &str) -> [TokenStream; 4] {
         let schema = text(&v.text);
+        let signature = text(signature);
         let paths = v.paths.iter().map(|p| {
             let path = s(&p.path);
             let depth = Literal::u8_unsuffixed(p.depth);
@@ -200,26 +201,35 @@ impl Gen<'_> {
             quote!(#schema),
             quote!(&[#(#paths),*]),
             quote!(&[#(#spans),*]),
+            quote!(#signature),
         ]
     }
 
     /// The views of a tool, and consts for what several views share (views that show the same
     /// fields, such as `Default` and `Unmatched` of a tool without labels, have one schema).
-    fn views(t: &ToolModel, schemas: &[ViewSchema]) -> (Vec<TokenStream>, Vec<TokenStream>) {
-        let mut shared: Vec<(&str, [TokenStream; 3])> = Vec::new();
+    /// A view's signature is shared with its schema: the same fields shown, the same `keep`.
+    fn views(
+        t: &ToolModel,
+        schemas: &[ViewSchema],
+        signatures: &[(String, u32)],
+    ) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let mut shared: Vec<(&str, [TokenStream; 4])> = Vec::new();
         let mut consts = Vec::new();
         let mut views = Vec::new();
-        for (v, schema) in t.views.iter().zip(schemas) {
+        for ((v, schema), (signature, signature_tokens)) in
+            t.views.iter().zip(schemas).zip(signatures)
+        {
             let repeated = schemas.iter().filter(|o| o.text == schema.text).count() > 1;
-            let [schema_expr, paths, spans] = if !repeated {
-                Self::view_parts(schema)
+            let [schema_expr, paths, spans, signature_expr] = if !repeated {
+                Self::view_parts(schema, signature)
             } else if let Some((_, parts)) = shared.iter().find(|(text, _)| *text == schema.text) {
                 parts.clone()
             } else {
                 let base = shared_view_base(&t.tool, shared.len());
-                let idents = ["SCHEMA", "PATHS", "SPANS"].map(|k| format_ident!("{base}_{k}"));
-                let [a, b, c] = Self::view_parts(schema);
-                let [ia, ib, ic] = &idents;
+                let idents =
+                    ["SCHEMA", "PATHS", "SPANS", "SIGNATURE"].map(|k| format_ident!("{base}_{k}"));
+                let [a, b, c, d] = Self::view_parts(schema, signature);
+                let [ia, ib, ic, id] = &idents;
                 let doc = format!(
                     " Shared by the views of `{}` that show the same fields.",
                     t.name
@@ -229,6 +239,7 @@ impl Gen<'_> {
                     const #ia: &str = #a;
                     const #ib: &[PathCost] = #b;
                     const #ic: &[PropSpan] = #c;
+                    const #id: &str = #d;
                 });
                 let parts = idents.map(|i| quote!(#i));
                 shared.push((&schema.text, parts.clone()));
@@ -243,6 +254,7 @@ impl Gen<'_> {
                 }
             };
             let tokens = u(schema.tokens);
+            let signature_tokens = u(*signature_tokens);
             let active = strs(v.active.iter().map(String::as_str));
             let widest = v.widest;
             views.push(quote!(View {
@@ -253,6 +265,8 @@ impl Gen<'_> {
                 widest: #widest,
                 paths: #paths,
                 spans: #spans,
+                signature: #signature_expr,
+                signature_tokens: #signature_tokens,
             }));
         }
         (views, consts)
@@ -280,7 +294,12 @@ impl Gen<'_> {
             .iter()
             .map(|v| tool_view_schema(&self.lowered, index, v))
             .collect();
-        let (views, consts) = Self::views(t, &schemas);
+        let signatures: Vec<(String, u32)> = t
+            .views
+            .iter()
+            .map(|v| tool_view_signature(&self.lowered, index, v, &t.keep))
+            .collect();
+        let (views, consts) = Self::views(t, &schemas, &signatures);
         let description_lc = s(&t.description.to_lowercase());
         let hints_lc: Vec<String> = t.hints.iter().map(|h| h.to_lowercase()).collect();
         let hints = strs(hints_lc.iter().map(String::as_str));

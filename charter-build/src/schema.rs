@@ -5,7 +5,7 @@
 //! here in the build script, so generated code carries them as literals and compiling a pack
 //! const-evaluates nothing.
 
-use charter_schema::emit::{Groups, Labels, Root, Target, emit};
+use charter_schema::emit::{Groups, Labels, Root, Target, emit, typescript};
 
 use crate::lower::Lowered;
 use crate::mode::ViewSpec;
@@ -35,6 +35,33 @@ pub fn tool_view_schema(lowered: &Lowered, tool: usize, view: &ViewSpec) -> View
         widest: view.widest,
     };
     emit(&root, labels, Target::Portable)
+}
+
+/// Code mode's TypeScript signature of view `view` of tool `tool` (docs/code-mode.md), and its
+/// size in tokens: from the same tree and labels as its schema, the result's shape from the
+/// tool's `response.keep`.
+pub fn tool_view_signature(
+    lowered: &Lowered,
+    tool: usize,
+    view: &ViewSpec,
+    keep: &[String],
+) -> (String, u32) {
+    let active: Vec<&str> = view.active.iter().map(String::as_str).collect();
+    let (at_least_one, exactly_one) = lowered.groups[tool];
+    let root = Root {
+        input: lowered.inputs[tool],
+        groups: Groups {
+            at_least_one,
+            exactly_one,
+        },
+        defs: lowered.defs,
+    };
+    let labels = Labels {
+        active: &active,
+        widest: view.widest,
+    };
+    let keep: Vec<&str> = keep.iter().map(String::as_str).collect();
+    typescript::signature(&root, labels, &keep)
 }
 
 /// Every view of every tool of a pack: `[tool][view]`.

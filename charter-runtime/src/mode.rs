@@ -286,6 +286,8 @@ mod tests {
             widest: true,
             paths: &[],
             spans,
+            signature: "",
+            signature_tokens: 0,
         }
     }
 

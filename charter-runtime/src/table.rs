@@ -89,6 +89,14 @@ pub struct View {
     /// Where each top-level property sits in `schema`, so a session can drop a pinned or
     /// from-context property by splicing text instead of re-deriving the schema.
     pub spans: &'static [PropSpan],
+    /// Code mode's TypeScript declaration of the call in this view, `(args: {..}): Promise<..>`
+    /// (docs/code-mode.md): what ToolSearch answers with in code mode, after the tool's
+    /// description and access (`github.issues_list`). Written at build time by
+    /// `charter_schema::emit::typescript` from the tree the schema is written from; empty in a
+    /// hand-built view (ToolSearch then shows the schema).
+    pub signature: &'static str,
+    /// `text_tokens` of `signature`.
+    pub signature_tokens: u32,
 }
 
 /// What dropping one argument path saves, and where a top-level property sits in a view's

@@ -985,6 +985,8 @@ mod recursive {
         widest: true,
         paths: &[],
         spans: &[],
+        signature: "",
+        signature_tokens: 0,
     }];
     pub static TOOL: ToolDef = ToolDef {
         name: "rec_filter",

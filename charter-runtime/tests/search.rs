@@ -307,6 +307,8 @@ fn hand_built_definitions_are_searchable_from_their_text() {
             widest: true,
             paths: &[],
             spans: &[],
+            signature: "",
+            signature_tokens: 0,
         }],
         search: SearchData {
             description_lc: "current weather for a city.",

@@ -327,6 +327,8 @@ static TREE_VIEWS: [View; 2] = [
         widest: true,
         paths: &[],
         spans: &[],
+        signature: "",
+        signature_tokens: 0,
     },
     View {
         key: ViewKey::Unmatched,
@@ -336,6 +338,8 @@ static TREE_VIEWS: [View; 2] = [
         widest: false,
         paths: &[],
         spans: &[],
+        signature: "",
+        signature_tokens: 0,
     },
 ];
 static TREE_TOOLS: [ToolDef; 1] = [ToolDef {

@@ -22,7 +22,7 @@
 //! `properties`, `values`, `nullable`, `one_of`, `modes`, `from_context`, `in`, `wire`, `style`,
 //! `allow_slash`. A tool without `http` runs [`echo`] (or the named handler).
 
-use charter_schema::emit::{Groups, Labels, Root, Target, emit};
+use charter_schema::emit::{Groups, Labels, Root, Target, emit, typescript};
 use serde_json::{Map, Value};
 
 use charter_runtime::context::CallContext;
@@ -496,7 +496,9 @@ fn view(
         groups,
         defs: &[],
     };
-    let emitted = emit(&root, Labels { active, widest }, Target::Portable);
+    let labels = Labels { active, widest };
+    let emitted = emit(&root, labels, Target::Portable);
+    let (signature, signature_tokens) = typescript::signature(&root, labels, &[]);
     let paths: Vec<PathCost> = emitted
         .paths
         .into_iter()
@@ -514,6 +516,8 @@ fn view(
         widest,
         paths: leak(paths),
         spans: leak(emitted.spans),
+        signature: leak_str(signature),
+        signature_tokens,
     }
 }
 

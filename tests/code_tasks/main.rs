@@ -7,8 +7,9 @@
 //! the same writes; the benchmark counts the bytes that pass through the model's context and the
 //! model's turns. The target: on tasks of three or more calls, at least 80 % fewer
 //! context bytes and one turn of calls. Asserted today: the same answers and writes, one turn of
-//! calls after the searches, and at least 80 % fewer bytes of arguments and results; the total
-//! (ToolSearch's answers included) is reported, as ToolSearch still answers with JSON schemas.
+//! calls after the searches, at least 80 % fewer bytes of arguments and results, and at least
+//! 50 % fewer bytes in all; whether the total reaches 80 % (ToolSearch's answers included, now
+//! TypeScript signatures from the tables) is reported.
 //!
 //! `cargo test --test code_tasks -- --nocapture` prints the figures.
 
@@ -143,6 +144,7 @@ async fn code_mode_answers_alike_with_far_less_context() {
     }
     report(&rows);
     let mut short = Vec::new();
+    let (mut all_direct, mut all_code) = (0, 0);
     for (task, direct, code) in &rows {
         let calls = direct.tally.calls - task.searches.len() as u32;
         if calls < 3 {
@@ -163,16 +165,26 @@ async fn code_mode_answers_alike_with_far_less_context() {
             task.name,
             saved * 100.0,
         );
-        if code.tally.total() as f64 > 0.2 * direct.tally.total() as f64 {
+        let (d, c) = (direct.tally.total(), code.tally.total());
+        // Every byte: ToolSearch's answers (TypeScript signatures in code mode, JSON schemas
+        // on the direct path) included.
+        assert!(
+            (c as f64) < 0.5 * d as f64,
+            "{}: {c} bytes in all against {d}: less than 50 % fewer",
+            task.name
+        );
+        all_direct += d;
+        all_code += c;
+        if c as f64 > 0.2 * d as f64 {
             short.push(task.name);
         }
     }
-    // The issue's target counts every byte, ToolSearch's answers included; they carry JSON
-    // schemas until the tables hold TypeScript signatures (docs/code-mode.md), and are most of
-    // what code mode still reads. Reported, not asserted, until then.
+    // The issue's target, 80 % fewer bytes in all, is reported, not asserted: what is left is
+    // mostly the declarations ToolSearch answers with (docs/code-mode.md).
     println!(
-        "80 % fewer context bytes in all: not reached on {} of the tasks of three or more calls \
-         ({}): ToolSearch's answers still carry JSON schemas",
+        "tasks of three or more calls: {all_code} bytes in all against {all_direct} ({:.1} % \
+         fewer); 80 % fewer not reached on {} of them ({})",
+        100.0 * (1.0 - all_code as f64 / all_direct as f64),
         short.len(),
         short.join(", ")
     );

@@ -142,6 +142,8 @@ pub mod tracker {
                         widest: true,
                         paths: ISSUES_LIST_0_PATHS,
                         spans: ISSUES_LIST_0_SPANS,
+                        signature: ISSUES_LIST_0_SIGNATURE,
+                        signature_tokens: 107,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -203,6 +205,14 @@ pub mod tracker {
                                 required: None,
                             },
                         ],
+                        signature: r#"(args: {
+  /** The project key, e.g. `CORE`. */ project: string;
+  /** Only issues carrying all of these labels. */ labels?: string[];
+  /** Which issues to list. */ state?: "open" | "closed" | "all";
+  /** The page to return (1 is the first). */ page?: number;
+  /** Results per page. */ per_page?: number;
+}): Promise<{id; title; state; labels: {name}; assignee: {login}}>"#,
+                        signature_tokens: 93,
                     },
                     View {
                         key: ViewKey::Label("pro"),
@@ -212,6 +222,8 @@ pub mod tracker {
                         widest: false,
                         paths: ISSUES_LIST_0_PATHS,
                         spans: ISSUES_LIST_0_SPANS,
+                        signature: ISSUES_LIST_0_SIGNATURE,
+                        signature_tokens: 107,
                     },
                 ],
                 search: SearchData {
@@ -450,6 +462,8 @@ pub mod tracker {
                                 required: None,
                             },
                         ],
+                        signature: "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Priority, 1 (highest) to 3. */ priority?: 1 | 2 | 3;\n  /** Free-form key/value metadata. */ metadata?: Record<string, string>;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
+                        signature_tokens: 164,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -531,6 +545,8 @@ pub mod tracker {
                                 required: None,
                             },
                         ],
+                        signature: "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
+                        signature_tokens: 131,
                     },
                     View {
                         key: ViewKey::Label("beta"),
@@ -622,6 +638,8 @@ pub mod tracker {
                                 required: None,
                             },
                         ],
+                        signature: "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Free-form key/value metadata. */ metadata?: Record<string, string>;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
+                        signature_tokens: 150,
                     },
                     View {
                         key: ViewKey::Label("pro"),
@@ -713,6 +731,8 @@ pub mod tracker {
                                 required: None,
                             },
                         ],
+                        signature: "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Priority, 1 (highest) to 3. */ priority?: 1 | 2 | 3;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
+                        signature_tokens: 146,
                     },
                 ],
                 search: SearchData {
@@ -872,6 +892,8 @@ pub mod tracker {
                         widest: false,
                         paths: ISSUES_UPDATE_0_PATHS,
                         spans: ISSUES_UPDATE_0_SPANS,
+                        signature: ISSUES_UPDATE_0_SIGNATURE,
+                        signature_tokens: 148,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -881,6 +903,8 @@ pub mod tracker {
                         widest: false,
                         paths: ISSUES_UPDATE_0_PATHS,
                         spans: ISSUES_UPDATE_0_SPANS,
+                        signature: ISSUES_UPDATE_0_SIGNATURE,
+                        signature_tokens: 148,
                     },
                     View {
                         key: ViewKey::Label("pro"),
@@ -992,6 +1016,17 @@ pub mod tracker {
                                 required: None,
                             },
                         ],
+                        signature: r#"(args: {
+  /** The project key. */ project: string;
+  /** The issue number. */ number: number;
+  /** The new title. */ title?: string;
+  /** The new state. */ state?: "open" | "closed";
+  /** Why the state changes. */ reason: "completed" | "not_planned";
+  /** Estimate in hours. */ estimate?: number;
+  /** When the change applies. */ extra?: {/** From this instant (inclusive). */ gte?: string; /** Before this instant. */ lt?: string} | null;
+  /** The issue this one duplicates, by URL or number; null clears it. */ duplicate_of?: {/** The issue's URL. */ url?: string; /** The issue's number. */ number?: number} | null;
+}): Promise<any>"#,
+                        signature_tokens: 160,
                     },
                     View {
                         key: ViewKey::Label("update"),
@@ -1001,6 +1036,8 @@ pub mod tracker {
                         widest: false,
                         paths: ISSUES_UPDATE_0_PATHS,
                         spans: ISSUES_UPDATE_0_SPANS,
+                        signature: ISSUES_UPDATE_0_SIGNATURE,
+                        signature_tokens: 148,
                     },
                 ],
                 search: SearchData {
@@ -1077,6 +1114,8 @@ pub mod tracker {
                         widest: true,
                         paths: ISSUES_LOCK_0_PATHS,
                         spans: ISSUES_LOCK_0_SPANS,
+                        signature: ISSUES_LOCK_0_SIGNATURE,
+                        signature_tokens: 54,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -1086,6 +1125,8 @@ pub mod tracker {
                         widest: false,
                         paths: ISSUES_LOCK_0_PATHS,
                         spans: ISSUES_LOCK_0_SPANS,
+                        signature: ISSUES_LOCK_0_SIGNATURE,
+                        signature_tokens: 54,
                     },
                 ],
                 search: SearchData {
@@ -1146,6 +1187,8 @@ pub mod tracker {
                         widest: true,
                         paths: ISSUES_DELETE_0_PATHS,
                         spans: ISSUES_DELETE_0_SPANS,
+                        signature: ISSUES_DELETE_0_SIGNATURE,
+                        signature_tokens: 27,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -1155,6 +1198,8 @@ pub mod tracker {
                         widest: false,
                         paths: ISSUES_DELETE_0_PATHS,
                         spans: ISSUES_DELETE_0_SPANS,
+                        signature: ISSUES_DELETE_0_SIGNATURE,
+                        signature_tokens: 27,
                     },
                 ],
                 search: SearchData {
@@ -1227,6 +1272,8 @@ pub mod tracker {
                         widest: true,
                         paths: FILES_GET_0_PATHS,
                         spans: FILES_GET_0_SPANS,
+                        signature: FILES_GET_0_SIGNATURE,
+                        signature_tokens: 56,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -1236,6 +1283,8 @@ pub mod tracker {
                         widest: false,
                         paths: FILES_GET_0_PATHS,
                         spans: FILES_GET_0_SPANS,
+                        signature: FILES_GET_0_SIGNATURE,
+                        signature_tokens: 56,
                     },
                 ],
                 search: SearchData {
@@ -1300,6 +1349,8 @@ pub mod tracker {
                         widest: true,
                         paths: FILES_EXISTS_0_PATHS,
                         spans: FILES_EXISTS_0_SPANS,
+                        signature: FILES_EXISTS_0_SIGNATURE,
+                        signature_tokens: 26,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -1309,6 +1360,8 @@ pub mod tracker {
                         widest: false,
                         paths: FILES_EXISTS_0_PATHS,
                         spans: FILES_EXISTS_0_SPANS,
+                        signature: FILES_EXISTS_0_SIGNATURE,
+                        signature_tokens: 26,
                     },
                 ],
                 search: SearchData {
@@ -1371,6 +1424,8 @@ pub mod tracker {
                         widest: true,
                         paths: PROJECTS_LIST_0_PATHS,
                         spans: PROJECTS_LIST_0_SPANS,
+                        signature: PROJECTS_LIST_0_SIGNATURE,
+                        signature_tokens: 28,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -1380,6 +1435,8 @@ pub mod tracker {
                         widest: false,
                         paths: PROJECTS_LIST_0_PATHS,
                         spans: PROJECTS_LIST_0_SPANS,
+                        signature: PROJECTS_LIST_0_SIGNATURE,
+                        signature_tokens: 28,
                     },
                 ],
                 search: SearchData {
@@ -1524,6 +1581,8 @@ pub mod tracker {
                         widest: true,
                         paths: EVENTS_SEARCH_0_PATHS,
                         spans: EVENTS_SEARCH_0_SPANS,
+                        signature: EVENTS_SEARCH_0_SIGNATURE,
+                        signature_tokens: 159,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -1533,6 +1592,8 @@ pub mod tracker {
                         widest: false,
                         paths: EVENTS_SEARCH_0_PATHS,
                         spans: EVENTS_SEARCH_0_SPANS,
+                        signature: EVENTS_SEARCH_0_SIGNATURE,
+                        signature_tokens: 159,
                     },
                 ],
                 search: SearchData {
@@ -1590,6 +1651,8 @@ pub mod tracker {
                         widest: true,
                         paths: ISSUE_GRAPH_0_PATHS,
                         spans: ISSUE_GRAPH_0_SPANS,
+                        signature: ISSUE_GRAPH_0_SIGNATURE,
+                        signature_tokens: 27,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -1599,6 +1662,8 @@ pub mod tracker {
                         widest: false,
                         paths: ISSUE_GRAPH_0_PATHS,
                         spans: ISSUE_GRAPH_0_SPANS,
+                        signature: ISSUE_GRAPH_0_SIGNATURE,
+                        signature_tokens: 27,
                     },
                 ],
                 search: SearchData {
@@ -1844,6 +1909,14 @@ pub mod tracker {
             required: None,
         },
     ];
+    const ISSUES_LIST_0_SIGNATURE: &str = r#"(args: {
+  /** The project key, e.g. `CORE`. */ project: string;
+  /** Only issues carrying all of these labels. */ labels?: string[];
+  /** Which issues to list. */ state?: "open" | "closed" | "all";
+  /** The page to return (1 is the first). */ page?: number;
+  /** Results per page. */ per_page?: number;
+  /** Minimum triage score. */ internal_score?: number;
+}): Promise<{id; title; state; labels: {name}; assignee: {login}}>"#;
     /// Shared by the views of `tracker_issues_update` that show the same fields.
     const ISSUES_UPDATE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"oneOf":[{"required":["url"]},{"required":["number"]}],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#;
     const ISSUES_UPDATE_0_PATHS: &[PathCost] = &[
@@ -1940,6 +2013,15 @@ pub mod tracker {
             required: None,
         },
     ];
+    const ISSUES_UPDATE_0_SIGNATURE: &str = r#"(args: {
+  /** The project key. */ project: string;
+  /** The issue number. */ number: number;
+  /** The new title. */ title?: string;
+  /** The new state. */ state?: "open" | "closed";
+  /** Why the state changes. */ reason: "completed" | "not_planned";
+  /** When the change applies. */ extra?: {/** From this instant (inclusive). */ gte?: string; /** Before this instant. */ lt?: string} | null;
+  /** The issue this one duplicates, by URL or number; null clears it. */ duplicate_of?: {/** The issue's URL. */ url?: string; /** The issue's number. */ number?: number} | null;
+}): Promise<any>"#;
     /// Shared by the views of `tracker_issues_lock` that show the same fields.
     const ISSUES_LOCK_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"type":"string","description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"],"additionalProperties":false}"#;
     const ISSUES_LOCK_0_PATHS: &[PathCost] = &[
@@ -1976,6 +2058,11 @@ pub mod tracker {
             required: None,
         },
     ];
+    const ISSUES_LOCK_0_SIGNATURE: &str = r#"(args: {
+  /** The project key. */ project: string;
+  /** The issue number. */ number: number;
+  /** Why the conversation is locked. */ lock_reason?: "off-topic" | "too heated" | "resolved" | "spam";
+}): Promise<any>"#;
     /// Shared by the views of `tracker_issues_delete` that show the same fields.
     const ISSUES_DELETE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#;
     const ISSUES_DELETE_0_PATHS: &[PathCost] = &[
@@ -2002,6 +2089,7 @@ pub mod tracker {
             required: Some((190, 199)),
         },
     ];
+    const ISSUES_DELETE_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** The issue number. */ number: number;\n}): Promise<any>";
     /// Shared by the views of `tracker_files_get` that show the same fields.
     const FILES_GET_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`.","minLength":1},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"],"additionalProperties":false}"#;
     const FILES_GET_0_PATHS: &[PathCost] = &[
@@ -2038,6 +2126,7 @@ pub mod tracker {
             required: None,
         },
     ];
+    const FILES_GET_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** The file path, e.g. `src/main.rs`. */ path: string;\n  /** An ETag; the API answers 304 when the file is unchanged. */ if_none_match?: string;\n}): Promise<{content; sha}>";
     /// Shared by the views of `tracker_files_exists` that show the same fields.
     const FILES_EXISTS_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path.","minLength":1}},"required":["project","path"],"additionalProperties":false}"#;
     const FILES_EXISTS_0_PATHS: &[PathCost] = &[
@@ -2064,6 +2153,7 @@ pub mod tracker {
             required: Some((198, 205)),
         },
     ];
+    const FILES_EXISTS_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** The file path. */ path: string;\n}): Promise<any>";
     /// Shared by the views of `tracker_projects_list` that show the same fields.
     const PROJECTS_LIST_0_SCHEMA: &str = r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Projects per page.","minimum":1,"maximum":100},"offset":{"type":"integer","description":"Projects to skip.","minimum":0}},"additionalProperties":false}"#;
     const PROJECTS_LIST_0_PATHS: &[PathCost] = &[
@@ -2090,6 +2180,7 @@ pub mod tracker {
             required: None,
         },
     ];
+    const PROJECTS_LIST_0_SIGNATURE: &str = "(args?: {\n  /** Projects per page. */ limit?: number;\n  /** Projects to skip. */ offset?: number;\n}): Promise<any>";
     /// Shared by the views of `tracker_events_search` that show the same fields.
     const EVENTS_SEARCH_0_SCHEMA: &str = r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}},"additionalProperties":false}},"required":["kind"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","oneOf":[{"type":"string","minLength":1},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"type":"string","enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page.","default":10,"minimum":1,"maximum":100}},"required":["filter"],"additionalProperties":false}"#;
     const EVENTS_SEARCH_0_PATHS: &[PathCost] = &[
@@ -2176,6 +2267,13 @@ pub mod tracker {
             required: None,
         },
     ];
+    const EVENTS_SEARCH_0_SIGNATURE: &str = r#"(args: {
+  /** What to match. */ filter: {/** The event kind. */ kind: "comment" | "state" | "label"; /** When the event happened. */ created?: {/** From this instant (inclusive). */ gte?: string; /** Before this instant. */ lt?: string}; /** Who caused the event. */ actor?: {/** The actor's login. */ login?: string}};
+  /** An exact value to match (a word or a number). */ value?: string | number;
+  /** Related objects to include. */ expand?: ("actor" | "project")[];
+  /** The id of the last event of the previous page. */ starting_after?: string;
+  /** Events per page. */ limit?: number;
+}): Promise<{data: {id; kind}; has_more}>"#;
     /// Shared by the views of `tracker_issue_graph` that show the same fields.
     const ISSUE_GRAPH_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#;
     const ISSUE_GRAPH_0_PATHS: &[PathCost] = &[
@@ -2202,6 +2300,7 @@ pub mod tracker {
             required: Some((176, 185)),
         },
     ];
+    const ISSUE_GRAPH_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** The issue number. */ number: number;\n}): Promise<any>";
     /// The `Comment` type.
     #[allow(non_upper_case_globals)]
     static T_Comment: Named = Named {

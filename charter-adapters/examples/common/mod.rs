@@ -117,6 +117,8 @@ pub static EXAMPLE: Table = Table {
                     widest: true,
                     paths: &[],
                     spans: &[],
+                    signature: "",
+                    signature_tokens: 0,
                 },
                 View {
                     key: ViewKey::Unmatched,
@@ -126,6 +128,8 @@ pub static EXAMPLE: Table = Table {
                     widest: false,
                     paths: &[],
                     spans: &[],
+                    signature: "",
+                    signature_tokens: 0,
                 },
             ],
             search: SearchData {
@@ -163,6 +167,8 @@ pub static EXAMPLE: Table = Table {
                     widest: true,
                     paths: &[],
                     spans: &[],
+                    signature: "",
+                    signature_tokens: 0,
                 },
                 View {
                     key: ViewKey::Unmatched,
@@ -172,6 +178,8 @@ pub static EXAMPLE: Table = Table {
                     widest: false,
                     paths: &[],
                     spans: &[],
+                    signature: "",
+                    signature_tokens: 0,
                 },
             ],
             search: SearchData {

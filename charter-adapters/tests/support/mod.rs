@@ -686,6 +686,8 @@ macro_rules! demo_tool {
                     widest: true,
                     paths: &[],
                     spans: &[],
+                    signature: "",
+                    signature_tokens: 0,
                 },
                 View {
                     key: ViewKey::Unmatched,
@@ -695,6 +697,8 @@ macro_rules! demo_tool {
                     widest: false,
                     paths: &[],
                     spans: &[],
+                    signature: "",
+                    signature_tokens: 0,
                 },
             ],
             search: SearchData {

@@ -247,6 +247,8 @@ fn view_tokens(f: &ToolFn, plan: &ToolPlan) -> (Vec<TokenStream>, Vec<TokenStrea
                         u32,
                         &[#k::table::PropSpan],
                         &[#k::table::PathCost],
+                        &str,
+                        u32,
                     ) = #p::const_view!(
                         <#ident as #k::schema::Tool>::INPUT,
                         [#(#active),*],
@@ -271,6 +273,8 @@ fn view_tokens(f: &ToolFn, plan: &ToolPlan) -> (Vec<TokenStream>, Vec<TokenStrea
                 widest: #widest,
                 paths: #data.3,
                 spans: #data.2,
+                signature: #data.4,
+                signature_tokens: #data.5,
             }
         });
     }

@@ -106,8 +106,10 @@ macro_rules! schema_text {
 }
 
 /// One view of a Rust tool, evaluated in `const` context by the schema emitter: `(schema text,
-/// tokens, spans, paths)` of the tool whose arguments are `$input` (an `&'static ObjectShape`)
-/// with the labels `$active` in force, `$widest` when no mode is (generated code).
+/// tokens, spans, paths, signature, signature tokens)` of the tool whose arguments are `$input`
+/// (an `&'static ObjectShape`) with the labels `$active` in force, `$widest` when no mode is
+/// (generated code). The signature is code mode's TypeScript declaration (its result `any`: a
+/// Rust tool declares no `keep`).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __const_view {
@@ -128,12 +130,26 @@ macro_rules! __const_view {
         const __PT: [u8; __M.path_text] = __V.path_text;
         const __P: [$crate::table::PathCost; __M.paths] =
             $crate::__schema::emit::path_costs(&__V.raw, &__PT);
+        const __SM: $crate::__schema::Measure =
+            $crate::__schema::emit::typescript::signature_measure(&__R, __LB, &[]);
+        const __SV: $crate::__schema::emit::typescript::SignatureText<{ __SM.bytes }> =
+            $crate::__schema::emit::typescript::signature_text(&__R, __LB, &[]);
+        const __ST: [u8; __SM.bytes] = __SV.text;
         let __out: (
             &'static str,
             u32,
             &'static [$crate::table::PropSpan],
             &'static [$crate::table::PathCost],
-        ) = ($crate::schema::utf8(&__T), __V.tokens, &__SP, &__P);
+            &'static str,
+            u32,
+        ) = (
+            $crate::schema::utf8(&__T),
+            __V.tokens,
+            &__SP,
+            &__P,
+            $crate::schema::utf8(&__ST),
+            __SV.tokens,
+        );
         __out
     }};
 }

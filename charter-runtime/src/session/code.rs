@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::ToolSession;
-use super::entry::Entry;
+use super::entry::{Entry, Kind};
 use crate::context::CallContext;
 use crate::error::CharterError;
 use crate::table::{BoxFuture, ToolOutput};
@@ -60,11 +60,23 @@ impl ToolSession {
 
     /// The ToolSearch answer of a code-mode session: the note, then each found tool's
     /// signature, then (when names were unknown or nothing matched) what exists.
-    pub(super) fn found_signatures(&self, answer: &super::SearchAnswer) -> String {
+    ///
+    /// Lean where the model did not ask for a tool by name: of keyword matches, the best is
+    /// declared in full and the others without their arguments' doc comments (types, names and
+    /// the result's shape stay, so each is callable as shown; `select:` declares any in full).
+    /// Argument docs are most of a declaration's bytes, and a keyword search's further matches
+    /// are mostly not the tool the program calls (docs/code-mode.md).
+    pub(super) fn found_signatures(&self, answer: &super::SearchAnswer, named: bool) -> String {
         let mut out = answer.note.clone();
-        for i in answer.loaded.iter().filter_map(|n| self.tools.lookup(n)) {
+        let found = answer.loaded.iter().filter_map(|n| self.tools.lookup(n));
+        for (k, i) in found.enumerate() {
             out.push_str("\n\n");
-            out.push_str(&self.tools.entries[i].signature());
+            let signature = self.tools.entries[i].signature();
+            if named || k == 0 {
+                out.push_str(&signature);
+            } else {
+                out.push_str(&without_argument_docs(&signature));
+            }
         }
         if !answer.unknown.is_empty() {
             let _ = write!(out, "\n\nUnknown: {}", answer.unknown.join(", "));
@@ -157,20 +169,125 @@ impl ToolSession {
 }
 
 impl Entry {
-    /// The tool as a program calls it, for ToolSearch's answer in code mode.
-    ///
-    /// INTERIM: the TypeScript declaration of each view is to be generated at build time and
-    /// stored in the tables with its size (docs/code-mode.md); until the tables carry it, this
-    /// writes the call's form with the view's JSON schema as its argument type.
+    /// The tool as a program calls it, for ToolSearch's answer in code mode: its description,
+    /// then its access and the view's TypeScript signature from the table
+    /// (`github.issues_list(args: {..}): Promise<..>`), less the lines of arguments the
+    /// deployment pinned or fills from context. A tool without one (a toolkit's, a hand-built
+    /// view) shows its JSON schema as the argument type instead.
     pub(super) fn signature(&self) -> String {
         let (pack, tool) = self.pack_and_tool();
         let access = charter_terms::script::tool_access(pack, tool);
         let description = self.description().replace("*/", "*\\/");
-        format!(
-            "/** {description} */\n{access}(args: {}): Promise<any>",
-            self.schema()
-        )
+        let declared = match &self.kind {
+            Kind::Static { view, .. } if !view.signature.is_empty() => Some(view.signature),
+            _ => None,
+        };
+        match (declared, &self.narrowing) {
+            (Some(signature), None) => format!("/** {description} */\n{access}{signature}"),
+            (Some(signature), Some(_)) => {
+                let signature = without_arguments(signature, |name| self.narrowed(name).is_some());
+                format!("/** {description} */\n{access}{signature}")
+            }
+            (None, _) => format!(
+                "/** {description} */\n{access}(args: {}): Promise<any>",
+                self.schema()
+            ),
+        }
     }
+}
+
+/// A signature without the lines of the top-level arguments `drop` names. Each argument is one
+/// line, `  /** doc */ name?: type;`, its doc comment free of `*/` (the emitter's layout:
+/// `charter_schema::emit::typescript`).
+fn without_arguments(signature: &str, drop: impl Fn(&str) -> bool) -> String {
+    let mut out = String::with_capacity(signature.len());
+    for line in signature.split_inclusive('\n') {
+        let dropped = line.strip_prefix("  ").is_some_and(|member| {
+            let member = match member.strip_prefix("/** ") {
+                Some(doc) => doc.split_once(" */ ").map_or("", |(_, rest)| rest),
+                None => member,
+            };
+            drop(&member_name(member))
+        });
+        if !dropped {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// A declaration without its arguments' doc comments: every `/** .. */ ` after the first line
+/// (the tool's description) goes, wherever it stands; string literals (enum values) are kept
+/// as they are, whatever they hold. A doc comment never holds `*/` (the emitter writes `*\/`).
+fn without_argument_docs(signature: &str) -> String {
+    let (head, rest) = signature.split_once('\n').unwrap_or((signature, ""));
+    let mut out = String::with_capacity(signature.len());
+    out.push_str(head);
+    out.push('\n');
+    let mut rest = rest;
+    while !rest.is_empty() {
+        let next_doc = rest.find("/** ");
+        let next_string = rest.find('"');
+        match (next_doc, next_string) {
+            (Some(d), s) if s.is_none_or(|s| d < s) => {
+                out.push_str(&rest[..d]);
+                rest = rest[d..].split_once(" */ ").map_or("", |(_, after)| after);
+            }
+            (_, Some(s)) => {
+                // Copy the string literal whole (JSON escapes: `\"` does not end it).
+                out.push_str(&rest[..=s]);
+                rest = &rest[s + 1..];
+                let mut end = rest.len();
+                let mut escaped = false;
+                for (k, c) in rest.char_indices() {
+                    match c {
+                        '\\' if !escaped => escaped = true,
+                        '"' if !escaped => {
+                            end = k + 1;
+                            break;
+                        }
+                        _ => escaped = false,
+                    }
+                }
+                out.push_str(&rest[..end]);
+                rest = &rest[end..];
+            }
+            (_, None) => {
+                out.push_str(rest);
+                rest = "";
+            }
+        }
+    }
+    out
+}
+
+/// Whether a ToolSearch call names its tools (`select:`) rather than searching by keywords.
+pub(super) fn names_tools(arguments: &Value) -> bool {
+    let select = |map: &serde_json::Map<String, Value>| {
+        map.get("query")
+            .and_then(Value::as_str)
+            .is_some_and(|q| q.trim_start().starts_with("select:"))
+    };
+    match arguments {
+        Value::Object(map) => select(map),
+        // String-encoded arguments, as some clients send them.
+        Value::String(text) => serde_json::from_str::<serde_json::Map<String, Value>>(text)
+            .is_ok_and(|map| select(&map)),
+        _ => false,
+    }
+}
+
+/// The name a member line declares: an identifier, or a string literal.
+fn member_name(member: &str) -> String {
+    if member.starts_with('"') {
+        let mut stream = serde_json::Deserializer::from_str(member).into_iter::<String>();
+        return stream.next().and_then(Result::ok).unwrap_or_default();
+    }
+    member
+        .split(['?', ':'])
+        .next()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// The program of a `RunCode` call, or the problems with its arguments.
@@ -206,5 +323,29 @@ fn program(arguments: Value) -> Result<String, CharterError> {
                 RUN_CODE, &issues,
             )))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pinned_arguments_leave_the_signature_line_by_line() {
+        let signature = "(args: {\n  // Give at least one of: owner, or repo.\n  /** The owner: x */ owner: string;\n  \"per-page\"?: number;\n  /** Repo. */ repo?: {a: string};\n}): Promise<any>";
+        let kept = without_arguments(signature, |n| n == "owner" || n == "per-page");
+        assert_eq!(
+            kept,
+            "(args: {\n  // Give at least one of: owner, or repo.\n  /** Repo. */ repo?: {a: string};\n}): Promise<any>"
+        );
+    }
+
+    #[test]
+    fn argument_docs_go_and_string_literals_stay() {
+        let declared = "/** Lists. */\np.t(args: {\n  /** The owner: x */ owner: string;\n  s?: \"/** no\\\" */ \" | \"b\";\n  n?: {/** Inner. */ a: string};\n}): Promise<{id}>";
+        assert_eq!(
+            without_argument_docs(declared),
+            "/** Lists. */\np.t(args: {\n  owner: string;\n  s?: \"/** no\\\" */ \" | \"b\";\n  n?: {a: string};\n}): Promise<{id}>"
+        );
     }
 }

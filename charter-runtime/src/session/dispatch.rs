@@ -42,7 +42,10 @@ impl ToolSession {
                 let answer = self.tool_search_call(&arguments)?;
                 return Ok(match self.disclosure.in_force() {
                     Disclosure::SearchAndCall => ToolOutput::text(self.found_json(&answer)),
-                    Disclosure::Code => ToolOutput::text(self.found_signatures(&answer)),
+                    Disclosure::Code => {
+                        let named = super::code::names_tools(&arguments);
+                        ToolOutput::text(self.found_signatures(&answer, named))
+                    }
                     Disclosure::Eager | Disclosure::ListChanged => {
                         ToolOutput::json(answer.to_json())
                     }

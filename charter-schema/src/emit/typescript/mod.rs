@@ -97,7 +97,10 @@ pub const fn signature_text<const B: usize>(
         tokens: 0,
     };
     let m = signature_write(root, labels, keep, &mut s.text);
-    assert!(m.bytes == B, "signature_text: B is not signature_measure()'s");
+    assert!(
+        m.bytes == B,
+        "signature_text: B is not signature_measure()'s"
+    );
     s.tokens = m.tokens();
     s
 }
