@@ -585,3 +585,65 @@ async fn deferred_mode_and_code_mode_are_refused_together() {
     .unwrap_err();
     assert!(matches!(err, Error::Config(_)), "{err}");
 }
+
+#[tokio::test]
+async fn code_mode_runs_one_program_whose_calls_are_one_scheduler_batch() {
+    use charter_runtime::session::RUN_CODE;
+    let program = "const [a, t, b] = await Promise.all([demo.weather({city: 'Paris'}), demo.time({zone: 'UTC'}), demo.weather({city: 'Paris'})]);\nlet caught = '';\ntry { await demo.weather({}); } catch (e) { caught = e.message; }\nreturn {forecast: a.forecast, time: t, same: a.forecast === b.forecast, caught};";
+    let (server, client) = server(vec![
+        anthropic_calls(&[(
+            "toolu_1",
+            TOOL_SEARCH,
+            json!({"query": "weather forecast city"}),
+        )]),
+        anthropic_calls(&[("toolu_2", RUN_CODE, json!({ "code": program }))]),
+        anthropic_calls(&[("toolu_3", RUN_CODE, json!({"code": "while (true) {}"}))]),
+        anthropic_text("Sunny in Paris."),
+    ])
+    .await;
+    let ctx = context("anthropic-code-mode");
+    let result = anthropic::run(
+        &client,
+        "scripted-model",
+        &[Message::user("weather in Paris?")],
+        &code_mode(),
+        &ctx,
+        &Options::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(result.stop, Stop::End);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    for request in &requests {
+        assert_eq!(request.tool_names(), [TOOL_SEARCH, RUN_CODE]);
+        assert_eq!(request.raw_tools(), requests[0].raw_tools(), "one list");
+    }
+    let results = tool_results(&result.messages);
+    // The search answers with the tool's TypeScript declaration from the table.
+    let found = text_of(&results[0].1);
+    assert!(found.contains("demo.weather(args:"), "{found}");
+    // The program: one batch, the duplicate run once, the refused call caught with the direct
+    // call's message; only the program's answer reaches the model.
+    assert!(!results[1].2, "{}", text_of(&results[1].1));
+    let answer: Value = serde_json::from_str(&text_of(&results[1].1)).unwrap();
+    assert_eq!(answer["forecast"], "sunny in Paris", "{answer}");
+    assert_eq!(answer["time"], "12:00 in UTC", "{answer}");
+    assert_eq!(answer["same"], true);
+    assert!(
+        answer["caught"]
+            .as_str()
+            .is_some_and(|m| m.contains("city")),
+        "{answer}"
+    );
+    let activity = activity("anthropic-code-mode");
+    assert_eq!(activity.calls.len(), 2, "{:?}", activity.calls);
+    assert_eq!(activity.max_in_flight, 2, "read-only calls ran together");
+    // An endless program is stopped at the CPU-time limit, as an error result; the loop goes on.
+    assert!(results[2].2);
+    assert!(
+        text_of(&results[2].1).contains("CPU-time limit"),
+        "{}",
+        text_of(&results[2].1)
+    );
+}

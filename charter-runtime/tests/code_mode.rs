@@ -139,8 +139,14 @@ async fn tool_search_answers_with_how_a_program_calls_each_tool() {
         )
         .await
         .unwrap();
-    assert!(answer.text.contains("crm.notes_read("), "{}", answer.text);
-    assert!(answer.text.contains("Read a note."), "{}", answer.text);
+    // The view's TypeScript signature from the table, after the description and access.
+    assert!(
+        answer.text.contains(
+            "/** Read a note. */\ncrm.notes_read(args: {\n  /** The note key. */ key: string;\n}): Promise<any>"
+        ),
+        "{}",
+        answer.text
+    );
     assert!(answer.text.contains("Unknown: crm_nope"), "{}", answer.text);
     // Nothing loads: the list stays as it was.
     assert_eq!(session.visible().len(), 2);
@@ -153,9 +159,35 @@ async fn tool_search_answers_with_how_a_program_calls_each_tool() {
         )
         .await
         .unwrap();
-    assert!(create.text.contains("\"name\""), "{}", create.text);
-    assert!(!create.text.contains("\"owner\""), "{}", create.text);
-    assert!(!create.text.contains("\"account\""), "{}", create.text);
+    assert!(
+        create.text.ends_with(
+            "crm.contacts_create(args: {\n  /** Full name. */ name: string;\n  /** Pro only. */ tier?: string;\n}): Promise<any>"
+        ),
+        "{}",
+        create.text
+    );
+    // Keywords: the best match in full, the others without their arguments' docs.
+    let found = session
+        .dispatch(TOOL_SEARCH, json!({"query": "note"}), &CallContext::new())
+        .await
+        .unwrap();
+    let declared: Vec<&str> = found.text.split("\n\n").skip(1).collect();
+    assert!(declared.len() >= 2, "{}", found.text);
+    assert!(
+        declared[0].contains("/** The note key. */"),
+        "{}",
+        found.text
+    );
+    for other in &declared[1..] {
+        assert_eq!(other.matches("/** ").count(), 1, "{other}");
+    }
+    assert!(
+        declared[1..]
+            .iter()
+            .any(|d| d.contains("\n  key: string;\n")),
+        "{}",
+        found.text
+    );
 }
 
 #[tokio::test]
