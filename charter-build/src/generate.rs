@@ -267,6 +267,7 @@ impl Gen<'_> {
                 spans: #spans,
                 signature: #signature_expr,
                 signature_tokens: #signature_tokens,
+                dialects: None,
             }));
         }
         (views, consts)

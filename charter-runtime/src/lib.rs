@@ -11,6 +11,8 @@
 //! - [`search`]: ToolSearch's query forms and ranking (docs/design.md §4).
 //! - [`mode`]: mode views and the deployment's narrowing (docs/design.md §5).
 //! - [`validate`]: argument validation against the view in force (docs/design.md §6).
+//! - [`dialect`]: the provider dialects a view's schema is given in, and arguments in their
+//!   shape turned back into the portable form's (docs/dialects.md).
 //! - [`egress`]: the egress map (docs/design.md §5).
 //! - [`scheduler`]: the batch scheduler (docs/design.md §7).
 //! - [`schema`]: compile-time schemas of Rust tools and the helpers their handlers call.
@@ -21,6 +23,7 @@
 #[cfg(feature = "code")]
 pub mod code;
 pub mod context;
+pub mod dialect;
 pub mod egress;
 pub mod error;
 #[cfg(feature = "http")]
@@ -35,6 +38,7 @@ pub mod tokens;
 pub mod validate;
 
 pub use context::CallContext;
+pub use dialect::Dialect;
 pub use egress::{EgressMap, egress_map};
 pub use error::{ApiError, CharterError, DeclarationError};
 pub use scheduler::{CallResult, ToolCall, argument_identity, concurrency_safe, run_tool_batch};

@@ -7,7 +7,7 @@
 use std::fmt;
 
 use crate::error::DeclarationError;
-use crate::table::{Field, PropSpan, ToolDef, View, ViewKey};
+use crate::table::{Dialect, DialectSchema, Field, PropSpan, ToolDef, View, ViewKey};
 
 /// Checks a session mode label: `None` is the widest view; an empty label is refused rather than
 /// read as `None` (a plan lookup that came back empty would otherwise be served every tier).
@@ -157,7 +157,22 @@ pub fn withheld_reason(field: &Field, view: &View) -> Option<Withheld> {
 /// entries), spliced from the view's precomputed spans. Refused when a name has no span or the
 /// spans do not describe the text (a hand-built table out of step with its schema).
 pub fn splice_schema(tool: &str, view: &View, remove: &[&str]) -> Result<String, DeclarationError> {
-    let text = view.schema;
+    splice_schema_in(tool, view, Dialect::Mcp, remove)
+}
+
+/// [`splice_schema`] on the view's text in `dialect` (each dialect's text has spans of its own,
+/// recorded by the emitter as it wrote that text).
+pub fn splice_schema_in(
+    tool: &str,
+    view: &View,
+    dialect: Dialect,
+    remove: &[&str],
+) -> Result<String, DeclarationError> {
+    let DialectSchema {
+        schema: text,
+        spans,
+        ..
+    } = view.in_dialect(dialect);
     if remove.is_empty() {
         return Ok(text.to_owned());
     }
@@ -168,7 +183,7 @@ pub fn splice_schema(tool: &str, view: &View, remove: &[&str]) -> Result<String,
         ))
     };
     for name in remove {
-        if !view.spans.iter().any(|s| s.name == *name) {
+        if !spans.iter().any(|s| s.name == *name) {
             return Err(bad(&format!("no span for `{name}`")));
         }
     }
@@ -186,9 +201,9 @@ pub fn splice_schema(tool: &str, view: &View, remove: &[&str]) -> Result<String,
         }
     };
     const REQUIRED_OPEN: &str = ",\"required\":[";
-    let mut props: Vec<(usize, usize, bool)> = Vec::with_capacity(view.spans.len());
+    let mut props: Vec<(usize, usize, bool)> = Vec::with_capacity(spans.len());
     let mut required: Vec<(usize, usize, bool)> = Vec::new();
-    for span in view.spans {
+    for span in spans {
         let removed = remove.contains(&span.name);
         if !in_range(span.property) {
             return Err(bad("a property span is out of range"));
@@ -288,6 +303,7 @@ mod tests {
             spans,
             signature: "",
             signature_tokens: 0,
+            dialects: None,
         }
     }
 

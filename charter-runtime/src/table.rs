@@ -97,7 +97,62 @@ pub struct View {
     pub signature: &'static str,
     /// `text_tokens` of `signature`.
     pub signature_tokens: u32,
+    /// The view in the provider dialects that differ from the portable form, written by the
+    /// same emitter at build time (docs/dialects.md). `None` for a view written by hand: every
+    /// dialect is then given `schema`.
+    pub dialects: Option<&'static DialectSchemas>,
 }
+
+/// A view's schema in the dialects whose text differs from the portable form
+/// (docs/dialects.md). `openai` and `anthropic` are the portable form itself.
+#[derive(Debug)]
+pub struct DialectSchemas {
+    /// OpenAI's strict mode (`strict: true`): every object closed, every property required
+    /// (`null` for absent), maps as lists of `{key, value}`.
+    pub openai_strict: DialectSchema,
+    /// Gemini's function declarations (`parameters`, the OpenAPI 3.0 subset): `nullable`,
+    /// string enums, `anyOf` only.
+    pub gemini: DialectSchema,
+}
+
+/// One view in one dialect: its text, size and top-level property spans.
+#[derive(Debug, Clone, Copy)]
+pub struct DialectSchema {
+    /// The parameter schema as compact JSON text, exactly as that API is sent it.
+    pub schema: &'static str,
+    /// `json_tokens` of `schema`.
+    pub tokens: u32,
+    /// Where each top-level property sits in `schema` (as [`View::spans`]).
+    pub spans: &'static [PropSpan],
+}
+
+impl View {
+    /// The text, size and spans of this view in `dialect` (docs/dialects.md).
+    pub fn in_dialect(&self, dialect: Dialect) -> DialectSchema {
+        let portable = DialectSchema {
+            schema: self.schema,
+            tokens: self.tokens,
+            spans: self.spans,
+        };
+        match (dialect, self.dialects) {
+            (Dialect::OpenAiStrict, Some(d)) => d.openai_strict,
+            (Dialect::Gemini, Some(d)) => d.gemini,
+            _ => portable,
+        }
+    }
+
+    /// The parameter schema text in `dialect`, exactly as that adapter sends it.
+    pub fn schema_in(&self, dialect: Dialect) -> &'static str {
+        self.in_dialect(dialect).schema
+    }
+
+    /// `json_tokens` of [`View::schema_in`].
+    pub fn tokens_in(&self, dialect: Dialect) -> u32 {
+        self.in_dialect(dialect).tokens
+    }
+}
+
+pub use crate::dialect::Dialect;
 
 /// What dropping one argument path saves, and where a top-level property sits in a view's
 /// schema text: recorded by the schema emitter while it writes the text (`charter_schema`).

@@ -987,6 +987,7 @@ mod recursive {
         spans: &[],
         signature: "",
         signature_tokens: 0,
+        dialects: None,
     }];
     pub static TOOL: ToolDef = ToolDef {
         name: "rec_filter",

@@ -309,6 +309,7 @@ fn hand_built_definitions_are_searchable_from_their_text() {
             spans: &[],
             signature: "",
             signature_tokens: 0,
+            dialects: None,
         }],
         search: SearchData {
             description_lc: "current weather for a city.",

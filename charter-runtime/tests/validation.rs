@@ -329,6 +329,7 @@ static TREE_VIEWS: [View; 2] = [
         spans: &[],
         signature: "",
         signature_tokens: 0,
+        dialects: None,
     },
     View {
         key: ViewKey::Unmatched,
@@ -340,6 +341,7 @@ static TREE_VIEWS: [View; 2] = [
         spans: &[],
         signature: "",
         signature_tokens: 0,
+        dialects: None,
     },
 ];
 static TREE_TOOLS: [ToolDef; 1] = [ToolDef {

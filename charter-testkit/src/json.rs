@@ -518,6 +518,7 @@ fn view(
         spans: leak(emitted.spans),
         signature: leak_str(signature),
         signature_tokens,
+        dialects: None,
     }
 }
 

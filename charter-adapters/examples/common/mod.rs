@@ -119,6 +119,7 @@ pub static EXAMPLE: Table = Table {
                     spans: &[],
                     signature: "",
                     signature_tokens: 0,
+                    dialects: None,
                 },
                 View {
                     key: ViewKey::Unmatched,
@@ -130,6 +131,7 @@ pub static EXAMPLE: Table = Table {
                     spans: &[],
                     signature: "",
                     signature_tokens: 0,
+                    dialects: None,
                 },
             ],
             search: SearchData {
@@ -169,6 +171,7 @@ pub static EXAMPLE: Table = Table {
                     spans: &[],
                     signature: "",
                     signature_tokens: 0,
+                    dialects: None,
                 },
                 View {
                     key: ViewKey::Unmatched,
@@ -180,6 +183,7 @@ pub static EXAMPLE: Table = Table {
                     spans: &[],
                     signature: "",
                     signature_tokens: 0,
+                    dialects: None,
                 },
             ],
             search: SearchData {

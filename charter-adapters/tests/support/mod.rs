@@ -688,6 +688,7 @@ macro_rules! demo_tool {
                     spans: &[],
                     signature: "",
                     signature_tokens: 0,
+                    dialects: None,
                 },
                 View {
                     key: ViewKey::Unmatched,
@@ -699,6 +700,7 @@ macro_rules! demo_tool {
                     spans: &[],
                     signature: "",
                     signature_tokens: 0,
+                    dialects: None,
                 },
             ],
             search: SearchData {

@@ -275,6 +275,7 @@ fn view_tokens(f: &ToolFn, plan: &ToolPlan) -> (Vec<TokenStream>, Vec<TokenStrea
                 spans: #data.2,
                 signature: #data.4,
                 signature_tokens: #data.5,
+                dialects: ::core::option::Option::None,
             }
         });
     }
