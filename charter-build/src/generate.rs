@@ -12,7 +12,9 @@ use crate::lower::Lowered;
 use crate::mode::ViewKey;
 use crate::model::{AuthModel, BodyModel, PackModel, PaginationModel, ToolModel};
 use crate::pack::{EnvelopeDecl, HttpMethod};
-use crate::schema::{ViewSchema, tool_view_schema, tool_view_signature};
+use crate::schema::{
+    PropSpan, ViewDialects, ViewSchema, tool_view_dialects, tool_view_schema, tool_view_signature,
+};
 
 mod shapes;
 
@@ -151,6 +153,33 @@ fn search_terms(t: &ToolModel) -> (Literal, TokenStream) {
     (s(&terms.joined()), quote!(&[#(#fields),*]))
 }
 
+/// A `&[PropSpan]` literal.
+fn spans_expr(spans: &[PropSpan]) -> TokenStream {
+    let spans = spans.iter().map(|sp| {
+        let name = s(sp.name);
+        let (a, b) = (u(sp.property.0), u(sp.property.1));
+        let required = match sp.required {
+            Some((c, d)) => {
+                let (c, d) = (u(c), u(d));
+                quote!(Some((#c, #d)))
+            }
+            None => quote!(None),
+        };
+        quote!(PropSpan { name: #name, property: (#a, #b), required: #required })
+    });
+    quote!(&[#(#spans),*])
+}
+
+/// A view's `DialectSchemas` literal (docs/dialects.md).
+fn dialects_literal(d: &ViewDialects) -> TokenStream {
+    let one = |v: &ViewSchema| {
+        let (schema, tokens, spans) = (text(&v.text), u(v.tokens), spans_expr(&v.spans));
+        quote!(DialectSchema { schema: #schema, tokens: #tokens, spans: #spans })
+    };
+    let (strict, gemini) = (one(&d.openai_strict), one(&d.gemini));
+    quote!(DialectSchemas { openai_strict: #strict, gemini: #gemini })
+}
+
 fn strs<'a>(items: impl IntoIterator<Item = &'a str>) -> TokenStream {
     let items = items.into_iter().map(s);
     quote!(&[#(#items),*])
@@ -212,14 +241,33 @@ impl Gen<'_> {
         t: &ToolModel,
         schemas: &[ViewSchema],
         signatures: &[(String, u32)],
+        dialects: &[ViewDialects],
     ) -> (Vec<TokenStream>, Vec<TokenStream>) {
         let mut shared: Vec<(&str, [TokenStream; 4])> = Vec::new();
+        // A view's dialect texts are shared with its schema, as its signature is.
+        let mut shared_dialects: Vec<(&str, TokenStream)> = Vec::new();
         let mut consts = Vec::new();
         let mut views = Vec::new();
-        for ((v, schema), (signature, signature_tokens)) in
-            t.views.iter().zip(schemas).zip(signatures)
+        for (((v, schema), (signature, signature_tokens)), d) in
+            t.views.iter().zip(schemas).zip(signatures).zip(dialects)
         {
             let repeated = schemas.iter().filter(|o| o.text == schema.text).count() > 1;
+            let dialects_expr = if !repeated {
+                let d = dialects_literal(d);
+                quote!(Some(&#d))
+            } else if let Some((_, e)) = shared_dialects.iter().find(|(t, _)| *t == schema.text) {
+                e.clone()
+            } else {
+                let id = format_ident!("{}_DIALECTS", shared_view_base(&t.tool, shared_dialects.len()));
+                let lit = dialects_literal(d);
+                consts.push(quote! {
+                    /// Shared by the views that show the same fields.
+                    static #id: DialectSchemas = #lit;
+                });
+                let e = quote!(Some(&#id));
+                shared_dialects.push((&schema.text, e.clone()));
+                e
+            };
             let [schema_expr, paths, spans, signature_expr] = if !repeated {
                 Self::view_parts(schema, signature)
             } else if let Some((_, parts)) = shared.iter().find(|(text, _)| *text == schema.text) {
@@ -267,7 +315,7 @@ impl Gen<'_> {
                 spans: #spans,
                 signature: #signature_expr,
                 signature_tokens: #signature_tokens,
-                dialects: None,
+                dialects: #dialects_expr,
             }));
         }
         (views, consts)
@@ -300,7 +348,12 @@ impl Gen<'_> {
             .iter()
             .map(|v| tool_view_signature(&self.lowered, index, v, &t.keep))
             .collect();
-        let (views, consts) = Self::views(t, &schemas, &signatures);
+        let dialects: Vec<ViewDialects> = t
+            .views
+            .iter()
+            .map(|v| tool_view_dialects(&self.lowered, index, v))
+            .collect();
+        let (views, consts) = Self::views(t, &schemas, &signatures, &dialects);
         let description_lc = s(&t.description.to_lowercase());
         let hints_lc: Vec<String> = t.hints.iter().map(|h| h.to_lowercase()).collect();
         let hints = strs(hints_lc.iter().map(String::as_str));

@@ -20,6 +20,28 @@ pub use charter_terms::tokens::text_tokens as tokens;
 
 /// The schema of view `view` of tool `tool` (its index in the pack) in the portable form.
 pub fn tool_view_schema(lowered: &Lowered, tool: usize, view: &ViewSpec) -> ViewSchema {
+    tool_view_in(lowered, tool, view, Target::Portable)
+}
+
+/// A view in the dialects whose text differs from the portable form (docs/dialects.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewDialects {
+    /// OpenAI's strict mode.
+    pub openai_strict: ViewSchema,
+    /// Gemini's function declarations.
+    pub gemini: ViewSchema,
+}
+
+/// View `view` of tool `tool` in every dialect that differs from the portable form.
+pub fn tool_view_dialects(lowered: &Lowered, tool: usize, view: &ViewSpec) -> ViewDialects {
+    ViewDialects {
+        openai_strict: tool_view_in(lowered, tool, view, Target::OpenAiStrict),
+        gemini: tool_view_in(lowered, tool, view, Target::Gemini),
+    }
+}
+
+/// View `view` of tool `tool` in `target`.
+pub fn tool_view_in(lowered: &Lowered, tool: usize, view: &ViewSpec, target: Target) -> ViewSchema {
     let active: Vec<&str> = view.active.iter().map(String::as_str).collect();
     let (at_least_one, exactly_one) = lowered.groups[tool];
     let root = Root {
@@ -34,7 +56,7 @@ pub fn tool_view_schema(lowered: &Lowered, tool: usize, view: &ViewSpec) -> View
         active: &active,
         widest: view.widest,
     };
-    emit(&root, labels, Target::Portable)
+    emit(&root, labels, target)
 }
 
 /// Code mode's TypeScript signature of view `view` of tool `tool` (docs/code-mode.md), and its

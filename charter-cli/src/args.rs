@@ -273,6 +273,10 @@ pub struct ToolsArgs {
     /// Print JSON: name, pack, description, annotations, and per view its key, schema and tokens.
     #[arg(long)]
     pub json: bool,
+    /// The schemas (and sizes) as this API's adapter sends them: mcp, openai, openai-strict,
+    /// anthropic or gemini (docs/dialects.md).
+    #[arg(long, value_name = "NAME", default_value = "mcp")]
+    pub dialect: charter_runtime::Dialect,
 }
 
 /// `charter search`

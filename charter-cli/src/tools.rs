@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use charter_runtime::Dialect;
 use charter_runtime::table::{Annotations, Table, ToolDef, ViewKey};
 use serde_json::{Value, json};
 
@@ -19,24 +20,24 @@ pub(crate) fn run(
     let mut tools: Vec<&'static ToolDef> = tables.iter().flat_map(|t| t.tools.iter()).collect();
     if args.by_cost {
         // Stable sort: equal costs keep declaration order.
-        tools.sort_by_key(|t| std::cmp::Reverse(default_tokens(t)));
+        tools.sort_by_key(|t| std::cmp::Reverse(default_tokens(t, args.dialect)));
     }
     if args.json {
-        let list: Vec<Value> = tools.iter().map(|t| tool_json(t)).collect();
+        let list: Vec<Value> = tools.iter().map(|t| tool_json(t, args.dialect)).collect();
         serde_json::to_writer_pretty(&mut *out, &list).map_err(std::io::Error::from)?;
         writeln!(out)?;
     } else {
-        write_text(&tools, &tables, out)?;
+        write_text(&tools, &tables, args.dialect, out)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The size of the view a session without a mode sends.
-fn default_tokens(tool: &ToolDef) -> u32 {
+/// The size of the view a session without a mode sends, in `dialect`.
+fn default_tokens(tool: &ToolDef, dialect: Dialect) -> u32 {
     tool.views
         .iter()
         .find(|v| v.key == ViewKey::Default)
-        .map_or(0, |v| v.tokens)
+        .map_or(0, |v| v.tokens_in(dialect))
 }
 
 fn view_key(key: ViewKey) -> String {
@@ -64,15 +65,16 @@ fn annotation_words(a: Annotations) -> String {
     }
 }
 
-fn tool_json(tool: &ToolDef) -> Value {
+fn tool_json(tool: &ToolDef, dialect: Dialect) -> Value {
     let views: Vec<Value> = tool
         .views
         .iter()
         .map(|v| {
+            let d = v.in_dialect(dialect);
             // The schema text is compile-time JSON; parsing it here is output formatting only.
             let schema: Value =
-                serde_json::from_str(v.schema).unwrap_or(Value::String(v.schema.to_owned()));
-            json!({ "key": view_key(v.key), "schema": schema, "tokens": v.tokens })
+                serde_json::from_str(d.schema).unwrap_or(Value::String(d.schema.to_owned()));
+            json!({ "key": view_key(v.key), "schema": schema, "tokens": d.tokens })
         })
         .collect();
     json!({
@@ -93,6 +95,7 @@ fn tool_json(tool: &ToolDef) -> Value {
 fn write_text(
     tools: &[&'static ToolDef],
     tables: &[&'static Table],
+    dialect: Dialect,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
@@ -103,7 +106,7 @@ fn write_text(
     )?;
     let mut total: u64 = 0;
     for tool in tools {
-        let tokens = default_tokens(tool);
+        let tokens = default_tokens(tool, dialect);
         total += u64::from(tokens);
         let labels: Vec<&str> = tool
             .views

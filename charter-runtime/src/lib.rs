@@ -55,7 +55,10 @@ pub use tokens::{json_tokens, schema_tokens, text_tokens};
 pub mod __private_0_1_0 {
     pub use serde_json;
 
-    pub use crate::{__const_qualified as const_qualified, __const_view as const_view};
+    pub use crate::{
+        __const_dialects as const_dialects, __const_qualified as const_qualified,
+        __const_view as const_view,
+    };
 }
 
 /// The schema crate, for the macros' expansions (`$crate::__schema::emit::measure(..)`).

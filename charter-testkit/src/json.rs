@@ -28,9 +28,9 @@ use serde_json::{Map, Value};
 use charter_runtime::context::CallContext;
 use charter_runtime::error::CharterError;
 use charter_runtime::table::{
-    Annotations, ArrayRules, Auth, BodyEncoding, BoxFuture, Exec, Field, Format, Handler, HttpPack,
-    ListStyle, Location, Method, Num, NumberRules, ObjectShape, PathCost, Route, SearchData, Shape,
-    StringRules, Table, ToolDef, ToolOutput, View, ViewKey,
+    Annotations, ArrayRules, Auth, BodyEncoding, BoxFuture, DialectSchema, DialectSchemas, Exec,
+    Field, Format, Handler, HttpPack, ListStyle, Location, Method, Num, NumberRules, ObjectShape,
+    PathCost, Route, SearchData, Shape, StringRules, Table, ToolDef, ToolOutput, View, ViewKey,
 };
 
 /// A handler that answers with the arguments it received (pins and context values merged), so a
@@ -518,7 +518,20 @@ fn view(
         spans: leak(emitted.spans),
         signature: leak_str(signature),
         signature_tokens,
-        dialects: None,
+        dialects: Some(Box::leak(Box::new(DialectSchemas {
+            openai_strict: dialect(&root, Labels { active, widest }, Target::OpenAiStrict),
+            gemini: dialect(&root, Labels { active, widest }, Target::Gemini),
+        }))),
+    }
+}
+
+/// One view in one dialect, as the pack compiler would write it.
+fn dialect(root: &Root<'static>, labels: Labels<'static>, target: Target) -> DialectSchema {
+    let emitted = emit(root, labels, target);
+    DialectSchema {
+        schema: leak_str(emitted.text),
+        tokens: emitted.tokens,
+        spans: leak(emitted.spans),
     }
 }
 

@@ -21,6 +21,7 @@
 
 pub mod everything;
 pub mod json;
+pub mod judge;
 pub mod kit;
 #[cfg(feature = "mcp")]
 pub mod mcp;

@@ -144,7 +144,6 @@ pub mod tracker {
                         spans: ISSUES_LIST_0_SPANS,
                         signature: ISSUES_LIST_0_SIGNATURE,
                         signature_tokens: 107,
-                        dialects: None,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -214,7 +213,6 @@ pub mod tracker {
   /** Results per page. */ per_page?: number;
 }): Promise<{id; title; state; labels: {name}; assignee: {login}}>"#,
                         signature_tokens: 93,
-                        dialects: None,
                     },
                     View {
                         key: ViewKey::Label("pro"),
@@ -226,7 +224,6 @@ pub mod tracker {
                         spans: ISSUES_LIST_0_SPANS,
                         signature: ISSUES_LIST_0_SIGNATURE,
                         signature_tokens: 107,
-                        dialects: None,
                     },
                 ],
                 search: SearchData {
@@ -467,7 +464,6 @@ pub mod tracker {
                         ],
                         signature: "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Priority, 1 (highest) to 3. */ priority?: 1 | 2 | 3;\n  /** Free-form key/value metadata. */ metadata?: Record<string, string>;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
                         signature_tokens: 164,
-                        dialects: None,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -551,7 +547,6 @@ pub mod tracker {
                         ],
                         signature: "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
                         signature_tokens: 131,
-                        dialects: None,
                     },
                     View {
                         key: ViewKey::Label("beta"),
@@ -645,7 +640,6 @@ pub mod tracker {
                         ],
                         signature: "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Free-form key/value metadata. */ metadata?: Record<string, string>;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
                         signature_tokens: 150,
-                        dialects: None,
                     },
                     View {
                         key: ViewKey::Label("pro"),
@@ -739,7 +733,6 @@ pub mod tracker {
                         ],
                         signature: "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Priority, 1 (highest) to 3. */ priority?: 1 | 2 | 3;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
                         signature_tokens: 146,
-                        dialects: None,
                     },
                 ],
                 search: SearchData {
@@ -901,7 +894,6 @@ pub mod tracker {
                         spans: ISSUES_UPDATE_0_SPANS,
                         signature: ISSUES_UPDATE_0_SIGNATURE,
                         signature_tokens: 148,
-                        dialects: None,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -913,7 +905,6 @@ pub mod tracker {
                         spans: ISSUES_UPDATE_0_SPANS,
                         signature: ISSUES_UPDATE_0_SIGNATURE,
                         signature_tokens: 148,
-                        dialects: None,
                     },
                     View {
                         key: ViewKey::Label("pro"),
@@ -1036,7 +1027,6 @@ pub mod tracker {
   /** The issue this one duplicates, by URL or number; null clears it. */ duplicate_of?: {/** The issue's URL. */ url?: string; /** The issue's number. */ number?: number} | null;
 }): Promise<any>"#,
                         signature_tokens: 160,
-                        dialects: None,
                     },
                     View {
                         key: ViewKey::Label("update"),
@@ -1048,7 +1038,6 @@ pub mod tracker {
                         spans: ISSUES_UPDATE_0_SPANS,
                         signature: ISSUES_UPDATE_0_SIGNATURE,
                         signature_tokens: 148,
-                        dialects: None,
                     },
                 ],
                 search: SearchData {
@@ -1127,7 +1116,6 @@ pub mod tracker {
                         spans: ISSUES_LOCK_0_SPANS,
                         signature: ISSUES_LOCK_0_SIGNATURE,
                         signature_tokens: 54,
-                        dialects: None,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -1139,7 +1127,6 @@ pub mod tracker {
                         spans: ISSUES_LOCK_0_SPANS,
                         signature: ISSUES_LOCK_0_SIGNATURE,
                         signature_tokens: 54,
-                        dialects: None,
                     },
                 ],
                 search: SearchData {
@@ -1202,7 +1189,6 @@ pub mod tracker {
                         spans: ISSUES_DELETE_0_SPANS,
                         signature: ISSUES_DELETE_0_SIGNATURE,
                         signature_tokens: 27,
-                        dialects: None,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -1214,7 +1200,6 @@ pub mod tracker {
                         spans: ISSUES_DELETE_0_SPANS,
                         signature: ISSUES_DELETE_0_SIGNATURE,
                         signature_tokens: 27,
-                        dialects: None,
                     },
                 ],
                 search: SearchData {
@@ -1289,7 +1274,6 @@ pub mod tracker {
                         spans: FILES_GET_0_SPANS,
                         signature: FILES_GET_0_SIGNATURE,
                         signature_tokens: 56,
-                        dialects: None,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -1301,7 +1285,6 @@ pub mod tracker {
                         spans: FILES_GET_0_SPANS,
                         signature: FILES_GET_0_SIGNATURE,
                         signature_tokens: 56,
-                        dialects: None,
                     },
                 ],
                 search: SearchData {
@@ -1368,7 +1351,6 @@ pub mod tracker {
                         spans: FILES_EXISTS_0_SPANS,
                         signature: FILES_EXISTS_0_SIGNATURE,
                         signature_tokens: 26,
-                        dialects: None,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -1380,7 +1362,6 @@ pub mod tracker {
                         spans: FILES_EXISTS_0_SPANS,
                         signature: FILES_EXISTS_0_SIGNATURE,
                         signature_tokens: 26,
-                        dialects: None,
                     },
                 ],
                 search: SearchData {
@@ -1445,7 +1426,6 @@ pub mod tracker {
                         spans: PROJECTS_LIST_0_SPANS,
                         signature: PROJECTS_LIST_0_SIGNATURE,
                         signature_tokens: 28,
-                        dialects: None,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -1457,7 +1437,6 @@ pub mod tracker {
                         spans: PROJECTS_LIST_0_SPANS,
                         signature: PROJECTS_LIST_0_SIGNATURE,
                         signature_tokens: 28,
-                        dialects: None,
                     },
                 ],
                 search: SearchData {
@@ -1604,7 +1583,6 @@ pub mod tracker {
                         spans: EVENTS_SEARCH_0_SPANS,
                         signature: EVENTS_SEARCH_0_SIGNATURE,
                         signature_tokens: 159,
-                        dialects: None,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -1616,7 +1594,6 @@ pub mod tracker {
                         spans: EVENTS_SEARCH_0_SPANS,
                         signature: EVENTS_SEARCH_0_SIGNATURE,
                         signature_tokens: 159,
-                        dialects: None,
                     },
                 ],
                 search: SearchData {
@@ -1676,7 +1653,6 @@ pub mod tracker {
                         spans: ISSUE_GRAPH_0_SPANS,
                         signature: ISSUE_GRAPH_0_SIGNATURE,
                         signature_tokens: 27,
-                        dialects: None,
                     },
                     View {
                         key: ViewKey::Unmatched,
@@ -1688,7 +1664,6 @@ pub mod tracker {
                         spans: ISSUE_GRAPH_0_SPANS,
                         signature: ISSUE_GRAPH_0_SIGNATURE,
                         signature_tokens: 27,
-                        dialects: None,
                     },
                 ],
                 search: SearchData {

@@ -5,6 +5,7 @@
 mod google_stub;
 mod wire_stub;
 
+mod dialects;
 mod firecrawl;
 mod gcalendar;
 mod gdrive_gsheets;

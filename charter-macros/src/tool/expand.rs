@@ -255,10 +255,27 @@ fn view_tokens(f: &ToolFn, plan: &ToolPlan) -> (Vec<TokenStream>, Vec<TokenStrea
                         #widest
                     );
                 });
+                let dialects = syn::Ident::new(
+                    &format!("__CHARTER_DIALECTS_{}", texts.len()),
+                    Span::call_site(),
+                );
+                text_consts.push(quote! {
+                    const #dialects: #k::table::DialectSchemas = #p::const_dialects!(
+                        <#ident as #k::schema::Tool>::INPUT,
+                        [#(#active),*],
+                        #widest
+                    );
+                });
                 texts.push((view.visible.clone(), id.clone()));
                 id
             }
         };
+        let dialects = syn::Ident::new(
+            &data
+                .to_string()
+                .replace("__CHARTER_VIEW_", "__CHARTER_DIALECTS_"),
+            Span::call_site(),
+        );
         let key = match &view.key {
             ViewKey::Default => quote!(#k::table::ViewKey::Default),
             ViewKey::Unmatched => quote!(#k::table::ViewKey::Unmatched),
@@ -275,7 +292,7 @@ fn view_tokens(f: &ToolFn, plan: &ToolPlan) -> (Vec<TokenStream>, Vec<TokenStrea
                 spans: #data.2,
                 signature: #data.4,
                 signature_tokens: #data.5,
-                dialects: ::core::option::Option::None,
+                dialects: ::core::option::Option::Some(&#dialects),
             }
         });
     }

@@ -164,3 +164,44 @@ macro_rules! __const_qualified {
         $crate::schema::utf8(&__B)
     }};
 }
+
+/// One view of a Rust tool in the dialects whose text differs from the portable form
+/// (docs/dialects.md), evaluated in `const` context by the schema emitter: a
+/// `table::DialectSchemas` (generated code).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __const_dialects {
+    ($input:expr, [$($active:expr),*], $widest:expr) => {
+        $crate::table::DialectSchemas {
+            openai_strict: $crate::__const_dialect!($input, [$($active),*], $widest, OpenAiStrict),
+            gemini: $crate::__const_dialect!($input, [$($active),*], $widest, Gemini),
+        }
+    };
+}
+
+/// One view in one dialect (`$target`, a `charter_schema::Target` variant): its text, tokens
+/// and spans (paths are the portable form's only).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __const_dialect {
+    ($input:expr, [$($active:expr),*], $widest:expr, $target:ident) => {{
+        const __R: $crate::__schema::Root<'static> = $crate::__schema::Root::of($input);
+        const __LB: $crate::__schema::Labels<'static> =
+            $crate::__schema::Labels { active: &[$($active),*], widest: $widest };
+        const __M: $crate::__schema::Measure =
+            $crate::__schema::emit::measure(&__R, __LB, $crate::__schema::Target::$target);
+        const __V: $crate::__schema::emit::ViewText<
+            { __M.bytes },
+            { __M.spans },
+            { __M.paths },
+            { __M.path_text },
+        > = $crate::__schema::emit::view_text(&__R, __LB, $crate::__schema::Target::$target);
+        const __T: [u8; __M.bytes] = __V.text;
+        const __SP: [$crate::table::PropSpan; __M.spans] = __V.spans;
+        $crate::table::DialectSchema {
+            schema: $crate::schema::utf8(&__T),
+            tokens: __V.tokens,
+            spans: &__SP,
+        }
+    }};
+}

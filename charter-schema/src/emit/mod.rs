@@ -32,9 +32,9 @@ use crate::shape::{Named, ObjectShape, Shape};
 use crate::view::{PropSpan, RawPath};
 use out::Out;
 
-/// The schema dialect written. Today only the portable form every model API and MCP client
-/// accepts; the per-provider dialects (OpenAI's strict mode, Anthropic's, Gemini's subset) and
-/// code mode's TypeScript signatures are further targets of this emitter.
+/// The schema dialect written (docs/dialects.md): the portable form every model API and MCP
+/// client accepts, and the per-provider dialects that need more or less of it. Code mode's
+/// TypeScript signatures are a further target of this emitter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Target {
@@ -42,6 +42,32 @@ pub enum Target {
     /// groups are a sentence in the root's `description`), nullable values as `anyOf` with
     /// `null`, never a `type` array.
     Portable,
+    /// OpenAI's strict mode (`strict: true`): every object closed and every property required,
+    /// an optional one nullable (`null` meaning absent); a map as a list of `{key, value}`
+    /// objects; a value of any type as JSON text; `oneOf` as `anyOf`; a `$ref` alone in its
+    /// object; what strict mode does not take (`default`, `minLength`/`maxLength`,
+    /// `uniqueItems`, formats other than date-time, date, email and uuid, an object's groups)
+    /// told in the description instead, or left to validation.
+    OpenAiStrict,
+    /// Gemini's function declarations (`parameters`: the OpenAPI 3.0 subset that the
+    /// `google-genai` SDK's `types.Schema` holds): `nullable: true` instead of `anyOf` with
+    /// `null`, string enums only (a number's values told in the description), `anyOf` for
+    /// `oneOf`, `ref`/`defs` for `$ref`/`$defs`, no `additionalProperties` (a map is a list of
+    /// `{key, value}` objects), no `uniqueItems`, string formats other than date-time told in the
+    /// description.
+    Gemini,
+}
+
+impl Target {
+    /// Whether this is the portable form.
+    pub const fn is_portable(self) -> bool {
+        matches!(self, Target::Portable)
+    }
+
+    /// Whether every property is required (a `null` standing for an absent optional one).
+    pub const fn all_required(self) -> bool {
+        matches!(self, Target::OpenAiStrict)
+    }
 }
 
 /// The labels in force in one view (docs/design.md §5).
@@ -169,6 +195,8 @@ pub(crate) struct Emit<'a, 'b> {
     pub(crate) npaths: usize,
     pub(crate) path_text: &'b mut [u8],
     pub(crate) path_len: usize,
+    /// The next schema object opened is nullable (Gemini's `"nullable":true`, written first).
+    pub(crate) nullable_next: bool,
 }
 
 /// One pass over `root`: writes into the buffers given (all empty: the length pass).
@@ -203,6 +231,7 @@ const fn pass<'a, 'b>(
         npaths: 0,
         path_text,
         path_len: 0,
+        nullable_next: false,
     };
     object::root(&mut e, root);
     Measure {
@@ -300,6 +329,7 @@ const fn shape_pass(shape: &Shape, target: Target, text: &mut [u8]) -> usize {
         npaths: 0,
         path_text: &mut path_text,
         path_len: 0,
+        nullable_next: false,
     };
     node::node(&mut e, shape, None, None, None);
     e.out.len
@@ -361,3 +391,6 @@ pub const fn utf8(bytes: &[u8]) -> &str {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod dialect_tests;

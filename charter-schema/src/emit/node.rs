@@ -3,7 +3,8 @@
 //! `additionalProperties`), a default last where the kind has no place for it earlier.
 
 use super::{Emit, Target, Track, object};
-use crate::shape::{ArrayRules, Named, NumberRules, Shape, StringRules};
+use crate::shape::{ArrayRules, Format, Named, Num, NumberRules, Shape, StringRules};
+use charter_terms::groups::{AT_LEAST_ONE, EXACTLY_ONE};
 
 /// The members of one schema object being written: whether a comma goes before the next.
 pub(crate) struct Members {
@@ -13,6 +14,11 @@ pub(crate) struct Members {
 impl Members {
     pub(crate) const fn open(e: &mut Emit<'_, '_>) -> Members {
         e.out.byte(b'{');
+        if e.nullable_next {
+            e.nullable_next = false;
+            e.out.raw("\"nullable\":true");
+            return Members { first: false };
+        }
         Members { first: true }
     }
 
@@ -35,16 +41,74 @@ impl Members {
 
     /// `"description":"..."` when there is one (an empty description says nothing).
     pub(crate) const fn description(&mut self, e: &mut Emit<'_, '_>, d: Option<&str>) {
-        if let Some(d) = d
-            && !d.is_empty()
-        {
-            self.key(e, "description");
-            e.out.string(d);
-        }
+        self.described(e, d, Notes::NONE);
     }
 
-    pub(crate) const fn default(&mut self, e: &mut Emit<'_, '_>, d: Option<&str>) {
+    /// The description followed by what the dialect cannot say in schema keywords (`notes`),
+    /// each a sentence of its own; nothing when both are empty.
+    pub(crate) const fn described(&mut self, e: &mut Emit<'_, '_>, d: Option<&str>, n: Notes<'_>) {
+        let d = match d {
+            Some(d) if !d.is_empty() => Some(d),
+            _ => None,
+        };
+        if d.is_none() && n.is_empty() {
+            return;
+        }
+        self.key(e, "description");
+        e.out.byte(b'"');
+        let mut first = true;
         if let Some(d) = d {
+            e.out.escaped(d);
+            first = false;
+        }
+        if n.json_text {
+            first = sep(e, first);
+            e.out.raw("Any JSON value, written as JSON text.");
+        }
+        if let Some(f) = n.format {
+            first = sep(e, first);
+            e.out.raw("Format: ");
+            e.out.escaped(f.as_str());
+            e.out.byte(b'.');
+        }
+        if !n.numbers.is_empty() {
+            first = sep(e, first);
+            e.out.raw("One of: ");
+            let mut i = 0;
+            while i < n.numbers.len() {
+                if i > 0 {
+                    e.out.raw(", ");
+                }
+                e.out.escaped(n.numbers[i].text);
+                i += 1;
+            }
+            e.out.byte(b'.');
+        }
+        let mut l = 0;
+        while l < n.groups.len() {
+            let (rule, list) = n.groups[l];
+            l += 1;
+            if list.is_empty() {
+                continue;
+            }
+            first = sep(e, first);
+            object::group_sentence(e, rule, list);
+        }
+        if let Some(v) = n.default {
+            sep(e, first);
+            e.out.raw("Default: ");
+            e.out.escaped(v);
+            e.out.byte(b'.');
+        }
+        e.out.byte(b'"');
+    }
+
+    /// `"default":<JSON>` where the dialect takes one (OpenAI's strict mode does not: there it
+    /// is a note in the description, [`Notes::default`]).
+    pub(crate) const fn default(&mut self, e: &mut Emit<'_, '_>, d: Option<&str>) {
+        if let Some(d) = d
+            && !e.target.all_required()
+        {
             self.raw(e, "default", d);
         }
     }
@@ -58,6 +122,63 @@ impl Members {
 
     pub(crate) const fn close(self, e: &mut Emit<'_, '_>) {
         e.out.byte(b'}');
+    }
+}
+
+/// A space before every sentence of a description but the first; returns `false` (not first).
+const fn sep(e: &mut Emit<'_, '_>, first: bool) -> bool {
+    if !first {
+        e.out.byte(b' ');
+    }
+    false
+}
+
+/// What a dialect tells in a description because it has no keyword for it (docs/dialects.md,
+/// "Downgrades").
+#[derive(Clone, Copy)]
+pub(crate) struct Notes<'x> {
+    /// A value of any type is given as JSON text.
+    pub(crate) json_text: bool,
+    /// A string format the dialect does not take.
+    pub(crate) format: Option<Format>,
+    /// A number's allowed values (Gemini's enums are strings only).
+    pub(crate) numbers: &'x [Num],
+    /// An object's groups, with the rule each is worded by.
+    pub(crate) groups: &'x [(&'x str, &'x [&'x [&'x str]])],
+    /// A default the dialect has no keyword for (JSON text).
+    pub(crate) default: Option<&'x str>,
+}
+
+impl Notes<'_> {
+    pub(crate) const NONE: Notes<'static> = Notes {
+        json_text: false,
+        format: None,
+        numbers: &[],
+        groups: &[],
+        default: None,
+    };
+
+    const fn is_empty(&self) -> bool {
+        let mut groups = false;
+        let mut l = 0;
+        while l < self.groups.len() {
+            groups = groups || !self.groups[l].1.is_empty();
+            l += 1;
+        }
+        !self.json_text
+            && self.format.is_none()
+            && self.numbers.is_empty()
+            && !groups
+            && self.default.is_none()
+    }
+}
+
+/// A default the dialect can only tell in the description (OpenAI's strict mode).
+const fn default_note<'x>(e: &Emit<'_, '_>, default: Option<&'x str>) -> Option<&'x str> {
+    if e.target.all_required() {
+        default
+    } else {
+        None
     }
 }
 
@@ -89,16 +210,28 @@ pub(crate) const fn node(
         Shape::Named(n) if n.recursive => reference(e, n, desc, false),
         Shape::Named(n) => node(e, n.shape, desc, default, track),
         Shape::Nullable(inner) => nullable(e, inner, desc, default, track),
-        Shape::Any => {
+        Shape::Any if e.target.is_portable() => {
             let mut m = Members::open(e);
             m.description(e, desc);
             m.default(e, default);
             m.close(e);
         }
+        Shape::Any => {
+            // No dialect but the portable form takes a schema without a type: JSON text.
+            let mut m = Members::open(e);
+            m.raw(e, "type", "\"string\"");
+            let notes = Notes {
+                json_text: true,
+                default,
+                ..Notes::NONE
+            };
+            m.described(e, desc, notes);
+            m.close(e);
+        }
         Shape::Bool => {
             let mut m = Members::open(e);
             m.raw(e, "type", "\"boolean\"");
-            m.description(e, desc);
+            m.described(e, desc, with_default(e, default));
             m.default(e, default);
             m.close(e);
         }
@@ -109,12 +242,20 @@ pub(crate) const fn node(
         Shape::Object(o) => {
             let mut m = Members::open(e);
             m.raw(e, "type", "\"object\"");
-            m.description(e, desc);
+            let mut notes = with_default(e, default);
+            let groups = [
+                (AT_LEAST_ONE, o.require_one_of),
+                (EXACTLY_ONE, o.require_exactly_one_of),
+            ];
+            if !e.target.is_portable() {
+                notes.groups = &groups;
+            }
+            m.described(e, desc, notes);
             object::body(e, &mut m, o, track);
             m.default(e, default);
             m.close(e);
         }
-        Shape::Map(values) => {
+        Shape::Map(values) if e.target.is_portable() => {
             let mut m = Members::open(e);
             m.raw(e, "type", "\"object\"");
             m.description(e, desc);
@@ -129,16 +270,52 @@ pub(crate) const fn node(
             m.default(e, default);
             m.close(e);
         }
+        Shape::Map(values) => entries(e, values, desc, default),
         Shape::OneOf(alts) => alternatives(e, "oneOf", alts, desc, default, false),
         Shape::AnyOf(alts) => alternatives(e, "anyOf", alts, desc, default, false),
     }
 }
 
+/// The notes of a value whose default the dialect may not take as a keyword.
+const fn with_default<'x>(e: &Emit<'_, '_>, default: Option<&'x str>) -> Notes<'x> {
+    Notes {
+        default: default_note(e, default),
+        ..Notes::NONE
+    }
+}
+
+/// A map where the dialect has no open object (OpenAI's strict mode closes every object; Gemini
+/// refuses an object without properties): a list of `{key, value}` entries, turned back into
+/// an object before validation (`charter_runtime::Dialect::restore_args`). Its default, an
+/// object, is told in the description.
+const fn entries(e: &mut Emit<'_, '_>, values: &Shape, desc: Option<&str>, default: Option<&str>) {
+    let mut m = Members::open(e);
+    m.raw(e, "type", "\"array\"");
+    let notes = Notes {
+        default,
+        ..Notes::NONE
+    };
+    m.described(e, desc, notes);
+    m.key(e, "items");
+    let mut item = Members::open(e);
+    item.raw(e, "type", "\"object\"");
+    item.key(e, "properties");
+    e.out.raw("{\"key\":{\"type\":\"string\"},\"value\":");
+    node(e, values, None, None, None);
+    e.out.raw("},\"required\":[\"key\",\"value\"]");
+    if e.target.all_required() {
+        e.out.raw(",\"additionalProperties\":false");
+    }
+    item.close(e);
+    m.close(e);
+}
+
 /// A value or `null`. The portable form (docs/design.md §3) never writes a `type` array:
 /// `{"description":..,"anyOf":[{<the value>},{"type":"null"}],"default":..}`, the description
 /// and default on the whole. Alternatives take `null` as one more alternative; `any` takes it
-/// already; a recursive type is `anyOf` its `$ref` and `null`.
-const fn nullable(
+/// already; a recursive type is `anyOf` its `$ref` and `null`. Gemini marks the value itself
+/// `"nullable":true` instead.
+pub(crate) const fn nullable(
     e: &mut Emit<'_, '_>,
     inner: &Shape,
     desc: Option<&str>,
@@ -159,15 +336,22 @@ const fn nullable(
             _ => break,
         };
     }
+    if let Target::Gemini = e.target {
+        e.nullable_next = true;
+        match s {
+            Shape::Named(n) => reference(e, n, desc, false),
+            _ => node(e, s, desc, default, track),
+        }
+        return;
+    }
     match s {
-        Shape::Any => node(e, s, desc, default, track),
+        Shape::Any if e.target.is_portable() => node(e, s, desc, default, track),
         Shape::OneOf(alts) => alternatives(e, "oneOf", alts, desc, default, true),
         Shape::AnyOf(alts) => alternatives(e, "anyOf", alts, desc, default, true),
         Shape::Named(n) => reference(e, n, desc, true),
         _ => {
-            let Target::Portable = e.target;
             let mut m = Members::open(e);
-            m.description(e, desc);
+            m.described(e, desc, with_default(e, default));
             m.key(e, "anyOf");
             e.out.byte(b'[');
             node(e, s, None, None, track);
@@ -179,6 +363,8 @@ const fn nullable(
 }
 
 /// `oneOf` / `anyOf` of alternatives (paths do not go into them), `null` last when nullable.
+/// No dialect but the portable form takes `oneOf`: there it is `anyOf`, validation still
+/// holding a call to exactly one.
 const fn alternatives(
     e: &mut Emit<'_, '_>,
     key: &str,
@@ -187,8 +373,9 @@ const fn alternatives(
     default: Option<&str>,
     nullable: bool,
 ) {
+    let key = if e.target.is_portable() { key } else { "anyOf" };
     let mut m = Members::open(e);
-    m.description(e, desc);
+    m.described(e, desc, with_default(e, default));
     m.key(e, key);
     e.out.byte(b'[');
     let mut i = 0;
@@ -212,28 +399,56 @@ const fn alternatives(
 
 /// A recursive type's use: `{"$ref":"#/$defs/Name","description":..}`, or with `null`
 /// `{"description":..,"anyOf":[{"$ref":..},{"type":"null"}]}`. The description is the use
-/// site's, else the type's own.
+/// site's, else the type's own. OpenAI's strict mode takes a `$ref` only alone in its object
+/// (`openai-agents` inlines one with siblings): there a described use is
+/// `{"description":..,"anyOf":[{"$ref":..}]}`. Gemini writes `ref` to `#/defs/Name`.
 const fn reference(e: &mut Emit<'_, '_>, n: &Named, desc: Option<&str>, nullable: bool) {
     object::mark_used(e, n);
     e.refs += 1;
     let desc = or(desc, own_description(n.shape));
+    let described = match desc {
+        Some(d) => !d.is_empty(),
+        None => false,
+    };
     let mut m = Members::open(e);
-    if nullable {
+    if nullable || (e.target.all_required() && described) {
         m.description(e, desc);
         m.key(e, "anyOf");
         e.out.raw("[{\"$ref\":");
         defs_pointer(e, n.name);
-        e.out.raw("},{\"type\":\"null\"}]");
+        e.out.byte(b'}');
+        if nullable {
+            e.out.raw(",{\"type\":\"null\"}");
+        }
+        e.out.byte(b']');
     } else {
-        m.key(e, "$ref");
+        m.key(e, ref_key(e.target));
         defs_pointer(e, n.name);
         m.description(e, desc);
     }
     m.close(e);
 }
 
+/// `$ref`, or Gemini's `ref`.
+const fn ref_key(target: Target) -> &'static str {
+    match target {
+        Target::Gemini => "ref",
+        _ => "$ref",
+    }
+}
+
+/// `$defs`, or Gemini's `defs`.
+pub(crate) const fn defs_key(target: Target) -> &'static str {
+    match target {
+        Target::Gemini => "defs",
+        _ => "$defs",
+    }
+}
+
 const fn defs_pointer(e: &mut Emit<'_, '_>, name: &str) {
-    e.out.raw("\"#/$defs/");
+    e.out.raw("\"#/");
+    e.out.raw(defs_key(e.target));
+    e.out.byte(b'/');
     e.out.escaped(name);
     e.out.byte(b'"');
 }
@@ -260,7 +475,8 @@ const fn says_nothing(shape: &Shape) -> bool {
     }
 }
 
-/// An integer or number: type, description, enum, default, bounds.
+/// An integer or number: type, description, enum, default, bounds. Gemini's enums are strings
+/// only: a number's values are told in its description.
 const fn number(
     e: &mut Emit<'_, '_>,
     ty: &str,
@@ -270,8 +486,13 @@ const fn number(
 ) {
     let mut m = Members::open(e);
     m.raw(e, "type", ty);
-    m.description(e, desc);
-    if !r.enum_values.is_empty() {
+    let mut notes = with_default(e, default);
+    let gemini = matches!(e.target, Target::Gemini);
+    if gemini {
+        notes.numbers = r.enum_values;
+    }
+    m.described(e, desc, notes);
+    if !r.enum_values.is_empty() && !gemini {
         m.key(e, "enum");
         e.out.byte(b'[');
         let mut i = 0;
@@ -294,11 +515,34 @@ const fn number(
     m.close(e);
 }
 
-/// A string: type, description, enum, default, format, pattern, lengths.
+/// Whether the dialect takes this string format as a keyword (OpenAI's strict mode: date-time,
+/// date, email, uuid of ours; Gemini: date-time only).
+const fn takes_format(target: Target, f: Format) -> bool {
+    match target {
+        Target::Portable => true,
+        Target::OpenAiStrict => matches!(
+            f,
+            Format::DateTime | Format::Date | Format::Email | Format::Uuid
+        ),
+        Target::Gemini => matches!(f, Format::DateTime),
+    }
+}
+
+/// A string: type, description, enum, default, format, pattern, lengths (OpenAI's strict mode
+/// takes no lengths: validation holds them).
 const fn string(e: &mut Emit<'_, '_>, r: &StringRules, desc: Option<&str>, default: Option<&str>) {
     let mut m = Members::open(e);
     m.raw(e, "type", "\"string\"");
-    m.description(e, desc);
+    let mut notes = with_default(e, default);
+    let format = match r.format {
+        Some(f) if takes_format(e.target, f) => Some(f),
+        Some(f) => {
+            notes.format = Some(f);
+            None
+        }
+        None => None,
+    };
+    m.described(e, desc, notes);
     if !r.enum_values.is_empty() {
         m.key(e, "enum");
         e.out.byte(b'[');
@@ -313,7 +557,7 @@ const fn string(e: &mut Emit<'_, '_>, r: &StringRules, desc: Option<&str>, defau
         e.out.byte(b']');
     }
     m.default(e, default);
-    if let Some(f) = r.format {
+    if let Some(f) = format {
         m.key(e, "format");
         e.out.string(f.as_str());
     }
@@ -321,13 +565,15 @@ const fn string(e: &mut Emit<'_, '_>, r: &StringRules, desc: Option<&str>, defau
         m.key(e, "pattern");
         e.out.string(p);
     }
-    m.uint(e, "minLength", r.min_length);
-    m.uint(e, "maxLength", r.max_length);
+    if !e.target.all_required() {
+        m.uint(e, "minLength", r.min_length);
+        m.uint(e, "maxLength", r.max_length);
+    }
     m.close(e);
 }
 
 /// A list: type, description, items (which keep the list's path: items are not a path of their
-/// own), bounds, uniqueness.
+/// own), bounds, uniqueness (the portable form's only: validation holds it elsewhere).
 const fn array(
     e: &mut Emit<'_, '_>,
     r: &ArrayRules,
@@ -337,12 +583,12 @@ const fn array(
 ) {
     let mut m = Members::open(e);
     m.raw(e, "type", "\"array\"");
-    m.description(e, desc);
+    m.described(e, desc, with_default(e, default));
     m.key(e, "items");
     node(e, r.items, None, None, track);
     m.uint(e, "minItems", r.min_items);
     m.uint(e, "maxItems", r.max_items);
-    if r.unique_items {
+    if r.unique_items && e.target.is_portable() {
         m.raw(e, "uniqueItems", "true");
     }
     m.default(e, default);

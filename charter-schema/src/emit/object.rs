@@ -2,8 +2,8 @@
 //! properties is where the top-level spans and the argument paths are recorded: each property's
 //! byte range and character count are known the moment it has been written.
 
-use super::node::{Members, node};
-use super::{Emit, Groups, MAX_DEFS, ROOT, Root, Target, Track};
+use super::node::{Members, Notes, defs_key, node, nullable};
+use super::{Emit, MAX_DEFS, ROOT, Root, Target, Track};
 use crate::shape::{Field, Named, ObjectShape, Shape};
 use crate::view::{PropSpan, RawPath};
 use charter_terms::groups::{AT_LEAST_ONE, EXACTLY_ONE, OR};
@@ -14,7 +14,19 @@ use charter_terms::modes::str_eq;
 pub(crate) const fn root(e: &mut Emit<'_, '_>, root: &Root<'_>) {
     let mut m = Members::open(e);
     m.raw(e, "type", "\"object\"");
-    groups_sentence(e, &mut m, root.groups, root.input);
+    // No combinator at the root in any dialect (docs/design.md §3): the tool's groups are
+    // told in the root's description, worded as the validation error that enforces them.
+    let groups = [
+        (AT_LEAST_ONE, root.groups.at_least_one),
+        (AT_LEAST_ONE, root.input.require_one_of),
+        (EXACTLY_ONE, root.groups.exactly_one),
+        (EXACTLY_ONE, root.input.require_exactly_one_of),
+    ];
+    let notes = Notes {
+        groups: &groups,
+        ..Notes::NONE
+    };
+    m.described(e, None, notes);
     let track = Track {
         index: ROOT,
         start: 0,
@@ -22,14 +34,15 @@ pub(crate) const fn root(e: &mut Emit<'_, '_>, root: &Root<'_>) {
         depth: 0,
     };
     properties(e, &mut m, root.input, Some(track), true);
-    m.raw(e, "additionalProperties", "false");
+    closed(e, &mut m);
     defs(e, &mut m);
     m.close(e);
 }
 
 /// What follows an object's `type` and `description`: its properties and `required`, its
-/// groups as `anyOf` / `oneOf` of `required` lists (below the root every API takes them), and
-/// `additionalProperties: false`.
+/// groups as `anyOf` / `oneOf` of `required` lists (below the root the portable form's APIs
+/// take them; the other dialects tell them in the description) and `additionalProperties:
+/// false`.
 pub(crate) const fn body(
     e: &mut Emit<'_, '_>,
     m: &mut Members,
@@ -37,9 +50,24 @@ pub(crate) const fn body(
     track: Option<Track>,
 ) {
     properties(e, m, o, track, false);
-    required_lists(e, m, "anyOf", o.require_one_of);
-    required_lists(e, m, "oneOf", o.require_exactly_one_of);
-    m.raw(e, "additionalProperties", "false");
+    if e.target.is_portable() {
+        required_lists(e, m, "anyOf", o.require_one_of);
+        required_lists(e, m, "oneOf", o.require_exactly_one_of);
+    }
+    closed(e, m);
+}
+
+/// `"additionalProperties":false`, except for Gemini, whose subset has no closed objects
+/// (validation refuses an undeclared key before anything is sent).
+const fn closed(e: &mut Emit<'_, '_>, m: &mut Members) {
+    if !matches!(e.target, Target::Gemini) {
+        m.raw(e, "additionalProperties", "false");
+    }
+}
+
+/// Whether `f` is in `required`: OpenAI's strict mode requires every property.
+const fn in_required(e: &Emit<'_, '_>, f: &Field) -> bool {
+    f.required || e.target.all_required()
 }
 
 /// Whether `f` is written in this pass: shown in the view and not the property left out.
@@ -68,7 +96,7 @@ const fn properties(
     while i < fields.len() {
         if written(e, &fields[i], track) {
             shown += 1;
-            if fields[i].required {
+            if in_required(e, &fields[i]) {
                 required += 1;
             }
         }
@@ -113,12 +141,17 @@ const fn properties(
             }),
             None => None,
         };
-        node(e, f.shape, desc, f.default, child);
+        if f.required || !e.target.all_required() {
+            node(e, f.shape, desc, f.default, child);
+        } else {
+            // Required in strict mode: absent is `null`.
+            nullable(e, f.shape, desc, f.default, child);
+        }
         if let Some((index, _, _)) = path {
             // What dropping it removes: `"name":<schema>`, one comma when it has siblings, and
             // its `required` entry (`"name"` and a comma, or the whole `,"required":["name"]`).
             let mut removed = e.out.chars - start_chars + (shown > 1) as usize;
-            if f.required {
+            if in_required(e, f) {
                 removed += if required > 1 {
                     key_chars + 1
                 } else {
@@ -157,7 +190,7 @@ const fn properties(
         if !written(e, f, track) {
             continue;
         }
-        if f.required {
+        if in_required(e, f) {
             if j > 0 {
                 e.out.byte(b',');
             }
@@ -270,69 +303,30 @@ const fn required_lists(e: &mut Emit<'_, '_>, m: &mut Members, key: &str, groups
     e.out.byte(b']');
 }
 
-/// A tool's groups at the root: no combinator is allowed there (docs/design.md §3), so they are
-/// told in the root's `description`, worded as `charter_terms::groups::sentence` words them
-/// (`Give at least one of: `a`, or `b`. Give exactly one of: ...`). The root object's own
-/// groups count as the tool's.
-const fn groups_sentence(
-    e: &mut Emit<'_, '_>,
-    m: &mut Members,
-    groups: Groups<'_>,
-    o: &ObjectShape,
-) {
-    let Target::Portable = e.target;
-    let lists: [(&str, &[&[&str]]); 4] = [
-        (AT_LEAST_ONE, groups.at_least_one),
-        (AT_LEAST_ONE, o.require_one_of),
-        (EXACTLY_ONE, groups.exactly_one),
-        (EXACTLY_ONE, o.require_exactly_one_of),
-    ];
-    let mut any = false;
-    let mut l = 0;
-    while l < lists.len() {
-        any = any || !lists[l].1.is_empty();
-        l += 1;
-    }
-    if !any {
-        return;
-    }
-    m.key(e, "description");
-    e.out.byte(b'"');
-    let mut first = true;
-    let mut l = 0;
-    while l < lists.len() {
-        let (rule, list) = lists[l];
-        l += 1;
-        if list.is_empty() {
-            continue;
+/// One group rule as a sentence, inside a JSON string: `Give at least one of: `a` and `b`, or
+/// `c`.`, worded as `charter_terms::groups` words the validation error that enforces it.
+pub(crate) const fn group_sentence(e: &mut Emit<'_, '_>, rule: &str, list: &[&[&str]]) {
+    e.out.raw("Give ");
+    e.out.escaped(rule);
+    e.out.raw(": ");
+    let mut g = 0;
+    while g < list.len() {
+        if g > 0 {
+            e.out.escaped(OR);
         }
-        if !first {
-            e.out.byte(b' ');
-        }
-        first = false;
-        e.out.raw("Give ");
-        e.out.escaped(rule);
-        e.out.raw(": ");
-        let mut g = 0;
-        while g < list.len() {
-            if g > 0 {
-                e.out.escaped(OR);
+        let mut i = 0;
+        while i < list[g].len() {
+            if i > 0 {
+                e.out.raw(" and ");
             }
-            let mut i = 0;
-            while i < list[g].len() {
-                if i > 0 {
-                    e.out.raw(" and ");
-                }
-                e.out.byte(b'`');
-                e.out.escaped(list[g][i]);
-                e.out.byte(b'`');
-                i += 1;
-            }
-            g += 1;
+            e.out.byte(b'`');
+            e.out.escaped(list[g][i]);
+            e.out.byte(b'`');
+            i += 1;
         }
-        e.out.byte(b'.');
+        g += 1;
     }
-    e.out.byte(b'"');
+    e.out.byte(b'.');
 }
 
 /// Marks a recursive type as reached (its `$defs` entry is written).
@@ -373,7 +367,7 @@ const fn defs(e: &mut Emit<'_, '_>, m: &mut Members) {
     if count(&e.used) == 0 {
         return;
     }
-    m.key(e, "$defs");
+    m.key(e, defs_key(e.target));
     e.out.byte(b'{');
     let mut first = true;
     let mut i = 0;

@@ -44,6 +44,22 @@ fn every_view_meets_the_model_apis_rules() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The providers' own SDKs accept every view of every tool in every dialect (docs/dialects.md;
+/// `charter_testkit::judge`: openai-agents' `ensure_strict_json_schema`, google-genai's
+/// `types.Schema`, in a venv under `target/python/judge`).
+#[test]
+fn every_view_is_accepted_by_the_providers_sdks() {
+    let entries = charter_testkit::judge::entries(TOOLS.tools);
+    let scratch = std::env::temp_dir().join(format!("notes-judge-{}.json", std::process::id()));
+    let verdicts = charter_testkit::judge::judge(&entries, &scratch);
+    let _ = std::fs::remove_file(&scratch);
+    assert_eq!(verdicts.len(), 5, "every dialect judged: {verdicts:?}");
+    for (dialect, v) in &verdicts {
+        println!("{dialect} {}/{} views accepted", v.accepted, v.judged);
+        assert!(v.refused.is_empty(), "{dialect}: {}", v.refused.join("\n"));
+    }
+}
+
 #[test]
 fn table_and_annotations() {
     assert_eq!(TOOLS.pack, "notes");

@@ -1,0 +1,145 @@
+"""Judges tool parameter schemas with the model providers' own SDKs (docs/dialects.md).
+
+Reads a JSON file: a list of {"name", "dialect", "schema"} (the schema as the adapter of that
+dialect sends it) and prints one JSON object: per dialect the number judged and accepted, and
+every refusal with its reason.
+
+- openai-strict: openai-agents' `ensure_strict_json_schema` (what the Agents SDK runs on a
+  strict tool's parameters) must leave the schema exactly as it is, and the keywords, limits and
+  root rules OpenAI documents for Structured Outputs must hold.
+- gemini: google-genai's `types.Schema` (extra fields forbidden) must accept the schema, and
+  `types.FunctionDeclaration` the declaration around it; an object below the root must declare
+  properties (the API answers "properties: should be non-empty for OBJECT type").
+- every dialect: the root is `type: object` with no combinator, `enum` or `not`.
+"""
+
+import copy
+import json
+import sys
+
+from agents.strict_schema import ensure_strict_json_schema
+from google.genai import types
+
+# OpenAI Structured Outputs: the keywords it documents as supported.
+STRICT_KEYWORDS = {
+    "type", "description", "properties", "required", "additionalProperties", "items",
+    "enum", "anyOf", "$ref", "$defs", "pattern", "format", "minimum", "maximum",
+    "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "const",
+}
+STRICT_FORMATS = {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
+STRICT_MAX_DEPTH = 10
+STRICT_MAX_PROPERTIES = 5000
+STRICT_MAX_ENUM_VALUES = 1000
+STRICT_MAX_STRING_CHARS = 120_000
+
+
+def root_problems(schema):
+    out = []
+    if schema.get("type") != "object":
+        out.append(f"root type {schema.get('type')!r}")
+    for key in ("oneOf", "anyOf", "allOf", "enum", "not"):
+        if key in schema:
+            out.append(f"`{key}` at the root")
+    return out
+
+
+def subschemas(schema):
+    """(child, deeper) pairs: deeper says whether it adds a level of object/array nesting."""
+    for key in ("properties", "$defs", "defs"):
+        for child in (schema.get(key) or {}).values():
+            yield child, key == "properties"
+    if isinstance(schema.get("items"), dict):
+        yield schema["items"], True
+    if isinstance(schema.get("additionalProperties"), dict):
+        yield schema["additionalProperties"], True
+    for key in ("anyOf", "oneOf", "allOf"):
+        for child in schema.get(key) or []:
+            yield child, False
+
+
+def strict_problems(schema):
+    out = []
+    try:
+        strict = ensure_strict_json_schema(copy.deepcopy(schema))
+        if strict != schema:
+            out.append("ensure_strict_json_schema changed it")
+    except Exception as e:  # the SDK refuses it outright
+        out.append(f"ensure_strict_json_schema: {e}")
+    stats = {"properties": 0, "enums": 0, "chars": 0}
+
+    def walk(s, depth, at):
+        if depth > STRICT_MAX_DEPTH:
+            out.append(f"nested deeper than {STRICT_MAX_DEPTH} at {at}")
+            return
+        for k in s:
+            if k not in STRICT_KEYWORDS:
+                out.append(f"keyword `{k}` at {at}")
+        if "type" not in s and "anyOf" not in s and "$ref" not in s:
+            out.append(f"no type at {at}")
+        if s.get("type") == "object":
+            if s.get("additionalProperties") is not False:
+                out.append(f"open object at {at}")
+            props = s.get("properties") or {}
+            if sorted(s.get("required") or []) != sorted(props):
+                out.append(f"not every property required at {at}")
+            stats["properties"] += len(props)
+            stats["chars"] += sum(len(p) for p in props)
+        if "format" in s and s["format"] not in STRICT_FORMATS:
+            out.append(f"format {s['format']!r} at {at}")
+        if "enum" in s:
+            stats["enums"] += len(s["enum"])
+            stats["chars"] += sum(len(str(v)) for v in s["enum"])
+        for child, deeper in subschemas(s):
+            walk(child, depth + 1 if deeper else depth, at + "/…")
+
+    walk(schema, 1, "#")
+    if stats["properties"] > STRICT_MAX_PROPERTIES:
+        out.append(f"{stats['properties']} properties")
+    if stats["enums"] > STRICT_MAX_ENUM_VALUES:
+        out.append(f"{stats['enums']} enum values")
+    if stats["chars"] > STRICT_MAX_STRING_CHARS:
+        out.append(f"{stats['chars']} characters of names and enum values")
+    return out
+
+
+def gemini_problems(name, description, schema):
+    out = []
+    try:
+        types.Schema.model_validate(schema)
+        types.FunctionDeclaration.model_validate(
+            {"name": name, "description": description, "parameters": schema}
+        )
+    except Exception as e:
+        first = str(e).splitlines()
+        out.append("types.Schema: " + " / ".join(first[:3]))
+
+    def walk(s, at, root):
+        if s.get("type") == "object" and not s.get("properties") and not root:
+            out.append(f"an object without properties at {at}")
+        for child, _ in subschemas(s):
+            walk(child, at + "/…", False)
+
+    walk(schema, "#", True)
+    return out
+
+
+def main():
+    entries = json.load(open(sys.argv[1]))
+    report = {}
+    for e in entries:
+        d = report.setdefault(e["dialect"], {"judged": 0, "accepted": 0, "refused": []})
+        d["judged"] += 1
+        schema = e["schema"]
+        problems = root_problems(schema)
+        if e["dialect"] == "openai-strict":
+            problems += strict_problems(schema)
+        elif e["dialect"] == "gemini":
+            problems += gemini_problems(e["name"], e.get("description", ""), schema)
+        if problems:
+            d["refused"].append({"name": e["name"], "problems": problems[:5]})
+        else:
+            d["accepted"] += 1
+    json.dump(report, sys.stdout)
+
+
+main()
