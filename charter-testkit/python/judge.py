@@ -44,12 +44,13 @@ def root_problems(schema):
 
 
 def subschemas(schema):
-    """(child, deeper) pairs: deeper says whether it adds a level of object/array nesting."""
+    """(child, deeper) pairs: deeper says whether it is a level of object nesting (OpenAI: "up to
+    5000 object properties total, with up to 10 levels of nesting")."""
     for key in ("properties", "$defs", "defs"):
         for child in (schema.get(key) or {}).values():
             yield child, key == "properties"
     if isinstance(schema.get("items"), dict):
-        yield schema["items"], True
+        yield schema["items"], False
     if isinstance(schema.get("additionalProperties"), dict):
         yield schema["additionalProperties"], True
     for key in ("anyOf", "oneOf", "allOf"):

@@ -153,3 +153,14 @@ fn recursive_types_in_each_dialect() {
     );
     assert!(gemini.contains(r#""defs":{"Node":"#), "{gemini}");
 }
+
+#[test]
+fn an_object_without_properties_lists_none_in_strict_mode() {
+    static NONE: ObjectShape = ObjectShape::of(&[]);
+    let (strict, gemini) = both(&Root::of(&NONE));
+    assert_eq!(
+        strict,
+        r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#
+    );
+    assert_eq!(gemini, r#"{"type":"object","properties":{}}"#);
+}

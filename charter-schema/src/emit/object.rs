@@ -177,6 +177,11 @@ const fn properties(
         e.nspans = shown;
     }
     if required == 0 {
+        if e.target.all_required() {
+            // Strict mode's `required` lists every property, none included (the Agents SDK
+            // writes `"required":[]` into an object without properties).
+            e.out.raw(",\"required\":[]");
+        }
         return;
     }
     // `,"required":[..]`: written by hand (not through `m`) to know where the member starts.
