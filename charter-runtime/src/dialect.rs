@@ -13,7 +13,34 @@ use std::str::FromStr;
 use charter_schema::{ObjectShape, Shape};
 use serde_json::{Map, Value};
 
-use crate::table::{ToolDef, View};
+use crate::table::{DialectSchema, ToolDef, View};
+
+/// A view's schema in each dialect: the constants the tables hold (`View::dialects`).
+impl View {
+    /// The text, size and spans of this view in `dialect` (docs/dialects.md).
+    pub fn in_dialect(&self, dialect: Dialect) -> DialectSchema {
+        let portable = DialectSchema {
+            schema: self.schema,
+            tokens: self.tokens,
+            spans: self.spans,
+        };
+        match (dialect, self.dialects) {
+            (Dialect::OpenAiStrict, Some(d)) => d.openai_strict,
+            (Dialect::Gemini, Some(d)) => d.gemini,
+            _ => portable,
+        }
+    }
+
+    /// The parameter schema text in `dialect`, exactly as that adapter sends it.
+    pub fn schema_in(&self, dialect: Dialect) -> &'static str {
+        self.in_dialect(dialect).schema
+    }
+
+    /// `json_tokens` of [`View::schema_in`].
+    pub fn tokens_in(&self, dialect: Dialect) -> u32 {
+        self.in_dialect(dialect).tokens
+    }
+}
 
 /// A model API's dialect of JSON Schema for tool parameters (docs/dialects.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -6,8 +6,9 @@
 
 use std::fmt;
 
+use crate::dialect::Dialect;
 use crate::error::DeclarationError;
-use crate::table::{Dialect, DialectSchema, Field, PropSpan, ToolDef, View, ViewKey};
+use crate::table::{DialectSchema, Field, PropSpan, ToolDef, View, ViewKey};
 
 /// Checks a session mode label: `None` is the widest view; an empty label is refused rather than
 /// read as `None` (a plan lookup that came back empty would otherwise be served every tier).

@@ -126,34 +126,6 @@ pub struct DialectSchema {
     pub spans: &'static [PropSpan],
 }
 
-impl View {
-    /// The text, size and spans of this view in `dialect` (docs/dialects.md).
-    pub fn in_dialect(&self, dialect: Dialect) -> DialectSchema {
-        let portable = DialectSchema {
-            schema: self.schema,
-            tokens: self.tokens,
-            spans: self.spans,
-        };
-        match (dialect, self.dialects) {
-            (Dialect::OpenAiStrict, Some(d)) => d.openai_strict,
-            (Dialect::Gemini, Some(d)) => d.gemini,
-            _ => portable,
-        }
-    }
-
-    /// The parameter schema text in `dialect`, exactly as that adapter sends it.
-    pub fn schema_in(&self, dialect: Dialect) -> &'static str {
-        self.in_dialect(dialect).schema
-    }
-
-    /// `json_tokens` of [`View::schema_in`].
-    pub fn tokens_in(&self, dialect: Dialect) -> u32 {
-        self.in_dialect(dialect).tokens
-    }
-}
-
-pub use crate::dialect::Dialect;
-
 /// What dropping one argument path saves, and where a top-level property sits in a view's
 /// schema text: recorded by the schema emitter while it writes the text (`charter_schema`).
 pub use charter_schema::{PathCost, PropSpan};
