@@ -258,7 +258,10 @@ impl Gen<'_> {
             } else if let Some((_, e)) = shared_dialects.iter().find(|(t, _)| *t == schema.text) {
                 e.clone()
             } else {
-                let id = format_ident!("{}_DIALECTS", shared_view_base(&t.tool, shared_dialects.len()));
+                let id = format_ident!(
+                    "{}_DIALECTS",
+                    shared_view_base(&t.tool, shared_dialects.len())
+                );
                 let lit = dialects_literal(d);
                 consts.push(quote! {
                     /// Shared by the views that show the same fields.
