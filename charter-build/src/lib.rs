@@ -2,20 +2,24 @@
 //! check them, and generate static tool tables that `charter-runtime` reads.
 //!
 //! A pack is compiled once, in a build script; nothing about it is parsed, derived or sized at
-//! run time (docs/design.md §1). The stages are modules named after what they handle:
+//! run time (docs/design.md §1). The public API is the entry points: [`Builder`] (a build
+//! script's), [`load_str`], [`check_file`], [`compile_str`] and what they return
+//! ([`PackModel`], [`Diagnostic`], [`BuildError`]). The stages behind them are modules named
+//! after what they handle, hidden from the API (they change as the compiler does; this crate's
+//! own tests and the identity test reach them):
 //!
-//! - [`pack`]: the YAML file as an AST, every key and value with its `line:col`.
-//! - [`check`]: the static checks; every mistake is a [`Diagnostic`] (`file:line:col: what to
+//! - `pack`: the YAML file as an AST, every key and value with its `line:col`.
+//! - `check`: the static checks; every mistake is a [`Diagnostic`] (`file:line:col: what to
 //!   change`), and every mistake in a file is reported before the build fails.
-//! - [`mode`]: the views of a tool (docs/design.md §5) and the checks that keep each callable.
-//! - [`model`]: the checked pack, resolved (names qualified, types resolved, annotations set).
-//! - [`lower`]: the resolved pack as `charter_schema` shapes, the tree schemas and tables come
+//! - `mode`: the views of a tool (docs/design.md §5) and the checks that keep each callable.
+//! - `model`: the checked pack, resolved (names qualified, types resolved, annotations set).
+//! - `lower`: the resolved pack as `charter_schema` shapes, the tree schemas and tables come
 //!   from.
-//! - [`size`]: the size of every view, counted before any is written (each named type once),
+//! - `size`: the size of every view, counted before any is written (each named type once),
 //!   and the limit on it.
-//! - [`schema`]: each view's compact JSON Schema text, its size, paths by cost, spans, written
+//! - `schema`: each view's compact JSON Schema text, its size, paths by cost, spans, written
 //!   by `charter_schema`'s emitter (the one `#[charter::tool]` evaluates in `const` context).
-//! - [`generate`]: Rust code (`quote` + `prettyplease`).
+//! - `generate`: Rust code (`quote` + `prettyplease`).
 //!
 //! ```no_run
 //! // build.rs of a crate with its own packs; mistakes are printed as `cargo::error=` lines,
@@ -23,19 +27,30 @@
 //! let _ = charter_build::Builder::new().packs_from_dir("packs").compile();
 //! ```
 
-#![warn(missing_docs)]
-
 mod builder;
+// The stages: reachable for this crate's tests, examples and the identity test, not part of the
+// API a user depends on (hidden from the docs and the public API snapshot).
+#[doc(hidden)]
 pub mod check;
+#[doc(hidden)]
 pub mod diagnostic;
+#[doc(hidden)]
 pub mod generate;
+#[doc(hidden)]
 pub mod graphql;
+#[doc(hidden)]
 pub mod lower;
+#[doc(hidden)]
 pub mod mode;
+#[doc(hidden)]
 pub mod model;
+#[doc(hidden)]
 pub mod oauth;
+#[doc(hidden)]
 pub mod pack;
+#[doc(hidden)]
 pub mod schema;
+#[doc(hidden)]
 pub mod size;
 
 use std::path::Path;

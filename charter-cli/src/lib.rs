@@ -12,9 +12,8 @@
 //! }
 //! ```
 
-#![warn(missing_docs)]
 
-pub mod args;
+mod args;
 mod auth;
 mod call;
 mod check;

@@ -8,6 +8,7 @@
 
 /// Anything charter itself can report about one call or one declaration.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CharterError {
     /// The pack or the deployment is wrong.
     #[error(transparent)]

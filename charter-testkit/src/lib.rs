@@ -17,7 +17,6 @@
 //!   binary.
 //! - [`providers`]: the model APIs' documented rules for a tool definition, applied to tables.
 
-#![warn(missing_docs)]
 
 pub mod everything;
 pub mod json;

@@ -17,6 +17,18 @@ use crate::validate::PatternCache;
 
 impl ToolSession {
     /// A session over these tables with the default options (progressive, threshold 0, no mode).
+    ///
+    /// ```
+    /// use charter_runtime::ToolSession;
+    ///
+    /// // Progressive: until the model searches, it is offered ToolSearch alone.
+    /// let session = ToolSession::new(&[]).unwrap();
+    /// let offered: Vec<&str> = session.visible().iter().map(|t| t.name).collect();
+    /// assert_eq!(offered, ["ToolSearch"]);
+    /// ```
+    ///
+    /// With tools of your own (`#[charter::tool]`, `charter::pack!`): the `charter` crate's
+    /// documentation.
     pub fn new(tables: &[&'static Table]) -> Result<Self, DeclarationError> {
         Self::with_options(
             tables.iter().map(|t| Source::Table(t)).collect(),
