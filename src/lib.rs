@@ -38,9 +38,10 @@
 //! let sum = session.dispatch("math_add", json!({"a": 2, "b": 3}), &ctx).await.unwrap();
 //! assert_eq!(sum.text, "5");
 //!
-//! // A wrong call is refused before it runs, with a message written for the model.
+//! // A wrong call is refused before it runs, every problem at its field path, for the model.
 //! let err = session.dispatch("math_add", json!({"a": "two"}), &ctx).await.unwrap_err();
-//! assert!(err.to_string().contains("a"));
+//! assert!(err.to_string().contains(r#"/a: expected integer, got string "two""#));
+//! assert!(err.to_string().contains("/b: expected integer (required), got nothing"));
 //! # }
 //! ```
 

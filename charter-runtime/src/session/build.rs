@@ -21,10 +21,10 @@ impl ToolSession {
     /// ```
     /// use charter_runtime::ToolSession;
     ///
-    /// // Progressive: until the model searches, it is offered ToolSearch alone.
+    /// // No tables: nothing to search, so not even ToolSearch is offered.
     /// let session = ToolSession::new(&[]).unwrap();
-    /// let offered: Vec<&str> = session.visible().iter().map(|t| t.name).collect();
-    /// assert_eq!(offered, ["ToolSearch"]);
+    /// assert!(session.visible().is_empty());
+    /// assert!(session.all().is_empty());
     /// ```
     ///
     /// With tools of your own (`#[charter::tool]`, `charter::pack!`): the `charter` crate's
