@@ -12,7 +12,6 @@
 //! results for the model; failures of the loop itself (the model server unreachable, a non-2xx,
 //! a body that is not the wire format) are an [`Error`].
 
-
 /// The `with_*` builders every loop's `Options` has: `max_turns`, `concurrency` and `extra`.
 macro_rules! loop_option_builders {
     () => {

@@ -12,7 +12,6 @@
 //! }
 //! ```
 
-
 mod args;
 mod auth;
 mod call;

@@ -10,7 +10,6 @@
 //! product's rules (names, labels, views, field visibility) come from `charter_terms`. Schemas are emitted as piece trees that `charter_runtime::schema` flattens in
 //! `const` context: no schema is built at start-up or on the first call.
 
-
 mod derive;
 mod errors;
 mod pack;

@@ -9,7 +9,6 @@
 //!
 //! `rmcp` stays inside this crate: the rest of charter only sees the types re-exported here.
 
-
 pub mod client;
 pub mod server;
 pub mod store;

@@ -18,7 +18,6 @@
 //! - [`schema`]: compile-time schemas of Rust tools and the helpers their handlers call.
 //! - `code` (feature `code`): code mode's interpreter, which runs `RunCode` programs.
 
-
 #[cfg(feature = "code")]
 pub mod code;
 pub mod context;

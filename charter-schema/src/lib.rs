@@ -17,7 +17,6 @@
 //! No dependency but `charter-terms` (the rules it applies), so build scripts use it cheaply;
 //! `charter_runtime::table` re-exports the types.
 
-
 pub mod emit;
 pub mod shape;
 pub mod view;

@@ -16,7 +16,6 @@
 //! It has no dependencies, so build scripts, the proc-macro, the build library, the runtime, the
 //! MCP crate and the CLI all use it cheaply.
 
-
 pub mod groups;
 pub mod http;
 pub mod intent;

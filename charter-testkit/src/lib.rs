@@ -17,7 +17,6 @@
 //!   binary.
 //! - [`providers`]: the model APIs' documented rules for a tool definition, applied to tables.
 
-
 pub mod everything;
 pub mod json;
 pub mod judge;

@@ -5,7 +5,6 @@
 //! a real application would keep it in a database). Notes are partitioned by the end user of
 //! the call (`CallContext::user`), so one process serving many users never mixes their notes.
 
-
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 
