@@ -7,6 +7,13 @@
 //! its `tool_calls` run as one batch through the session ([`ToolSession::execute_tool_calls`]),
 //! and one `{"role":"tool","tool_call_id":...}` message per call follows, in the model's order.
 //!
+//! A session built in OpenAI's strict dialect (`SessionOptions { dialect: Dialect::OpenAiStrict,
+//! .. }`, docs/dialects.md) gives each compiled tool's strict definition, which goes with
+//! `"strict": true` (turn it off with [`Options::with_strict`]); the session's own tools
+//! (ToolSearch, `CallTool`, `RunCode`) and a toolkit's go without. Arguments the model writes in
+//! the strict shape (`null` for absent) are read back before validation. A session in another
+//! portable dialect sends the portable form without `strict`.
+//!
 //! Chat completions has no deferred loading of its own: a progressive session either grows the
 //! list as ToolSearch loads tools, or (built with `SessionOptions::search_and_call`) sends the
 //! same two tools every turn, `ToolSearch` and `CallTool`, so the request prefix never changes.
@@ -24,6 +31,7 @@
 //! ```
 
 use charter_runtime::CallContext;
+use charter_runtime::Dialect;
 use charter_runtime::session::{ToolEntry, ToolSession};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
@@ -292,6 +300,9 @@ pub struct Options {
     /// `parallel_tool_calls`, `max_completion_tokens`, ...). `tool_choice` and
     /// `parallel_tool_calls` are left out of a request that has no tools (servers refuse them).
     pub extra: Map<String, Value>,
+    /// Send `"strict": true` with each definition written in the strict dialect (default
+    /// `true`; only a session built in [`Dialect::OpenAiStrict`] gives such definitions).
+    pub strict: bool,
 }
 
 impl Default for Options {
@@ -300,12 +311,19 @@ impl Default for Options {
             max_turns: DEFAULT_MAX_TURNS,
             concurrency: DEFAULT_CONCURRENCY,
             extra: Map::new(),
+            strict: true,
         }
     }
 }
 
 impl Options {
     crate::loop_option_builders!();
+
+    /// Whether definitions in the strict dialect go with `"strict": true` (default `true`).
+    pub fn with_strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
 
     /// `temperature`.
     pub fn with_temperature(self, temperature: f64) -> Self {
@@ -326,10 +344,11 @@ impl Options {
     }
 }
 
-/// The `tools` array for these entries, as JSON text, schemas copied from their precomputed text.
+/// The `tools` array for these entries, as JSON text, schemas copied from their precomputed text;
+/// an entry in [`Dialect::OpenAiStrict`] goes with `"strict": true`.
 pub fn tools_json(tools: &[ToolEntry<'_>]) -> String {
     let mut buf = Vec::with_capacity(tools_capacity(tools));
-    write_tools(&mut buf, tools);
+    write_tools(&mut buf, tools, true);
     // Every piece written is JSON: the names and descriptions through serde, the schemas as the
     // compact JSON text the tables hold.
     String::from_utf8(buf).unwrap_or_default()
@@ -343,7 +362,7 @@ fn tools_capacity(tools: &[ToolEntry<'_>]) -> usize {
         + 2
 }
 
-fn write_tools(buf: &mut Vec<u8>, tools: &[ToolEntry<'_>]) {
+fn write_tools(buf: &mut Vec<u8>, tools: &[ToolEntry<'_>], strict: bool) {
     buf.push(b'[');
     for (i, tool) in tools.iter().enumerate() {
         if i > 0 {
@@ -355,23 +374,38 @@ fn write_tools(buf: &mut Vec<u8>, tools: &[ToolEntry<'_>]) {
         json::string(buf, tool.description);
         buf.extend_from_slice(br#","parameters":"#);
         buf.extend_from_slice(tool.schema.as_bytes());
+        if strict && tool.dialect == Dialect::OpenAiStrict {
+            buf.extend_from_slice(br#","strict":true"#);
+        }
         buf.extend_from_slice(b"}}");
     }
     buf.push(b']');
 }
 
-/// The request body for one turn: `model`, `messages`, `tools` (when any), then `extra`.
+/// The request body for one turn: `model`, `messages`, `tools` (when any; `"strict": true` on
+/// strict-dialect definitions), then `extra`.
 pub fn request_body(
     model: &str,
     messages: &[ChatMessage],
     tools: &[ToolEntry<'_>],
     extra: &Map<String, Value>,
 ) -> Vec<u8> {
+    write_body(model, messages, tools, true, extra)
+}
+
+/// [`request_body`], `"strict": true` only when `strict`.
+fn write_body(
+    model: &str,
+    messages: &[ChatMessage],
+    tools: &[ToolEntry<'_>],
+    strict: bool,
+    extra: &Map<String, Value>,
+) -> Vec<u8> {
     let mut body = ObjectWriter::with_capacity(tools_capacity(tools) + 256 * messages.len() + 64);
     body.value("model", model);
     body.value("messages", messages);
     if !tools.is_empty() {
-        write_tools(body.key("tools"), tools);
+        write_tools(body.key("tools"), tools, strict);
     }
     for (key, value) in extra {
         if tools.is_empty() && (key == "tool_choice" || key == "parallel_tool_calls") {
@@ -396,13 +430,20 @@ pub async fn run(
     options: &Options,
 ) -> Result<RunResult<ChatMessage>, Error> {
     options.check()?;
+    if session.dialect() == Dialect::Gemini {
+        return Err(Error::Config(
+            "the session gives its schemas in Gemini's dialect; build it in `openai-strict` \
+             (strict definitions) or the portable form for chat completions"
+                .into(),
+        ));
+    }
     let mut transcript = messages.to_vec();
     let mut content = String::new();
     for turn in 1..=options.max_turns {
         let body = {
             let tools = session.visible();
             tracing::debug!(turn, tools = tools.len(), "chat-completions request");
-            request_body(model, &transcript, &tools, &options.extra)
+            write_body(model, &transcript, &tools, options.strict, &options.extra)
         };
         let completion = client.complete(body).await?;
         let Some(choice) = completion.choices.into_iter().next() else {
@@ -460,6 +501,7 @@ mod tests {
             schema,
             tokens: 0,
             annotations: Annotations::default(),
+            dialect: Dialect::Mcp,
         }
     }
 

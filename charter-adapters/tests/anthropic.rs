@@ -647,3 +647,40 @@ async fn code_mode_runs_one_program_whose_calls_are_one_scheduler_batch() {
         text_of(&results[2].1)
     );
 }
+
+#[tokio::test]
+async fn the_portable_form_is_sent_and_another_dialect_is_refused() {
+    use charter_runtime::{Dialect, Disclosure};
+    let (server, client) = server(vec![anthropic_text("hi")]).await;
+    anthropic::run(
+        &client,
+        "claude-scripted",
+        &[Message::user("go")],
+        &demo_session(Disclosure::Eager, Dialect::Anthropic),
+        &context("anthropic-dialect"),
+        &Options::default(),
+    )
+    .await
+    .unwrap();
+    assert!(server.requests()[0].raw.contains(&format!(
+        r#""input_schema":{}}}"#,
+        schema_in("demo_weather", Dialect::Anthropic)
+    )));
+    for dialect in [Dialect::OpenAiStrict, Dialect::Gemini] {
+        let err = anthropic::run(
+            &client,
+            "claude-scripted",
+            &[Message::user("go")],
+            &demo_session(Disclosure::Eager, dialect),
+            &context("anthropic-dialect"),
+            &Options::default(),
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(&err, Error::Config(m) if m.contains(dialect.as_str())),
+            "{err:?}"
+        );
+    }
+    assert_eq!(server.requests().len(), 1);
+}

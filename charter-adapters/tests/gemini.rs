@@ -7,6 +7,7 @@ mod support;
 use charter_adapters::gemini::{self, Content, GeminiClient, Options, Role};
 use charter_adapters::{Error, Stop};
 use charter_runtime::session::{SessionOptions, Source, TOOL_SEARCH, ToolSession};
+use charter_runtime::{Dialect, Disclosure};
 use serde_json::{Value, json};
 use support::*;
 
@@ -20,8 +21,9 @@ async fn server(replies: Vec<Reply>) -> (ScriptedServer, GeminiClient) {
     (server, client)
 }
 
+/// A progressive session over the demo pack in Gemini's dialect.
 fn progressive() -> ToolSession {
-    ToolSession::new(&[&DEMO]).unwrap()
+    demo_session(Disclosure::ListChanged, Dialect::Gemini)
 }
 
 async fn run(
@@ -50,6 +52,10 @@ fn responses(contents: &[Content]) -> Vec<(Option<String>, String, Value)> {
         .filter_map(|p| p.function_response.as_ref())
         .map(|r| (r.id.clone(), r.name.clone(), r.response.clone()))
         .collect()
+}
+
+fn schema_in_gemini(name: &str) -> &'static str {
+    schema_in(name, Dialect::Gemini)
 }
 
 /// A successful response's `output` as text: the tool's text, or its JSON written out.
@@ -122,7 +128,7 @@ async fn progressive_turns_extend_the_declarations_and_keep_their_prefix() {
         assert!(
             requests[1]
                 .raw
-                .contains(&format!(r#""parameters":{}}}"#, schema_of(name))),
+                .contains(&format!(r#""parameters":{}}}"#, schema_in_gemini(name))),
             "{name} schema not verbatim"
         );
     }
@@ -350,7 +356,8 @@ async fn extra_members_pass_through_and_an_eager_session_declares_every_tool() {
     let session = ToolSession::with_options(
         vec![Source::Table(&DEMO)],
         SessionOptions {
-            disclosure: charter_runtime::Disclosure::Eager,
+            disclosure: Disclosure::Eager,
+            dialect: Dialect::Gemini,
             ..Default::default()
         },
     )
@@ -376,7 +383,14 @@ async fn extra_members_pass_through_and_an_eager_session_declares_every_tool() {
 #[tokio::test]
 async fn nothing_visible_sends_no_tools_and_no_tool_config() {
     let (server, client) = server(vec![gemini_text("hi")]).await;
-    let session = ToolSession::new(&[&EMPTY]).unwrap();
+    let session = ToolSession::with_options(
+        vec![Source::Table(&EMPTY)],
+        SessionOptions {
+            dialect: Dialect::Gemini,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let options =
         Options::default().with_tool_config(json!({"functionCallingConfig": {"mode": "ANY"}}));
     let result = run(&client, &session, "gemini-empty", &options)
@@ -571,7 +585,7 @@ async fn search_and_call_keeps_one_declaration_list_and_batches_through_the_sche
     .await;
     let result = run(
         &client,
-        &search_and_call(),
+        &demo_session(Disclosure::SearchAndCall, Dialect::Gemini),
         "gemini-search-and-call",
         &Options::default(),
     )
@@ -586,7 +600,10 @@ async fn search_and_call_keeps_one_declaration_list_and_batches_through_the_sche
     let answered = responses(&result.messages);
     let found = output_text(&answered[0].2);
     assert!(
-        found.contains(&format!(r#""inputSchema":{}"#, schema_of("demo_weather"))),
+        found.contains(&format!(
+            r#""inputSchema":{}"#,
+            schema_in_gemini("demo_weather")
+        )),
         "{found}"
     );
     let batch: Value = serde_json::from_str(&output_text(&answered[1].2)).unwrap();
@@ -616,7 +633,7 @@ async fn code_mode_runs_one_program_as_one_batch() {
     .await;
     let result = run(
         &client,
-        &code_mode(),
+        &demo_session(Disclosure::Code, Dialect::Gemini),
         "gemini-code-mode",
         &Options::default(),
     )
@@ -653,18 +670,34 @@ fn the_stub_refuses_what_the_gemini_schema_subset_refuses() {
         ),
     ] {
         let mut problems = Vec::new();
-        gemini_schema_problems(&schema, "p", &mut problems);
+        gemini_schema_problems(&schema, "p", false, &mut problems);
         assert!(
             problems.iter().any(|p| p.contains(what)),
             "{schema}: {problems:?}"
         );
     }
     let mut problems = Vec::new();
-    gemini_schema_problems(
-        &json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "a"}},
-                "required": ["a"], "additionalProperties": false}),
-        "p",
-        &mut problems,
-    );
+    let portable = json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "a"}},
+                          "required": ["a"], "additionalProperties": false});
+    gemini_schema_problems(&portable, "p", true, &mut problems);
     assert!(problems.is_empty(), "{problems:?}");
+    gemini_schema_problems(&portable, "p", false, &mut problems);
+    assert_eq!(
+        problems,
+        ["p: Unknown name \"additionalProperties\" (not a field of Schema)"]
+    );
+}
+
+#[tokio::test]
+async fn a_session_in_another_dialect_is_refused_before_any_request() {
+    let (server, client) = server(vec![gemini_text("unused")]).await;
+    let portable = ToolSession::new(&[&DEMO]).unwrap();
+    let err = run(&client, &portable, "gemini-dialect", &Options::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Config(m) if m.contains("`mcp` dialect") && m.contains("Dialect::Gemini")),
+        "{err:?}"
+    );
+    assert!(server.requests().is_empty());
 }

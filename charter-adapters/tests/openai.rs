@@ -699,3 +699,80 @@ async fn code_mode_runs_one_program_whose_calls_are_one_scheduler_batch() {
     // An endless program is stopped at the CPU-time limit; the loop goes on.
     assert!(tools[2].1.contains("CPU-time limit"), "{}", tools[2].1);
 }
+
+#[tokio::test]
+async fn a_strict_session_sends_strict_definitions_with_strict_true_unless_turned_off() {
+    use charter_runtime::{Dialect, Disclosure};
+    let script = || {
+        vec![
+            openai_calls(&[("s", TOOL_SEARCH, r#"{"query":"select:demo_weather"}"#)]),
+            openai_text("ok"),
+        ]
+    };
+    let session = || demo_session(Disclosure::ListChanged, Dialect::OpenAiStrict);
+    let (model, client) = server(script()).await;
+    openai::run(
+        &client,
+        "m",
+        &[ChatMessage::user("go")],
+        &session(),
+        &context("openai-strict"),
+        &Options::default(),
+    )
+    .await
+    .unwrap();
+    let request = &model.requests()[1];
+    assert_eq!(request.tool_names(), [TOOL_SEARCH, "demo_weather"]);
+    let tools = request.body["tools"].as_array().unwrap();
+    assert!(
+        tools[0]["function"].get("strict").is_none(),
+        "the session's own tools go without strict"
+    );
+    assert_eq!(tools[1]["function"]["strict"], true);
+    let strict = schema_in("demo_weather", Dialect::OpenAiStrict);
+    assert!(
+        request
+            .raw
+            .contains(&format!(r#""parameters":{strict},"strict":true}}"#)),
+        "{}",
+        request.raw
+    );
+
+    let (model, client) = server(script()).await;
+    openai::run(
+        &client,
+        "m",
+        &[ChatMessage::user("go")],
+        &session(),
+        &context("openai-strict-off"),
+        &Options::default().with_strict(false),
+    )
+    .await
+    .unwrap();
+    assert!(!model.requests()[1].raw.contains(r#""strict""#));
+
+    // A portable session sends no strict flag; a Gemini one is refused.
+    let (model, client) = server(script()).await;
+    openai::run(
+        &client,
+        "m",
+        &[ChatMessage::user("go")],
+        &progressive(),
+        &context("openai-portable"),
+        &Options::default(),
+    )
+    .await
+    .unwrap();
+    assert!(!model.requests()[1].raw.contains(r#""strict""#));
+    let err = openai::run(
+        &client,
+        "m",
+        &[ChatMessage::user("go")],
+        &demo_session(Disclosure::ListChanged, Dialect::Gemini),
+        &context("openai-gemini"),
+        &Options::default(),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, Error::Config(_)), "{err:?}");
+}

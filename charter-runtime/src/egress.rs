@@ -64,7 +64,7 @@ fn tool_egress(entry: &Entry) -> ToolEgress {
     let mut visible = Vec::new();
     let mut withheld = Vec::new();
     let view_name = match &entry.kind {
-        Kind::Static { def, view } => {
+        Kind::Static { def, view, .. } => {
             let mut walk = Walk {
                 view,
                 stack: Vec::new(),

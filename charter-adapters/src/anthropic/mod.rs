@@ -374,6 +374,13 @@ pub async fn run(
     options: &Options,
 ) -> Result<RunResult<Message>, Error> {
     options.check()?;
+    if !session.dialect().is_portable() {
+        return Err(Error::Config(format!(
+            "the session gives its schemas in the `{}` dialect; the Messages API takes the \
+             portable form (build the session in `anthropic`, `openai` or `mcp`)",
+            session.dialect()
+        )));
+    }
     if options.deferred && session.disclosure().calls_any() {
         return Err(Error::Config(
             "deferred mode and a search-and-call or code-mode session answer the same need \

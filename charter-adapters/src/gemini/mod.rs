@@ -1,7 +1,10 @@
 //! The Gemini API function-calling loop (docs/design.md §9).
 //!
 //! [`run`] sends `POST {base_url}/v1beta/models/{model}:generateContent` turn after turn, the API
-//! key in the `x-goog-api-key` header (never in the URL). Tools go as one
+//! key in the `x-goog-api-key` header (never in the URL). The session must be built in Gemini's
+//! dialect (`SessionOptions { dialect: Dialect::Gemini, .. }`, docs/dialects.md): every schema it
+//! gives, declarations and ToolSearch answers alike, is then in the `Schema` subset the API
+//! takes, and arguments in that dialect's shape are read back before validation. Tools go as one
 //! `{"functionDeclarations": [{name, description, parameters}, ...]}` entry whose `parameters` is
 //! the precomputed schema text copied into the body; a tool without parameters is declared
 //! without `parameters` (the API refuses an `OBJECT` with no properties); `tools` is left out when
@@ -38,6 +41,7 @@
 //! ```
 
 use charter_runtime::CallContext;
+use charter_runtime::Dialect;
 use charter_runtime::scheduler::{CallResult, ToolCall as BatchCall};
 use charter_runtime::session::{ToolEntry, ToolSession};
 use serde_json::{Map, Value, json};
@@ -215,11 +219,6 @@ impl Options {
     }
 }
 
-/// The parameter schema text a declaration carries: the one place a dialect is chosen.
-fn parameters<'e>(tool: &ToolEntry<'e>) -> &'e str {
-    tool.schema
-}
-
 /// Whether the schema declares no parameter at all (the emitter's canonical text for an empty
 /// object): the declaration then has no `parameters`.
 fn no_parameters(schema: &str) -> bool {
@@ -236,7 +235,7 @@ fn write_tools(buf: &mut Vec<u8>, tools: &[ToolEntry<'_>]) {
         json::string(buf, tool.name);
         buf.extend_from_slice(br#","description":"#);
         json::string(buf, tool.description);
-        let schema = parameters(tool);
+        let schema = tool.schema;
         if !no_parameters(schema) {
             buf.extend_from_slice(br#","parameters":"#);
             buf.extend_from_slice(schema.as_bytes());
@@ -360,6 +359,14 @@ pub async fn run(
     options: &Options,
 ) -> Result<RunResult<Content>, Error> {
     options.check()?;
+    if session.dialect() != Dialect::Gemini {
+        return Err(Error::Config(format!(
+            "the session gives its schemas in the `{}` dialect; build it with \
+             `SessionOptions {{ dialect: Dialect::Gemini, .. }}` so that every declaration and \
+             ToolSearch answer is in the subset the Gemini API takes",
+            session.dialect()
+        )));
+    }
     let endpoint = client.endpoint(model)?;
     let mut transcript = contents.to_vec();
     let mut content = String::new();
@@ -424,6 +431,7 @@ mod tests {
             schema,
             tokens: 0,
             annotations: Annotations::default(),
+            dialect: Dialect::Gemini,
         }
     }
 

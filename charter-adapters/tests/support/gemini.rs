@@ -3,7 +3,8 @@
 //!
 //! The schema rules are those of the API's `Schema` object (the OpenAPI 3.0 subset a function
 //! declaration's `parameters` takes), with the field list of the official `google-genai` SDK's
-//! `types.Schema`: a key outside it, a `type` that is not one of the API's types (or an array of
+//! `types.Schema`: a key outside it (`additionalProperties` among them: the API answers `Unknown
+//! name "additionalProperties"`), a `type` that is not one of the API's types (or an array of
 //! types), a non-string `enum` value, `oneOf`/`allOf`/`not`/`const`, and an `OBJECT` root without
 //! properties are refused, as the API refuses them.
 
@@ -38,7 +39,6 @@ const SCHEMA_KEYS: &[&str] = &[
     "anyOf",
     "default",
     "example",
-    "additionalProperties",
     "defs",
     "ref",
 ];
@@ -73,14 +73,17 @@ fn valid_function_name(name: &str) -> bool {
         && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'))
 }
 
-/// What the API refuses in a `parameters` schema, with the path to it.
-pub fn gemini_schema_problems(schema: &Value, at: &str, out: &mut Vec<String>) {
+/// What the API refuses in a `parameters` schema, with the path to it. `open_objects` lets
+/// `additionalProperties` through (for tables that carry no Gemini text yet).
+pub fn gemini_schema_problems(schema: &Value, at: &str, open_objects: bool, out: &mut Vec<String>) {
     let Value::Object(m) = schema else {
         out.push(format!("{at}: a schema must be an object"));
         return;
     };
     for key in m.keys() {
-        if !SCHEMA_KEYS.contains(&key.as_str()) {
+        let allowed =
+            SCHEMA_KEYS.contains(&key.as_str()) || (open_objects && key == "additionalProperties");
+        if !allowed {
             out.push(format!(
                 "{at}: Unknown name \"{key}\" (not a field of Schema)"
             ));
@@ -101,17 +104,17 @@ pub fn gemini_schema_problems(schema: &Value, at: &str, out: &mut Vec<String>) {
     for (key, value) in m {
         let at = format!("{at}.{key}");
         match (key.as_str(), value) {
-            ("items", sub) => gemini_schema_problems(sub, &at, out),
+            ("items", sub) => gemini_schema_problems(sub, &at, open_objects, out),
             ("additionalProperties", Value::Bool(_)) => {}
-            ("additionalProperties", sub) => gemini_schema_problems(sub, &at, out),
+            ("additionalProperties", sub) => gemini_schema_problems(sub, &at, open_objects, out),
             ("properties" | "defs", Value::Object(subs)) => {
                 for (name, sub) in subs {
-                    gemini_schema_problems(sub, &format!("{at}[{name:?}]"), out);
+                    gemini_schema_problems(sub, &format!("{at}[{name:?}]"), open_objects, out);
                 }
             }
             ("anyOf", Value::Array(subs)) => {
                 for (i, sub) in subs.iter().enumerate() {
-                    gemini_schema_problems(sub, &format!("{at}[{i}]"), out);
+                    gemini_schema_problems(sub, &format!("{at}[{i}]"), open_objects, out);
                 }
             }
             ("properties" | "defs" | "anyOf", other) => {
@@ -124,7 +127,12 @@ pub fn gemini_schema_problems(schema: &Value, at: &str, out: &mut Vec<String>) {
 
 /// What `generateContent` refuses: the path and query, the body's shape, the declarations and
 /// their schemas, and a conversation whose function calls are not answered one for one.
-pub fn check_gemini(uri: &Uri, headers: &HeaderMap, body: &Value) -> Result<(), String> {
+pub fn check_gemini(
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: &Value,
+    open_objects: bool,
+) -> Result<(), String> {
     let model = uri
         .path()
         .strip_prefix("/v1beta/models/")
@@ -141,7 +149,7 @@ pub fn check_gemini(uri: &Uri, headers: &HeaderMap, body: &Value) -> Result<(), 
     if headers.get("content-type").and_then(|v| v.to_str().ok()) != Some("application/json") {
         return Err("content-type must be application/json".into());
     }
-    let tools = check_tools(body)?;
+    let tools = check_tools(body, open_objects)?;
     if body.get("toolConfig").is_some() && tools.is_empty() {
         return Err("toolConfig is set but there are no function declarations".into());
     }
@@ -159,7 +167,7 @@ pub fn check_gemini(uri: &Uri, headers: &HeaderMap, body: &Value) -> Result<(), 
 }
 
 /// The declared function names, after checking every declaration.
-fn check_tools(body: &Value) -> Result<HashSet<String>, String> {
+fn check_tools(body: &Value, open_objects: bool) -> Result<HashSet<String>, String> {
     let mut names = HashSet::new();
     let Some(tools) = body.get("tools") else {
         return Ok(names);
@@ -189,14 +197,14 @@ fn check_tools(body: &Value) -> Result<HashSet<String>, String> {
                 return Err(format!("{at}: Unknown name \"{k}\""));
             }
             if let Some(parameters) = d.get("parameters") {
-                check_parameters(parameters, &format!("{at}.parameters"))?;
+                check_parameters(parameters, &format!("{at}.parameters"), open_objects)?;
             }
         }
     }
     Ok(names)
 }
 
-fn check_parameters(parameters: &Value, at: &str) -> Result<(), String> {
+fn check_parameters(parameters: &Value, at: &str, open_objects: bool) -> Result<(), String> {
     if !parameters["type"]
         .as_str()
         .is_some_and(|t| t.eq_ignore_ascii_case("object"))
@@ -212,7 +220,7 @@ fn check_parameters(parameters: &Value, at: &str) -> Result<(), String> {
         ));
     }
     let mut problems = Vec::new();
-    gemini_schema_problems(parameters, at, &mut problems);
+    gemini_schema_problems(parameters, at, open_objects, &mut problems);
     if problems.is_empty() {
         Ok(())
     } else {

@@ -22,10 +22,10 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use charter_runtime::CallContext;
 use charter_runtime::error::CharterError;
 use charter_runtime::table::*;
 use charter_runtime::tokens::text_tokens;
+use charter_runtime::{CallContext, Dialect};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
@@ -136,6 +136,8 @@ pub enum Wire {
 
 struct Shared {
     wire: Wire,
+    /// Gemini: let `additionalProperties` through (tables without Gemini text).
+    open_objects: bool,
     api_key: Option<String>,
     replies: Mutex<Vec<Reply>>,
     requests: Mutex<Vec<Recorded>>,
@@ -152,8 +154,24 @@ impl ScriptedServer {
     /// Starts a server speaking `wire`, expecting `api_key` (checked like the real APIs: a wrong or
     /// missing key is a 401), answering with `replies` in order.
     pub async fn start(wire: Wire, api_key: Option<&str>, replies: Vec<Reply>) -> Self {
+        Self::start_with(wire, false, api_key, replies).await
+    }
+
+    /// A Gemini server that lets `additionalProperties` through, every other rule kept: for the
+    /// shipped tables while they carry no Gemini text.
+    pub async fn start_gemini_open_objects(api_key: Option<&str>, replies: Vec<Reply>) -> Self {
+        Self::start_with(Wire::Gemini, true, api_key, replies).await
+    }
+
+    async fn start_with(
+        wire: Wire,
+        open_objects: bool,
+        api_key: Option<&str>,
+        replies: Vec<Reply>,
+    ) -> Self {
         let shared = Arc::new(Shared {
             wire,
+            open_objects,
             api_key: api_key.map(str::to_owned),
             replies: Mutex::new(replies.into_iter().rev().collect()),
             requests: Mutex::new(Vec::new()),
@@ -220,7 +238,7 @@ async fn handle(
     let checked = match shared.wire {
         Wire::OpenAi => check_openai(&headers, &parsed),
         Wire::Anthropic => check_anthropic(&headers, &parsed),
-        Wire::Gemini => check_gemini(&uri, &headers, &parsed),
+        Wire::Gemini => check_gemini(&uri, &headers, &parsed, shared.open_objects),
     };
     if let Err(message) = checked {
         return refuse(shared.wire, 400, &message);
@@ -658,6 +676,29 @@ macro_rules! demo_tool {
             $field,
             r#""],"additionalProperties":false}"#
         );
+        // Gemini's `Schema` takes no `additionalProperties`; the portable text is strict already
+        // (one property, required, the object closed).
+        const GEMINI: &str = concat!(
+            r#"{"type":"object","properties":{""#,
+            $field,
+            r#"":{"type":"string","description":""#,
+            $field_description,
+            r#""}},"required":[""#,
+            $field,
+            r#""]}"#
+        );
+        const DIALECTS: DialectSchemas = DialectSchemas {
+            openai_strict: DialectSchema {
+                schema: SCHEMA,
+                tokens: text_tokens(SCHEMA),
+                spans: &[],
+            },
+            gemini: DialectSchema {
+                schema: GEMINI,
+                tokens: text_tokens(GEMINI),
+                spans: &[],
+            },
+        };
         ToolDef {
             name: concat!("demo_", $tool),
             pack: "demo",
@@ -688,7 +729,7 @@ macro_rules! demo_tool {
                     spans: &[],
                     signature: "",
                     signature_tokens: 0,
-                    dialects: None,
+                    dialects: Some(&DIALECTS),
                 },
                 View {
                     key: ViewKey::Unmatched,
@@ -700,7 +741,7 @@ macro_rules! demo_tool {
                     spans: &[],
                     signature: "",
                     signature_tokens: 0,
-                    dialects: None,
+                    dialects: Some(&DIALECTS),
                 },
             ],
             search: SearchData {
@@ -753,35 +794,41 @@ pub static DEMO: Table = Table {
     ],
 };
 
-/// A search-and-call session over the demo pack: ToolSearch and CallTool on every turn.
-pub fn search_and_call() -> charter_runtime::session::ToolSession {
+/// A session over the demo pack in `disclosure`, its schemas in `dialect`.
+pub fn demo_session(
+    disclosure: charter_runtime::Disclosure,
+    dialect: Dialect,
+) -> charter_runtime::session::ToolSession {
     use charter_runtime::session::{SessionOptions, Source, ToolSession};
     ToolSession::with_options(
         vec![Source::Table(&DEMO)],
         SessionOptions {
-            disclosure: charter_runtime::Disclosure::SearchAndCall,
+            disclosure,
+            dialect,
             ..SessionOptions::default()
         },
     )
     .unwrap()
+}
+
+/// A search-and-call session over the demo pack: ToolSearch and CallTool on every turn.
+pub fn search_and_call() -> charter_runtime::session::ToolSession {
+    demo_session(charter_runtime::Disclosure::SearchAndCall, Dialect::Mcp)
 }
 
 /// A code-mode session over the demo pack: ToolSearch and RunCode.
 pub fn code_mode() -> charter_runtime::session::ToolSession {
-    use charter_runtime::session::{SessionOptions, Source, ToolSession};
-    ToolSession::with_options(
-        vec![Source::Table(&DEMO)],
-        SessionOptions {
-            disclosure: charter_runtime::Disclosure::Code,
-            ..SessionOptions::default()
-        },
-    )
-    .unwrap()
+    demo_session(charter_runtime::Disclosure::Code, Dialect::Mcp)
 }
 
 /// The schema text of a demo tool, as the table holds it.
 pub fn schema_of(name: &str) -> &'static str {
-    DEMO.tools.iter().find(|t| t.name == name).unwrap().views[0].schema
+    schema_in(name, Dialect::Mcp)
+}
+
+/// The schema text of a demo tool in `dialect`.
+pub fn schema_in(name: &str, dialect: Dialect) -> &'static str {
+    DEMO.tools.iter().find(|t| t.name == name).unwrap().views[0].schema_in(dialect)
 }
 
 /// An empty pack: a session over it has nothing to show.

@@ -26,6 +26,14 @@ pub const TOOL_SEARCH_SCHEMA: &str = concat!(
     r#"}},"required":["query"],"additionalProperties":false}"#
 );
 
+/// [`TOOL_SEARCH_SCHEMA`] in Gemini's dialect: its `Schema` has no `additionalProperties`.
+pub const TOOL_SEARCH_SCHEMA_GEMINI: &str = concat!(
+    r#"{"type":"object","properties":{"query":{"type":"string","description":"#,
+    r#""select:name_a,name_b loads exactly those tools; keywords load the best matches; +term requires the name to contain term.""#,
+    r#"},"max_results":{"type":"integer","description":"How many keyword matches to load (default 5). Ignored by select:.""#,
+    r#"}},"required":["query"]}"#
+);
+
 /// The usage text that opens the ToolSearch description; the sorted list of deferred tool names
 /// follows it.
 pub const TOOL_SEARCH_USAGE: &str = "Loads tools so they can be called. Every tool listed below \

@@ -9,6 +9,7 @@ use super::disclosure::{Disclosed, Search};
 use super::entry::{Dynamic, Entry, Kind};
 use super::tools::Tools;
 use super::{SessionOptions, Source, ToolSession};
+use crate::dialect::Dialect;
 use crate::error::DeclarationError;
 use crate::mode;
 use crate::search::TOOL_SEARCH;
@@ -50,6 +51,7 @@ impl ToolSession {
             mode,
             ranking,
             http,
+            dialect,
             #[cfg(feature = "code")]
             code,
         } = options;
@@ -64,7 +66,8 @@ impl ToolSession {
         let progressive = disclosure.is_progressive();
         // At threshold 0 every tool is deferred, however small (docs/design.md §4).
         let resident = |tokens: u32| !progressive || (threshold > 0 && tokens <= threshold);
-        let (entries, kit_generations) = resolve_entries(&sources, mode.as_deref(), resident)?;
+        let (entries, kit_generations) =
+            resolve_entries(&sources, mode.as_deref(), dialect, resident)?;
         let by_name = sorted_by_name(&entries);
         check_names(&entries, &by_name)?;
         let catalogue: Vec<u32> = by_name
@@ -88,6 +91,7 @@ impl ToolSession {
                 by_name,
                 mode,
                 http,
+                dialect,
                 patterns: PatternCache::new(),
                 #[cfg(feature = "code")]
                 code,
@@ -125,6 +129,7 @@ impl ToolSession {
                 mode: self.tools.mode.clone(),
                 ranking: self.disclosure.ranking,
                 http: self.tools.http.clone(),
+                dialect: self.tools.dialect,
                 #[cfg(feature = "code")]
                 code: self.tools.code.clone(),
             },
@@ -222,6 +227,7 @@ fn sorted_by_name(entries: &[Entry]) -> Vec<u32> {
 fn resolve_entries(
     sources: &[Source],
     mode: Option<&str>,
+    dialect: Dialect,
     resident: impl Fn(u32) -> bool,
 ) -> Result<(Vec<Entry>, Vec<u64>), DeclarationError> {
     let mut kit_generations = Vec::new();
@@ -262,8 +268,8 @@ fn resolve_entries(
             let view = mode::resolve_view(def, mode)?;
             mode::check_view(def, view)?;
             entries.push(Entry {
-                resident: resident(view.tokens),
-                kind: Kind::Static { def, view },
+                resident: resident(view.tokens_in(dialect)),
+                kind: Kind::Static { def, view, dialect },
                 narrowing: None,
             });
         }

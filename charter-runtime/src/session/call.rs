@@ -41,6 +41,19 @@ pub const CALL_TOOL_SCHEMA: &str = concat!(
     r#"},"additionalProperties":false}"#
 );
 
+/// [`CALL_TOOL_SCHEMA`] in Gemini's dialect: no `additionalProperties`, and the arguments as JSON
+/// text (its `Schema` refuses an `OBJECT` without properties; `CallTool` reads JSON text as the
+/// object it holds).
+pub const CALL_TOOL_SCHEMA_GEMINI: &str = concat!(
+    r#"{"type":"object","properties":{"#,
+    r#""name":{"type":"string","description":"The exact name of the tool to call, as ToolSearch gave it."},"#,
+    r#""arguments":{"type":"string","description":"The tool's arguments as JSON object text, valid against the inputSchema ToolSearch gave for it."},"#,
+    r#""calls":{"type":"array","minItems":1,"description":"Several calls at once, instead of name and arguments: one result each, in this order.","#,
+    r#""items":{"type":"object","properties":{"name":{"type":"string","description":"The tool's exact name."},"#,
+    r#""arguments":{"type":"string","description":"Its arguments as JSON object text."}},"required":["name"]}}"#,
+    r#"}}"#
+);
+
 /// The description of [`CALL_TOOL`].
 pub const CALL_TOOL_DESCRIPTION: &str = "Calls a tool that ToolSearch found: {\"name\": \"<tool \
 name>\", \"arguments\": {...}} with arguments valid against the inputSchema ToolSearch returned \
@@ -54,6 +67,14 @@ pub const SEARCH_AND_CALL_SCHEMA: &str = concat!(
     r#""select:name_a,name_b finds exactly those tools; keywords find the best matches; +term requires the name to contain term.""#,
     r#"},"max_results":{"type":"integer","description":"How many keyword matches to return (default 5). Ignored by select:.""#,
     r#"}},"required":["query"],"additionalProperties":false}"#
+);
+
+/// [`SEARCH_AND_CALL_SCHEMA`] in Gemini's dialect: its `Schema` has no `additionalProperties`.
+pub const SEARCH_AND_CALL_SCHEMA_GEMINI: &str = concat!(
+    r#"{"type":"object","properties":{"query":{"type":"string","description":"#,
+    r#""select:name_a,name_b finds exactly those tools; keywords find the best matches; +term requires the name to contain term.""#,
+    r#"},"max_results":{"type":"integer","description":"How many keyword matches to return (default 5). Ignored by select:.""#,
+    r#"}},"required":["query"]}"#
 );
 
 /// The usage text of ToolSearch in a search-and-call session.
@@ -79,12 +100,17 @@ impl ToolSession {
 
     /// The `CallTool` definition, if this session offers it.
     pub fn call_tool(&self) -> Option<super::ToolEntry<'_>> {
+        let (schema, tokens) = self.own_schema(
+            const { super::sized(CALL_TOOL_SCHEMA) },
+            const { super::sized(CALL_TOOL_SCHEMA_GEMINI) },
+        );
         self.is_search_and_call().then_some(super::ToolEntry {
             name: CALL_TOOL,
             description: CALL_TOOL_DESCRIPTION,
-            schema: CALL_TOOL_SCHEMA,
-            tokens: const { crate::tokens::text_tokens(CALL_TOOL_SCHEMA) },
+            schema,
+            tokens,
             annotations: crate::table::Annotations::default(),
+            dialect: self.own_dialect(),
         })
     }
 

@@ -25,6 +25,13 @@ pub const RUN_CODE_SCHEMA: &str = concat!(
     r#"}},"required":["code"],"additionalProperties":false}"#
 );
 
+/// [`RUN_CODE_SCHEMA`] in Gemini's dialect: its `Schema` has no `additionalProperties`.
+pub const RUN_CODE_SCHEMA_GEMINI: &str = concat!(
+    r#"{"type":"object","properties":{"code":{"type":"string","description":"#,
+    r#""The body of an async JavaScript function: await tool calls, return the answer.""#,
+    r#"}},"required":["code"]}"#
+);
+
 /// The description of [`RUN_CODE`].
 pub const RUN_CODE_DESCRIPTION: &str = "Runs a JavaScript program that calls tools and returns \
 only what is needed. Each pack is a global object with one async function per tool, declared as \
@@ -49,12 +56,17 @@ impl ToolSession {
 
     /// The `RunCode` definition, if this session offers it.
     pub fn run_code(&self) -> Option<super::ToolEntry<'_>> {
+        let (schema, tokens) = self.own_schema(
+            const { super::sized(RUN_CODE_SCHEMA) },
+            const { super::sized(RUN_CODE_SCHEMA_GEMINI) },
+        );
         self.is_code_mode().then_some(super::ToolEntry {
             name: RUN_CODE,
             description: RUN_CODE_DESCRIPTION,
-            schema: RUN_CODE_SCHEMA,
-            tokens: const { crate::tokens::text_tokens(RUN_CODE_SCHEMA) },
+            schema,
+            tokens,
             annotations: crate::table::Annotations::default(),
+            dialect: self.own_dialect(),
         })
     }
 

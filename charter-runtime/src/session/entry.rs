@@ -5,6 +5,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{DynamicTool, ToolEntry, Toolkit};
+use crate::dialect::Dialect;
 use crate::search::Candidate;
 use crate::table::{Annotations, ToolDef, View};
 
@@ -21,6 +22,8 @@ pub(crate) enum Kind {
     Static {
         def: &'static ToolDef,
         view: &'static View,
+        /// The dialect the view's text is given in (the session's).
+        dialect: Dialect,
     },
     /// Boxed: toolkit tools are rare and static entries stay small (the session copies 700 of
     /// them per build).
@@ -110,7 +113,7 @@ impl Entry {
     pub(crate) fn schema(&self) -> &str {
         match (&self.narrowing, &self.kind) {
             (Some(n), _) => &n.schema,
-            (None, Kind::Static { view, .. }) => view.schema,
+            (None, Kind::Static { view, dialect, .. }) => view.schema_in(*dialect),
             (None, Kind::Dynamic(d)) => &d.tool.schema,
         }
     }
@@ -118,7 +121,7 @@ impl Entry {
     pub(super) fn tokens(&self) -> u32 {
         match (&self.narrowing, &self.kind) {
             (Some(n), _) => n.tokens,
-            (None, Kind::Static { view, .. }) => view.tokens,
+            (None, Kind::Static { view, dialect, .. }) => view.tokens_in(*dialect),
             (None, Kind::Dynamic(d)) => d.tool.tokens,
         }
     }
@@ -137,6 +140,10 @@ impl Entry {
             schema: self.schema(),
             tokens: self.tokens(),
             annotations: self.annotations(),
+            dialect: match &self.kind {
+                Kind::Static { dialect, .. } => *dialect,
+                Kind::Dynamic(_) => Dialect::Mcp,
+            },
         }
     }
 

@@ -37,6 +37,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::context::CallContext;
+use crate::dialect::Dialect;
 use crate::error::CharterError;
 use crate::search::TOOL_SEARCH_SCHEMA;
 use crate::table::{Annotations, BoxFuture, Table, ToolDef, ToolOutput, View};
@@ -52,9 +53,12 @@ use tools::Tools;
 pub use crate::code::{CodeLimits, CodeRunner};
 pub use crate::search::{Ranking, TOOL_SEARCH};
 pub use crate::table::HttpCaller;
-pub use call::{CALL_TOOL, CALL_TOOL_CONCURRENCY, CALL_TOOL_DESCRIPTION, CALL_TOOL_SCHEMA};
+pub use call::{
+    CALL_TOOL, CALL_TOOL_CONCURRENCY, CALL_TOOL_DESCRIPTION, CALL_TOOL_SCHEMA,
+    CALL_TOOL_SCHEMA_GEMINI,
+};
 pub use catalogue::NAMES_BUDGET_TOKENS;
-pub use code::{RUN_CODE, RUN_CODE_DESCRIPTION, RUN_CODE_SCHEMA};
+pub use code::{RUN_CODE, RUN_CODE_DESCRIPTION, RUN_CODE_SCHEMA, RUN_CODE_SCHEMA_GEMINI};
 
 /// How many calls of one batch [`ToolSession::execute_tool_calls`] runs (128); the rest are
 /// answered with an error result each, in place.
@@ -113,6 +117,15 @@ pub struct ToolEntry<'s> {
     pub tokens: u32,
     /// The annotations.
     pub annotations: Annotations,
+    /// The dialect `schema` is written in: the session's for compiled tools and its own tools
+    /// (those are portable in every dialect but Gemini), [`Dialect::Mcp`] for a toolkit's (its
+    /// server's text, as it came). A loop reads it to mark OpenAI strict definitions.
+    pub dialect: Dialect,
+}
+
+/// A schema text with its `json_tokens`, for `const` blocks.
+const fn sized(text: &'static str) -> (&'static str, u32) {
+    (text, text_tokens(text))
 }
 
 /// Options for [`ToolSession::with_options`].
@@ -131,6 +144,11 @@ pub struct SessionOptions {
     pub ranking: Ranking,
     /// Who executes HTTP tools (default: a shared `HttpExecutor` when the `http` feature is on).
     pub http: Option<Arc<dyn HttpCaller>>,
+    /// The dialect every schema the session gives is written in: the visible tools', the
+    /// ToolSearch answers', and its own tools' (default [`Dialect::Mcp`], the portable form).
+    /// Arguments a model writes in the dialect's shape are read back before validation
+    /// ([`Dialect::restore_args`]). A model loop checks that it can send it (docs/dialects.md).
+    pub dialect: Dialect,
     /// How code mode ([`Disclosure::Code`]) runs programs: their limits, and how many run at
     /// once (sessions built from clones of one runner share its bound).
     #[cfg(feature = "code")]
@@ -145,6 +163,7 @@ impl Default for SessionOptions {
             mode: None,
             ranking: Ranking::Relevance,
             http: None,
+            dialect: Dialect::Mcp,
             #[cfg(feature = "code")]
             code: CodeRunner::default(),
         }
@@ -217,13 +236,13 @@ impl ToolSession {
     pub fn tool_search(&self) -> Option<ToolEntry<'_>> {
         let search = self.disclosure.search.as_ref()?;
         let (schema, tokens) = match self.disclosure.in_force() {
-            Disclosure::SearchAndCall | Disclosure::Code => (
-                call::SEARCH_AND_CALL_SCHEMA,
-                const { text_tokens(call::SEARCH_AND_CALL_SCHEMA) },
+            Disclosure::SearchAndCall | Disclosure::Code => self.own_schema(
+                const { sized(call::SEARCH_AND_CALL_SCHEMA) },
+                const { sized(call::SEARCH_AND_CALL_SCHEMA_GEMINI) },
             ),
-            Disclosure::Eager | Disclosure::ListChanged => (
-                TOOL_SEARCH_SCHEMA,
-                const { text_tokens(TOOL_SEARCH_SCHEMA) },
+            Disclosure::Eager | Disclosure::ListChanged => self.own_schema(
+                const { sized(TOOL_SEARCH_SCHEMA) },
+                const { sized(crate::search::TOOL_SEARCH_SCHEMA_GEMINI) },
             ),
         };
         Some(ToolEntry {
@@ -232,7 +251,35 @@ impl ToolSession {
             schema,
             tokens,
             annotations: Annotations::default(),
+            dialect: self.own_dialect(),
         })
+    }
+
+    /// The dialect the session's schemas are written in ([`SessionOptions::dialect`]).
+    pub fn dialect(&self) -> Dialect {
+        self.tools.dialect
+    }
+
+    /// The dialect of the session's own tools' schemas.
+    fn own_dialect(&self) -> Dialect {
+        match self.tools.dialect {
+            Dialect::Gemini => Dialect::Gemini,
+            _ => Dialect::Mcp,
+        }
+    }
+
+    /// One of the session's own tools' schemas (ToolSearch, `CallTool`, `RunCode`) with its
+    /// size, written by hand in two forms: Gemini's, and the portable one every other dialect
+    /// reads (a loop sends these three without OpenAI's `strict`).
+    fn own_schema(
+        &self,
+        portable: (&'static str, u32),
+        gemini: (&'static str, u32),
+    ) -> (&'static str, u32) {
+        match self.tools.dialect {
+            Dialect::Gemini => gemini,
+            _ => portable,
+        }
     }
 
     /// How many times the visible list has changed (loads, resets): compare to notice a change.

@@ -63,7 +63,7 @@ impl ToolSession {
             DeclarationError::new(format!("no tool named `{tool}` in this session"))
         })?;
         let entry = &self.tools.entries[i];
-        let Kind::Static { def, view } = entry.kind else {
+        let Kind::Static { def, view, .. } = entry.kind else {
             return Err(DeclarationError::new(format!(
                 "tool `{tool}` comes from a toolkit: only fields of compiled tables can be {what}"
             )));
@@ -123,7 +123,7 @@ impl ToolSession {
             .map(|(f, _)| *f)
             .chain(next.context.iter().map(|(f, _)| *f))
             .collect();
-        next.schema = mode::splice_schema(def.name, view, &removed)?;
+        next.schema = mode::splice_schema_in(def.name, view, self.tools.dialect, &removed)?;
         next.tokens = text_tokens(&next.schema);
         self.tools.entries[i].narrowing = Some(Box::new(next));
         self.disclosure.state_mut().generation += 1;

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::Source;
 use super::entry::{Entry, Kind};
 use crate::context::CallContext;
+use crate::dialect::Dialect;
 use crate::error::CharterError;
 use crate::table::{BoxFuture, Exec, HttpCaller, ToolOutput};
 use crate::validate::{self, Narrowed, PatternCache};
@@ -26,6 +27,8 @@ pub(crate) struct Tools {
     pub(super) by_name: Vec<u32>,
     /// The session mode the views were resolved under.
     pub(super) mode: Option<String>,
+    /// The dialect schemas are given in and arguments are read back from.
+    pub(super) dialect: Dialect,
     /// Who executes HTTP tools (`None`: the shared default executor).
     pub(super) http: Option<Arc<dyn HttpCaller>>,
     pub(super) patterns: PatternCache,
@@ -92,7 +95,10 @@ impl Tools {
         Box::pin(async move {
             let entry = &self.entries[i];
             match &entry.kind {
-                Kind::Static { def, view } => {
+                Kind::Static { def, view, dialect } => {
+                    // Arguments written in the dialect's shape (nulls for absent, key/value
+                    // lists for maps) are read back to the portable shape validation knows.
+                    let arguments = dialect.restore_args(def, view, arguments);
                     let narrowed: Vec<(&str, Narrowed<'_>)> = match &entry.narrowing {
                         Some(n) => n
                             .pins
