@@ -2,8 +2,11 @@
 //! tool. Compares the splice (schemas copied from their precomputed text) with what a loop that
 //! re-serialises schemas would pay (parse each schema, build the tool object, serialise).
 //!
+//! The Gemini loop's body is measured too (the splice alone).
+//!
 //! `cargo bench -p charter-adapters --bench request_body`
 
+use charter_adapters::gemini;
 use charter_adapters::openai::{self, ChatMessage};
 use charter_runtime::session::{SessionOptions, Source, ToolSession};
 use charter_testkit::synthetic_catalogue;
@@ -59,5 +62,27 @@ fn request_body(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, request_body);
+/// The Gemini loop's body: the same splice into one `functionDeclarations` list.
+fn gemini_request_body(c: &mut Criterion) {
+    let contents = vec![gemini::Content::user("list my open issues")];
+    let extra = Map::new();
+    let mut group = c.benchmark_group("gemini_request_body");
+    for packs in [1usize, 10] {
+        let session = plain_session(packs);
+        let tools = session.visible();
+        let bytes = gemini::request_body(&contents, &tools, Some("be brief"), &extra).len();
+        eprintln!(
+            "{} tools: {bytes} bytes of Gemini request body",
+            tools.len()
+        );
+        group.bench_with_input(
+            BenchmarkId::new("splice", tools.len()),
+            &tools,
+            |b, tools| b.iter(|| gemini::request_body(&contents, tools, Some("be brief"), &extra)),
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, request_body, gemini_request_body);
 criterion_main!(benches);
