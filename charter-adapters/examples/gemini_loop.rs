@@ -18,7 +18,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use charter_adapters::gemini::{self, Content, GeminiClient, Options};
-use charter_runtime::{CallContext, ToolSession};
+use charter_runtime::session::{SessionOptions, Source};
+use charter_runtime::{CallContext, Dialect, ToolSession};
 use common::EXAMPLE;
 use serde_json::{Value, json};
 
@@ -85,7 +86,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         common::prompt()
     };
-    let session = ToolSession::new(&[&EXAMPLE])?;
+    // The Gemini loop takes a session in Gemini's dialect (docs/dialects.md).
+    let session = ToolSession::with_options(
+        vec![Source::Table(&EXAMPLE)],
+        SessionOptions {
+            dialect: Dialect::Gemini,
+            ..SessionOptions::default()
+        },
+    )?;
     eprintln!(
         "{model} via {} ({} tools, progressive)",
         client.url(&model)?,
