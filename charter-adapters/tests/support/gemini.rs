@@ -73,17 +73,14 @@ fn valid_function_name(name: &str) -> bool {
         && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'))
 }
 
-/// What the API refuses in a `parameters` schema, with the path to it. `open_objects` lets
-/// `additionalProperties` through (for tables that carry no Gemini text yet).
-pub fn gemini_schema_problems(schema: &Value, at: &str, open_objects: bool, out: &mut Vec<String>) {
+/// What the API refuses in a `parameters` schema, with the path to it.
+pub fn gemini_schema_problems(schema: &Value, at: &str, out: &mut Vec<String>) {
     let Value::Object(m) = schema else {
         out.push(format!("{at}: a schema must be an object"));
         return;
     };
     for key in m.keys() {
-        let allowed =
-            SCHEMA_KEYS.contains(&key.as_str()) || (open_objects && key == "additionalProperties");
-        if !allowed {
+        if !SCHEMA_KEYS.contains(&key.as_str()) {
             out.push(format!(
                 "{at}: Unknown name \"{key}\" (not a field of Schema)"
             ));
@@ -104,17 +101,17 @@ pub fn gemini_schema_problems(schema: &Value, at: &str, open_objects: bool, out:
     for (key, value) in m {
         let at = format!("{at}.{key}");
         match (key.as_str(), value) {
-            ("items", sub) => gemini_schema_problems(sub, &at, open_objects, out),
+            ("items", sub) => gemini_schema_problems(sub, &at, out),
             ("additionalProperties", Value::Bool(_)) => {}
-            ("additionalProperties", sub) => gemini_schema_problems(sub, &at, open_objects, out),
+            ("additionalProperties", sub) => gemini_schema_problems(sub, &at, out),
             ("properties" | "defs", Value::Object(subs)) => {
                 for (name, sub) in subs {
-                    gemini_schema_problems(sub, &format!("{at}[{name:?}]"), open_objects, out);
+                    gemini_schema_problems(sub, &format!("{at}[{name:?}]"), out);
                 }
             }
             ("anyOf", Value::Array(subs)) => {
                 for (i, sub) in subs.iter().enumerate() {
-                    gemini_schema_problems(sub, &format!("{at}[{i}]"), open_objects, out);
+                    gemini_schema_problems(sub, &format!("{at}[{i}]"), out);
                 }
             }
             ("properties" | "defs" | "anyOf", other) => {
@@ -127,12 +124,7 @@ pub fn gemini_schema_problems(schema: &Value, at: &str, open_objects: bool, out:
 
 /// What `generateContent` refuses: the path and query, the body's shape, the declarations and
 /// their schemas, and a conversation whose function calls are not answered one for one.
-pub fn check_gemini(
-    uri: &Uri,
-    headers: &HeaderMap,
-    body: &Value,
-    open_objects: bool,
-) -> Result<(), String> {
+pub fn check_gemini(uri: &Uri, headers: &HeaderMap, body: &Value) -> Result<(), String> {
     let model = uri
         .path()
         .strip_prefix("/v1beta/models/")
@@ -149,7 +141,7 @@ pub fn check_gemini(
     if headers.get("content-type").and_then(|v| v.to_str().ok()) != Some("application/json") {
         return Err("content-type must be application/json".into());
     }
-    let tools = check_tools(body, open_objects)?;
+    let tools = check_tools(body)?;
     if body.get("toolConfig").is_some() && tools.is_empty() {
         return Err("toolConfig is set but there are no function declarations".into());
     }
@@ -167,7 +159,7 @@ pub fn check_gemini(
 }
 
 /// The declared function names, after checking every declaration.
-fn check_tools(body: &Value, open_objects: bool) -> Result<HashSet<String>, String> {
+fn check_tools(body: &Value) -> Result<HashSet<String>, String> {
     let mut names = HashSet::new();
     let Some(tools) = body.get("tools") else {
         return Ok(names);
@@ -197,14 +189,14 @@ fn check_tools(body: &Value, open_objects: bool) -> Result<HashSet<String>, Stri
                 return Err(format!("{at}: Unknown name \"{k}\""));
             }
             if let Some(parameters) = d.get("parameters") {
-                check_parameters(parameters, &format!("{at}.parameters"), open_objects)?;
+                check_parameters(parameters, &format!("{at}.parameters"))?;
             }
         }
     }
     Ok(names)
 }
 
-fn check_parameters(parameters: &Value, at: &str, open_objects: bool) -> Result<(), String> {
+fn check_parameters(parameters: &Value, at: &str) -> Result<(), String> {
     if !parameters["type"]
         .as_str()
         .is_some_and(|t| t.eq_ignore_ascii_case("object"))
@@ -220,7 +212,7 @@ fn check_parameters(parameters: &Value, at: &str, open_objects: bool) -> Result<
         ));
     }
     let mut problems = Vec::new();
-    gemini_schema_problems(parameters, at, open_objects, &mut problems);
+    gemini_schema_problems(parameters, at, &mut problems);
     if problems.is_empty() {
         Ok(())
     } else {

@@ -136,8 +136,6 @@ pub enum Wire {
 
 struct Shared {
     wire: Wire,
-    /// Gemini: let `additionalProperties` through (tables without Gemini text).
-    open_objects: bool,
     api_key: Option<String>,
     replies: Mutex<Vec<Reply>>,
     requests: Mutex<Vec<Recorded>>,
@@ -154,24 +152,8 @@ impl ScriptedServer {
     /// Starts a server speaking `wire`, expecting `api_key` (checked like the real APIs: a wrong or
     /// missing key is a 401), answering with `replies` in order.
     pub async fn start(wire: Wire, api_key: Option<&str>, replies: Vec<Reply>) -> Self {
-        Self::start_with(wire, false, api_key, replies).await
-    }
-
-    /// A Gemini server that lets `additionalProperties` through, every other rule kept: for the
-    /// shipped tables while they carry no Gemini text.
-    pub async fn start_gemini_open_objects(api_key: Option<&str>, replies: Vec<Reply>) -> Self {
-        Self::start_with(Wire::Gemini, true, api_key, replies).await
-    }
-
-    async fn start_with(
-        wire: Wire,
-        open_objects: bool,
-        api_key: Option<&str>,
-        replies: Vec<Reply>,
-    ) -> Self {
         let shared = Arc::new(Shared {
             wire,
-            open_objects,
             api_key: api_key.map(str::to_owned),
             replies: Mutex::new(replies.into_iter().rev().collect()),
             requests: Mutex::new(Vec::new()),
@@ -238,7 +220,7 @@ async fn handle(
     let checked = match shared.wire {
         Wire::OpenAi => check_openai(&headers, &parsed),
         Wire::Anthropic => check_anthropic(&headers, &parsed),
-        Wire::Gemini => check_gemini(&uri, &headers, &parsed, shared.open_objects),
+        Wire::Gemini => check_gemini(&uri, &headers, &parsed),
     };
     if let Err(message) = checked {
         return refuse(shared.wire, 400, &message);
