@@ -7,7 +7,7 @@
 # programs' wall clock and latency. The driver is bench/code_load.py (Python 3, stdlib only).
 #
 #   bench/code-load.sh
-#   PROGRAMS=200 SETTLE_SECS=30 bench/code-load.sh
+#   PROGRAMS=50 SETTLE_SECS=20 ROUNDS=4 bench/code-load.sh   # rounds: growth (a leak) or reuse
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -16,4 +16,4 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 echo "building charter (release)..." >&2
 cargo build --release --quiet -p charter-cli --features shipped-packs --bin charter --manifest-path "$ROOT/Cargo.toml"
 exec python3 "$ROOT/bench/code_load.py" --charter "$CARGO_TARGET_DIR/release/charter" \
-  --programs "${PROGRAMS:-100}" --settle "${SETTLE_SECS:-100}"
+  --programs "${PROGRAMS:-100}" --settle "${SETTLE_SECS:-100}" --rounds "${ROUNDS:-1}"

@@ -148,6 +148,8 @@ def main():
     parser.add_argument("--charter", required=True)
     parser.add_argument("--programs", type=int, default=100)
     parser.add_argument("--settle", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run the programs this many times, settling after each")
     args = parser.parse_args()
 
     api = ThreadingHTTPServer(("127.0.0.1", 0), Api)
@@ -171,16 +173,20 @@ def main():
         started_kib = status_kib(proc.pid)["VmRSS"]
         one_program(host, port)
         before = status_kib(proc.pid)
-        t0 = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=args.programs) as pool:
-            times = sorted(pool.map(lambda _: one_program(host, port), range(args.programs)))
-        wall = time.perf_counter() - t0
-        peak = status_kib(proc.pid)["VmHWM"]
-        settle = []
-        for _ in range(args.settle):
-            time.sleep(1)
-            settle.append(status_kib(proc.pid)["VmRSS"])
-        print(json.dumps({
+        rounds = []
+        for _ in range(args.rounds):
+            t0 = time.perf_counter()
+            with ThreadPoolExecutor(max_workers=args.programs) as pool:
+                times = sorted(pool.map(lambda _: one_program(host, port), range(args.programs)))
+            wall = time.perf_counter() - t0
+            peak = status_kib(proc.pid)["VmHWM"]
+            settle = []
+            for _ in range(args.settle):
+                time.sleep(1)
+                settle.append(status_kib(proc.pid)["VmRSS"])
+            rounds.append((wall, times, peak, settle))
+        wall, times, peak, settle = rounds[0]
+        out = {
             "programs": args.programs,
             "wall_s": round(wall, 2),
             "program_p50_ms": round(times[len(times) // 2] * 1000, 1),
@@ -191,7 +197,12 @@ def main():
             "rss_after_mib": round(settle[-1] / 1024, 2),
             "rss_after_lowest_mib": round(min(settle) / 1024, 2),
             "settle_s": args.settle,
-        }))
+        }
+        if args.rounds > 1:
+            # Whether memory grows round after round (a leak) or is held and reused.
+            out["rss_after_each_round_mib"] = [round(r[3][-1] / 1024, 2) for r in rounds]
+            out["rss_peak_each_round_mib"] = [round(r[2] / 1024, 2) for r in rounds]
+        print(json.dumps(out))
     finally:
         proc.terminate()
         proc.wait()
