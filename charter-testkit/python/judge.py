@@ -1,8 +1,8 @@
 """Judges tool parameter schemas with the model providers' own SDKs (docs/dialects.md).
 
 Reads a JSON file: a list of {"name", "dialect", "schema"} (the schema as the adapter of that
-dialect sends it) and prints one JSON object: per dialect the number judged and accepted, and
-every refusal with its reason.
+dialect sends it) and prints one JSON object: per dialect (or per `group`, when entries name
+one) the number judged and accepted, and every refusal with its reason.
 
 - openai-strict: openai-agents' `ensure_strict_json_schema` (what the Agents SDK runs on a
   strict tool's parameters) must leave the schema exactly as it is, and the keywords, limits and
@@ -11,14 +11,27 @@ every refusal with its reason.
   `types.FunctionDeclaration` the declaration around it; an object below the root must declare
   properties (the API answers "properties: should be non-empty for OBJECT type").
 - every dialect: the root is `type: object` with no combinator, `enum` or `not`.
+
+An entry may also carry `sent`: `{"wire": "openai"|"anthropic"|"gemini", "tool": ...}`, the whole
+tool definition exactly as a loop put it in a request body (an OpenAI `tools[]` entry, an
+Anthropic `tools[]` entry, a Gemini function declaration). It is judged too: by the SDKs' own
+request types (openai's `ChatCompletionFunctionToolParam`, anthropic's `ToolParam`, google-genai's
+`types.FunctionDeclaration`), no member they do not declare and the APIs' name rules; an OpenAI
+definition with `"strict": true` is judged in the strict dialect. A Gemini declaration without `parameters`
+(a tool that takes none) has `schema` null and only its declaration judged.
 """
 
 import copy
 import json
+import re
 import sys
 
+import pydantic
 from agents.strict_schema import ensure_strict_json_schema
+from anthropic.types import ToolParam
 from google.genai import types
+from openai.types.chat import ChatCompletionFunctionToolParam
+from openai.types.shared_params import FunctionDefinition
 
 # OpenAI Structured Outputs: the keywords it documents as supported.
 STRICT_KEYWORDS = {
@@ -124,23 +137,77 @@ def gemini_problems(name, description, schema):
     return out
 
 
-def main():
-    entries = json.load(open(sys.argv[1]))
+# The name rules the request types document: OpenAI's `FunctionDefinition.name` ("a-z, A-Z, 0-9,
+# or contain underscores and dashes, with a maximum length of 64") and Anthropic's tool name
+# (`^[a-zA-Z0-9_-]{1,64}$`).
+NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+def typed_dict_problems(kind, value, at):
+    """`value` checked as the SDK's TypedDict `kind`: pydantic's validation of its declared
+    members, and no member it does not declare (pydantic ignores those; the APIs refuse them)."""
+    out = []
+    try:
+        pydantic.TypeAdapter(kind).validate_python(value)
+    except pydantic.ValidationError as e:
+        out.append(f"{kind.__name__}: " + " / ".join(str(e).splitlines()[:3]))
+    if isinstance(value, dict):
+        known = kind.__required_keys__ | kind.__optional_keys__
+        out += [f"{at}: member `{k}` is not in {kind.__name__}" for k in value if k not in known]
+    return out
+
+
+def sent_problems(entry):
+    wire, tool = entry["sent"]["wire"], entry["sent"]["tool"]
+    out = []
+    if wire == "openai":
+        out += typed_dict_problems(ChatCompletionFunctionToolParam, tool, "tool")
+        function = tool.get("function") or {}
+        out += typed_dict_problems(FunctionDefinition, function, "function")
+        name, schema = function.get("name", ""), function.get("parameters")
+    elif wire == "anthropic":
+        out += typed_dict_problems(ToolParam, tool, "tool")
+        name, schema = tool.get("name", ""), tool.get("input_schema")
+    elif wire == "gemini":
+        try:
+            types.FunctionDeclaration.model_validate(tool)
+        except Exception as e:
+            out.append("types.FunctionDeclaration: " + " / ".join(str(e).splitlines()[:3]))
+        name, schema = tool.get("name", ""), tool.get("parameters")
+    else:
+        return [f"unknown wire {wire!r}"]
+    if wire != "gemini" and not NAME.match(name):
+        out.append(f"name {name!r}")
+    if schema != entry["schema"]:
+        out.append("the judged schema is not the one sent")
+    return out
+
+
+def judge(entries):
+    """Per dialect (or group): the number judged and accepted, and every refusal."""
     report = {}
     for e in entries:
-        d = report.setdefault(e["dialect"], {"judged": 0, "accepted": 0, "refused": []})
+        d = report.setdefault(e.get("group", e["dialect"]), {"judged": 0, "accepted": 0, "refused": []})
         d["judged"] += 1
         schema = e["schema"]
-        problems = root_problems(schema)
-        if e["dialect"] == "openai-strict":
-            problems += strict_problems(schema)
-        elif e["dialect"] == "gemini":
-            problems += gemini_problems(e["name"], e.get("description", ""), schema)
+        problems = sent_problems(e) if "sent" in e else []
+        if schema is None:
+            # Only a Gemini declaration may leave `parameters` out (a tool that takes none).
+            if e.get("sent", {}).get("wire") != "gemini":
+                problems.append("no schema")
+        else:
+            problems += root_problems(schema)
+            if e["dialect"] == "openai-strict":
+                problems += strict_problems(schema)
+            elif e["dialect"] == "gemini":
+                problems += gemini_problems(e["name"], e.get("description", ""), schema)
         if problems:
             d["refused"].append({"name": e["name"], "problems": problems[:5]})
         else:
             d["accepted"] += 1
-    json.dump(report, sys.stdout)
+    return report
 
 
-main()
+if __name__ == "__main__":
+    with open(sys.argv[1]) as f:
+        json.dump(judge(json.load(f)), sys.stdout)

@@ -1,7 +1,8 @@
 //! The model providers' own SDKs as judges of tool definitions (docs/dialects.md): a Python
-//! virtual environment under `target/python/judge` with `openai-agents` and `google-genai`
-//! installed pinned, and `python/judge.py`, which reads every schema from one JSON file and
-//! judges them all in one process.
+//! virtual environment under `target/python/judge` with `openai-agents`, `google-genai` and
+//! `anthropic` installed pinned (`python/requirements.txt`), and `python/judge.py`, which reads
+//! every schema from one JSON file and judges them all in one process: schemas by dialect
+//! ([`entries`]), or tool definitions exactly as a loop sent them ([`sent_entries`]).
 //!
 //! Nothing is skipped: when the environment cannot be built (no `python3`, no `venv` module, no
 //! PyPI) the test fails and says why.
@@ -16,10 +17,17 @@ use serde_json::{Value, json};
 
 use crate::npm::workspace_root;
 
-/// The pinned judges: what OpenAI's Agents SDK runs on a strict tool's parameters
-/// (`ensure_strict_json_schema`), and Google's Gen AI SDK, whose `types.Schema` is the Gemini API's
-/// `parameters` subset.
-pub const PACKAGES: &[&str] = &["openai-agents==0.24.0", "google-genai==3.6.1"];
+/// The pinned judges, one requirement a line (`python/requirements.txt`, which says what each
+/// is for; `scripts/judge-tools` reads it too).
+pub const REQUIREMENTS: &str = include_str!("../python/requirements.txt");
+
+/// The requirements' package pins.
+pub fn packages() -> impl Iterator<Item = &'static str> {
+    REQUIREMENTS
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+}
 
 /// One dialect's verdict.
 #[derive(Debug, Clone, Default)]
@@ -41,7 +49,10 @@ pub fn python() -> PathBuf {
     }
     let venv = workspace_root().join("target/python/judge");
     let python = venv.join("bin/python");
-    let marker = venv.join(format!(".installed-{}", PACKAGES.join("-")));
+    let marker = venv.join(format!(
+        ".installed-{}",
+        packages().collect::<Vec<_>>().join("-")
+    ));
     if marker.is_file() {
         return python;
     }
@@ -66,7 +77,7 @@ pub fn python() -> PathBuf {
                 "--quiet",
                 "--disable-pip-version-check",
             ])
-            .args(PACKAGES),
+            .args(packages()),
         "pip install of the pinned judges (PyPI must be reachable)",
     );
     std::fs::write(&marker, "").expect("mark the judge environment installed");
@@ -92,6 +103,60 @@ pub fn entry(name: &str, description: &str, dialect: Dialect, schema: &str) -> V
     json!({"name": name, "description": description, "dialect": dialect.as_str(), "schema": schema})
 }
 
+/// The judge entries of the tool definitions in a model request body, exactly as sent, each with
+/// the whole definition (`sent`) for the SDKs' request types: an OpenAI chat-completions body's
+/// `tools[]` (`function.parameters`; the `openai-strict` dialect when `function.strict` is true,
+/// else `openai`), an Anthropic Messages body's `tools[]` (`input_schema`, `anthropic`), a Gemini
+/// `generateContent` body's `tools[].functionDeclarations[]` (`parameters`, `gemini`; null when
+/// left out). Panics on a body of none of these shapes: a test that judges nothing proves nothing.
+pub fn sent_entries(body: &Value) -> Vec<Value> {
+    let tools = body["tools"]
+        .as_array()
+        .expect("the body has a tools array");
+    let mut out = Vec::new();
+    for tool in tools {
+        if let Some(declarations) = tool["functionDeclarations"].as_array() {
+            for d in declarations {
+                out.push(sent(d, d, "gemini", "gemini", d.get("parameters")));
+            }
+        } else if tool["type"] == "function" {
+            let f = &tool["function"];
+            let dialect = if f["strict"] == true {
+                Dialect::OpenAiStrict
+            } else {
+                Dialect::OpenAi
+            };
+            out.push(sent(
+                f,
+                tool,
+                "openai",
+                dialect.as_str(),
+                f.get("parameters"),
+            ));
+        } else if tool.get("input_schema").is_some() {
+            out.push(sent(
+                tool,
+                tool,
+                "anthropic",
+                "anthropic",
+                tool.get("input_schema"),
+            ));
+        } else {
+            panic!("a tool definition of no known wire shape: {tool}");
+        }
+    }
+    out
+}
+
+/// One entry: `named` holds the name and description (the function of an OpenAI tool, else the
+/// definition itself), `tool` the whole definition.
+fn sent(named: &Value, tool: &Value, wire: &str, dialect: &str, schema: Option<&Value>) -> Value {
+    json!({
+        "name": named["name"], "description": named["description"], "dialect": dialect,
+        "schema": schema, "sent": {"wire": wire, "tool": tool},
+    })
+}
+
 /// Every view of every tool in every dialect, as judge entries.
 pub fn entries<'a>(tools: impl IntoIterator<Item = &'a ToolDef>) -> Vec<Value> {
     let mut out = Vec::new();
@@ -106,7 +171,7 @@ pub fn entries<'a>(tools: impl IntoIterator<Item = &'a ToolDef>) -> Vec<Value> {
 }
 
 /// Runs the judges over `entries` (written to `scratch`, a file path) and returns each
-/// dialect's verdict.
+/// dialect's verdict (each group's, for entries with a `group` member).
 pub fn judge(entries: &[Value], scratch: &Path) -> BTreeMap<String, Verdict> {
     std::fs::write(
         scratch,
