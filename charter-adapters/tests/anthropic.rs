@@ -523,10 +523,7 @@ async fn search_and_call_sends_one_list_and_runs_found_tools_by_name() {
     assert_eq!(result.stop, Stop::End);
     let requests = server.requests();
     assert_eq!(requests.len(), 3);
-    for request in &requests {
-        assert_eq!(request.tool_names(), [TOOL_SEARCH, CALL_TOOL]);
-        assert_eq!(request.raw_tools(), requests[0].raw_tools());
-    }
+    assert_one_list(&requests, &[TOOL_SEARCH, CALL_TOOL]);
     let results = tool_results(&result.messages);
     assert!(text_of(&results[0].1).contains(schema_of("demo_note")));
     // A writing tool in the batch: serial, in order, the repeat executed again.
@@ -538,12 +535,10 @@ async fn search_and_call_sends_one_list_and_runs_found_tools_by_name() {
         .map(|r| r["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["demo_note", "demo_weather", "demo_note"]);
-    let calls: Vec<String> = activity("anthropic-search-and-call")
-        .calls
-        .into_iter()
-        .map(|(tool, _)| tool)
-        .collect();
-    assert_eq!(calls, ["demo_note", "demo_weather", "demo_note"]);
+    assert_eq!(
+        ran("anthropic-search-and-call"),
+        ["demo_note", "demo_weather", "demo_note"]
+    );
     // Bad arguments through CallTool: the direct call's message, as an error result.
     assert!(results[2].2);
     let direct = session
@@ -615,10 +610,7 @@ async fn code_mode_runs_one_program_whose_calls_are_one_scheduler_batch() {
     assert_eq!(result.stop, Stop::End);
     let requests = server.requests();
     assert_eq!(requests.len(), 4);
-    for request in &requests {
-        assert_eq!(request.tool_names(), [TOOL_SEARCH, RUN_CODE]);
-        assert_eq!(request.raw_tools(), requests[0].raw_tools(), "one list");
-    }
+    assert_one_list(&requests, &[TOOL_SEARCH, RUN_CODE]);
     let results = tool_results(&result.messages);
     // The search answers with the tool's TypeScript declaration from the table.
     let found = text_of(&results[0].1);
@@ -627,8 +619,7 @@ async fn code_mode_runs_one_program_whose_calls_are_one_scheduler_batch() {
     // call's message; only the program's answer reaches the model.
     assert!(!results[1].2, "{}", text_of(&results[1].1));
     let answer: Value = serde_json::from_str(&text_of(&results[1].1)).unwrap();
-    assert_eq!(answer["forecast"], "sunny in Paris", "{answer}");
-    assert_eq!(answer["time"], "12:00 in UTC", "{answer}");
+    assert_program_answer(&answer, "anthropic-code-mode");
     assert_eq!(answer["same"], true);
     assert!(
         answer["caught"]
@@ -636,9 +627,6 @@ async fn code_mode_runs_one_program_whose_calls_are_one_scheduler_batch() {
             .is_some_and(|m| m.contains("city")),
         "{answer}"
     );
-    let activity = activity("anthropic-code-mode");
-    assert_eq!(activity.calls.len(), 2, "{:?}", activity.calls);
-    assert_eq!(activity.max_in_flight, 2, "read-only calls ran together");
     // An endless program is stopped at the CPU-time limit, as an error result; the loop goes on.
     assert!(results[2].2);
     assert!(

@@ -203,18 +203,7 @@ async fn function_calls_of_one_turn_are_one_scheduler_batch_answered_in_order() 
         answered[4].2, answered[1].2,
         "the duplicate gets the same answer"
     );
-    let activity = activity("gemini-parallel");
-    assert_eq!(
-        activity.calls.len(),
-        3,
-        "identical calls execute once: {:?}",
-        activity.calls
-    );
-    assert!(
-        activity.max_in_flight >= 2,
-        "a safe batch runs concurrently (max in flight {})",
-        activity.max_in_flight
-    );
+    assert_concurrent("gemini-parallel", 3);
     // One user content answers the four calls, in their order.
     let last = &server.requests()[2].body["contents"];
     let parts = last[4]["parts"].as_array().unwrap();
@@ -250,10 +239,10 @@ async fn a_batch_with_a_writing_tool_runs_serially_and_in_order() {
         responses(&result.messages)[2].2,
         json!({"output": "saved: a"})
     );
-    let activity = activity("gemini-serial");
-    let order: Vec<&str> = activity.calls.iter().map(|(t, _)| t.as_str()).collect();
-    assert_eq!(order, ["demo_weather", "demo_note", "demo_weather"]);
-    assert_eq!(activity.max_in_flight, 1);
+    assert_serial(
+        "gemini-serial",
+        &["demo_weather", "demo_note", "demo_weather"],
+    );
 }
 
 #[tokio::test]
@@ -299,12 +288,7 @@ async fn charter_errors_become_error_responses() {
     assert!(error(4).contains("demo_weather"), "{}", error(4));
     assert!(answered[1..].iter().all(|r| r.2.get("output").is_none()));
     assert_eq!(result.stop, Stop::End);
-    let ran: Vec<String> = activity("gemini-errors")
-        .calls
-        .into_iter()
-        .map(|(t, _)| t)
-        .collect();
-    assert_eq!(ran, ["demo_fail"]);
+    assert_eq!(ran("gemini-errors"), ["demo_fail"]);
 }
 
 #[tokio::test]
@@ -593,10 +577,7 @@ async fn search_and_call_keeps_one_declaration_list_and_batches_through_the_sche
     .unwrap();
     assert_eq!(result.stop, Stop::End);
     let requests = server.requests();
-    for request in &requests {
-        assert_eq!(request.tool_names(), [TOOL_SEARCH, CALL_TOOL]);
-        assert_eq!(request.raw_tools(), requests[0].raw_tools(), "one list");
-    }
+    assert_one_list(&requests, &[TOOL_SEARCH, CALL_TOOL]);
     let answered = responses(&result.messages);
     let found = output_text(&answered[0].2);
     assert!(
@@ -616,9 +597,7 @@ async fn search_and_call_keeps_one_declaration_list_and_batches_through_the_sche
         "{:?}",
         answered[2]
     );
-    let activity = activity("gemini-search-and-call");
-    assert_eq!(activity.calls.len(), 2);
-    assert_eq!(activity.max_in_flight, 2, "read-only calls ran together");
+    assert_concurrent("gemini-search-and-call", 2);
 }
 
 #[tokio::test]
@@ -640,16 +619,10 @@ async fn code_mode_runs_one_program_as_one_batch() {
     .await
     .unwrap();
     assert_eq!(result.stop, Stop::End);
-    for request in server.requests() {
-        assert_eq!(request.tool_names(), [TOOL_SEARCH, RUN_CODE]);
-    }
+    assert_one_list(&server.requests(), &[TOOL_SEARCH, RUN_CODE]);
     let answered = responses(&result.messages);
     let answer: Value = serde_json::from_str(&output_text(&answered[1].2)).unwrap();
-    assert_eq!(
-        answer,
-        json!({"forecast": "sunny in Paris", "time": "12:00 in UTC"})
-    );
-    assert_eq!(activity("gemini-code-mode").max_in_flight, 2);
+    assert_program_answer(&answer, "gemini-code-mode");
 }
 
 #[test]

@@ -58,17 +58,9 @@ fn script(wire: Wire, progressive: bool) -> Vec<Reply> {
     let select = json!({"query": format!("select:{}", NAMED.join(","))});
     let mut replies = Vec::new();
     if progressive {
-        replies.push(match wire {
-            Wire::OpenAi => openai_calls(&[("call_1", TOOL_SEARCH, &select.to_string())]),
-            Wire::Anthropic => anthropic_calls(&[("toolu_1", TOOL_SEARCH, select)]),
-            Wire::Gemini => gemini_calls(&[(Some("c1"), TOOL_SEARCH, select)]),
-        });
+        replies.push(calls_in(wire, &[("call_1", TOOL_SEARCH, select)]));
     }
-    replies.push(match wire {
-        Wire::OpenAi => openai_text("done"),
-        Wire::Anthropic => anthropic_text("done"),
-        Wire::Gemini => gemini_text("done"),
-    });
+    replies.push(text_in(wire, "done"));
     replies
 }
 

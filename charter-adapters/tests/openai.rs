@@ -178,18 +178,7 @@ async fn parallel_calls_run_through_the_scheduler_with_results_in_order() {
         "the duplicate is answered with the same result under its own id"
     );
 
-    let activity = activity("openai-parallel");
-    assert_eq!(
-        activity.calls.len(),
-        3,
-        "identical calls execute once: {:?}",
-        activity.calls
-    );
-    assert!(
-        activity.max_in_flight >= 2,
-        "a safe batch runs concurrently (max in flight {})",
-        activity.max_in_flight
-    );
+    assert_concurrent("openai-parallel", 3);
     // The request after the batch carries the tool messages in the model's order.
     let requests = server.requests();
     let sent: Vec<&str> = requests[2].body["messages"]
@@ -236,14 +225,10 @@ async fn a_batch_with_a_writing_tool_runs_serially_and_in_order() {
         ["s", "w1", "n1", "w2"]
     );
     assert_eq!(results[2].1, "saved: a");
-    let activity = activity("openai-serial");
-    let order: Vec<&str> = activity.calls.iter().map(|(t, _)| t.as_str()).collect();
-    assert_eq!(
-        order,
-        ["demo_weather", "demo_note", "demo_weather"],
-        "serial: every call runs, in order"
+    assert_serial(
+        "openai-serial",
+        &["demo_weather", "demo_note", "demo_weather"],
     );
-    assert_eq!(activity.max_in_flight, 1);
 }
 
 #[tokio::test]
@@ -368,12 +353,7 @@ async fn charter_errors_become_tool_results() {
     );
     assert_eq!(result.stop, Stop::End);
     // Validation refused `v` before the tool; `u` names no tool.
-    let ran: Vec<String> = activity("openai-errors")
-        .calls
-        .into_iter()
-        .map(|(t, _)| t)
-        .collect();
-    assert_eq!(ran, ["demo_fail"]);
+    assert_eq!(ran("openai-errors"), ["demo_fail"]);
 }
 
 #[tokio::test]
@@ -606,10 +586,7 @@ async fn search_and_call_keeps_one_tool_list_and_batches_calls_through_the_sched
     assert_eq!(result.stop, Stop::End);
     let requests = server.requests();
     assert_eq!(requests.len(), 3);
-    for request in &requests {
-        assert_eq!(request.tool_names(), [TOOL_SEARCH, CALL_TOOL]);
-        assert_eq!(request.raw_tools(), requests[0].raw_tools(), "one list");
-    }
+    assert_one_list(&requests, &[TOOL_SEARCH, CALL_TOOL]);
     let tools = tool_messages(&result.messages);
     // The search hands over the found tool's schema text verbatim.
     let found: Value = serde_json::from_str(&tools[0].1).unwrap();
@@ -632,9 +609,7 @@ async fn search_and_call_keeps_one_tool_list_and_batches_calls_through_the_sched
     assert_eq!(results[0], results[2]);
     assert_eq!(results[0]["output"]["forecast"], "sunny in Paris");
     assert_eq!(results[1]["output"], "12:00 in UTC");
-    let activity = activity("openai-search-and-call");
-    assert_eq!(activity.calls.len(), 2, "{:?}", activity.calls);
-    assert_eq!(activity.max_in_flight, 2, "read-only calls ran together");
+    assert_concurrent("openai-search-and-call", 2);
     // The misspelt name: an error result with the closest names.
     assert_eq!(tools[2].0, "call_3");
     assert!(
@@ -674,18 +649,14 @@ async fn code_mode_runs_one_program_whose_calls_are_one_scheduler_batch() {
     assert_eq!(result.stop, Stop::End);
     let requests = server.requests();
     assert_eq!(requests.len(), 4);
-    for request in &requests {
-        assert_eq!(request.tool_names(), [TOOL_SEARCH, RUN_CODE]);
-        assert_eq!(request.raw_tools(), requests[0].raw_tools(), "one list");
-    }
+    assert_one_list(&requests, &[TOOL_SEARCH, RUN_CODE]);
     let tools = tool_messages(&result.messages);
     // The search answers with how a program calls the tool.
     assert!(tools[0].1.contains("demo.weather(args:"), "{}", tools[0].1);
     // The program: one batch, the duplicate run once, the refused call caught with the direct
     // call's message; only the program's answer reaches the model.
     let answer: Value = serde_json::from_str(&tools[1].1).unwrap();
-    assert_eq!(answer["forecast"], "sunny in Paris", "{answer}");
-    assert_eq!(answer["time"], "12:00 in UTC", "{answer}");
+    assert_program_answer(&answer, "openai-code-mode");
     assert_eq!(answer["same"], true);
     assert!(
         answer["caught"]
@@ -693,9 +664,6 @@ async fn code_mode_runs_one_program_whose_calls_are_one_scheduler_batch() {
             .is_some_and(|m| m.contains("city")),
         "{answer}"
     );
-    let activity = activity("openai-code-mode");
-    assert_eq!(activity.calls.len(), 2, "{:?}", activity.calls);
-    assert_eq!(activity.max_in_flight, 2, "read-only calls ran together");
     // An endless program is stopped at the CPU-time limit; the loop goes on.
     assert!(tools[2].1.contains("CPU-time limit"), "{}", tools[2].1);
 }

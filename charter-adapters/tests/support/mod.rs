@@ -8,7 +8,11 @@
 
 #![allow(dead_code)]
 
+mod checks;
 mod gemini;
+// Not every test binary asserts with them.
+#[allow(unused_imports)]
+pub use checks::*;
 pub use gemini::*;
 
 use std::collections::{BTreeMap, HashSet};
