@@ -28,6 +28,7 @@ import sys
 
 import pydantic
 from agents.strict_schema import ensure_strict_json_schema
+from anthropic import transform_schema
 from anthropic.types import ToolParam
 from google.genai import types
 from openai.types.chat import ChatCompletionFunctionToolParam
@@ -113,6 +114,46 @@ def strict_problems(schema):
         out.append(f"{stats['enums']} enum values")
     if stats["chars"] > STRICT_MAX_STRING_CHARS:
         out.append(f"{stats['chars']} characters of names and enum values")
+    return out
+
+
+def first_difference(a, b, at="#"):
+    """Where `b` (what a transformer made of `a`) first differs from `a`, and how."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in a:
+            if k not in b:
+                return f"`{k}` dropped at {at}"
+        for k in b:
+            if k not in a:
+                return f"`{k}` added at {at}"
+        for k in a:
+            d = first_difference(a[k], b[k], f"{at}/{k}")
+            if d:
+                return d
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = first_difference(x, y, f"{at}/{i}")
+            if d:
+                return d
+        return None
+    return None if a == b else f"changed at {at}"
+
+
+def anthropic_strict_problems(schema):
+    """What keeps a schema from Anthropic's strict tool use (`strict: true`): anthropic's
+    `transform_schema` (what the SDK runs on a strict tool's schema: it moves what the grammar
+    cannot enforce into the description, closes every object) must leave it unchanged, and no
+    type may refer to itself (Anthropic's strict mode refuses recursive schemas)."""
+    out = []
+    try:
+        strict = transform_schema(copy.deepcopy(schema))
+        if strict != schema:
+            out.append("transform_schema: " + (first_difference(schema, strict) or "changed it"))
+    except Exception as e:
+        out.append(f"transform_schema: {e}")
+    if "$ref" in json.dumps(schema):
+        out.append("a recursive type ($ref)")
     return out
 
 
