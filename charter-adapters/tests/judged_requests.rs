@@ -64,6 +64,14 @@ fn script(wire: Wire, progressive: bool) -> Vec<Reply> {
     replies
 }
 
+/// What the user asks in every run.
+const ASK: &str = "Request reviewers on octo/hello#7.";
+
+/// A model server speaking `wire` that answers [`script`].
+async fn start(wire: Wire, progressive: bool) -> ScriptedServer {
+    ScriptedServer::start(wire, None, script(wire, progressive)).await
+}
+
 /// What one run sent: the body of its last request (the widest tool list).
 struct Sent {
     label: &'static str,
@@ -83,16 +91,9 @@ async fn openai_run(
     dialect: Dialect,
     options: openai::Options,
 ) -> Sent {
-    let server = ScriptedServer::start(
-        Wire::OpenAi,
-        None,
-        script(Wire::OpenAi, disclosure != Disclosure::Eager),
-    )
-    .await;
+    let server = start(Wire::OpenAi, disclosure != Disclosure::Eager).await;
     let client = openai::OpenAiClient::new(&server.base_url(), None).unwrap();
-    let messages = [openai::ChatMessage::user(
-        "Request reviewers on octo/hello#7.",
-    )];
+    let messages = [openai::ChatMessage::user(ASK)];
     let session = session(&PACKS, disclosure, dialect);
     let result = openai::run(
         &client,
@@ -108,13 +109,13 @@ async fn openai_run(
 }
 
 async fn anthropic_run(label: &'static str, disclosure: Disclosure, deferred: bool) -> Sent {
-    let progressive = disclosure != Disclosure::Eager && !deferred;
-    let server =
-        ScriptedServer::start(Wire::Anthropic, None, script(Wire::Anthropic, progressive)).await;
+    let server = start(
+        Wire::Anthropic,
+        disclosure != Disclosure::Eager && !deferred,
+    )
+    .await;
     let client = anthropic::AnthropicClient::new(&server.base_url(), None).unwrap();
-    let messages = [anthropic::Message::user(
-        "Request reviewers on octo/hello#7.",
-    )];
+    let messages = [anthropic::Message::user(ASK)];
     let options = anthropic::Options::default().with_deferred(deferred);
     let session = session(&PACKS, disclosure, Dialect::Anthropic);
     let result = anthropic::run(
@@ -131,14 +132,9 @@ async fn anthropic_run(label: &'static str, disclosure: Disclosure, deferred: bo
 }
 
 async fn gemini_run(label: &'static str, disclosure: Disclosure) -> Sent {
-    let server = ScriptedServer::start(
-        Wire::Gemini,
-        None,
-        script(Wire::Gemini, disclosure != Disclosure::Eager),
-    )
-    .await;
+    let server = start(Wire::Gemini, disclosure != Disclosure::Eager).await;
     let client = gemini::GeminiClient::new(&server.base_url(), None).unwrap();
-    let contents = [gemini::Content::user("Request reviewers on octo/hello#7.")];
+    let contents = [gemini::Content::user(ASK)];
     let session = session(&PACKS, disclosure, Dialect::Gemini);
     let options = gemini::Options::default();
     let result = gemini::run(
