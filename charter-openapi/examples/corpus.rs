@@ -17,6 +17,8 @@
 //! 3. generation: every pack through `charter_build::generate::file`, what a build script's
 //!    `charter_build::Builder` runs before the Rust compiler sees the code.
 //!
+//! `CORPUS_TRACE=1 corpus --one FILE` also prints each pack's size and CPU time per step.
+//!
 //! CPU time is the process's user and system time (`/proc/self/stat`: the machine may be
 //! shared, so wall time would measure the neighbours); peak memory is its peak resident set
 //! (`VmHWM`). A panic or a process that dies is a crash; one still running after
@@ -321,9 +323,17 @@ fn steps(file: &Path, text: &str, cost: &mut Cost) -> (&'static str, String) {
     let mut models = Vec::new();
     let checked = caught(&mut || {
         for (label, yaml) in &packs {
+            let t = process_cpu();
             match charter_build::load_str(&format!("{label}.yaml"), yaml) {
                 Ok(model) => {
                     std::hint::black_box(charter_build::summary(&model));
+                    if trace() {
+                        eprintln!(
+                            "pack {label}: {} bytes of YAML, checked in {:?}",
+                            yaml.len(),
+                            process_cpu().saturating_sub(t)
+                        );
+                    }
                     models.push(model);
                 }
                 Err(d) => {
@@ -342,15 +352,28 @@ fn steps(file: &Path, text: &str, cost: &mut Cost) -> (&'static str, String) {
     drop(packs);
     let generated = caught(&mut || {
         for model in &models {
-            if let Err(e) = charter_build::generate::file(std::slice::from_ref(model), "::charter")
-            {
-                return ("crashed", format!("generation failed: {e}"));
+            let t = process_cpu();
+            match charter_build::generate::file(std::slice::from_ref(model), "::charter") {
+                Err(e) => return ("crashed", format!("generation failed: {e}")),
+                Ok(code) if trace() => eprintln!(
+                    "pack {}: {} bytes of Rust, generated in {:?}",
+                    model.label,
+                    code.len(),
+                    process_cpu().saturating_sub(t)
+                ),
+                Ok(_) => {}
             }
         }
         checked.clone()
     });
     cost.generate = process_cpu().saturating_sub(t2);
     generated
+}
+
+/// `CORPUS_TRACE=1` with `--one`: each pack's size and its check and generation CPU time on
+/// stderr (where a split document's time goes).
+fn trace() -> bool {
+    std::env::var_os("CORPUS_TRACE").is_some()
 }
 
 /// What a user does: a document over the pack limit is imported split by tag at once; a

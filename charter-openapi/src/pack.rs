@@ -273,6 +273,23 @@ pub(crate) fn import_split(
     options: &ImportOptions,
     max_bytes: usize,
 ) -> Result<super::SplitImport, ImportError> {
+    split_within(text_in, options, max_bytes, MAX_SPLIT_BYTES)
+}
+
+/// The most bytes the packs of one split may hold together: what one pack may hold. The pack
+/// limit bounds what a build checks, generates and compiles, and a split does not escape it by
+/// writing many packs: the whole Microsoft Graph description would be 418 packs, 20 MB of YAML
+/// and 240 MB of generated Rust (docs/openapi-import.md, "The import corpus").
+const MAX_SPLIT_BYTES: usize = charter_terms::names::MAX_PACK_BYTES;
+
+/// [`import_split`] with the packs together at most `max_total` bytes: over it, the import
+/// stops at once with an error naming the largest tag groups to select from.
+fn split_within(
+    text_in: &str,
+    options: &ImportOptions,
+    max_bytes: usize,
+    max_total: usize,
+) -> Result<super::SplitImport, ImportError> {
     let label = options.pack.as_str();
     let max = max_tool(label)?;
     let root = load(text_in, options)?;
@@ -288,8 +305,10 @@ pub(crate) fn import_split(
     let mut out = super::SplitImport::default();
     let mut conv = Conv::new(&root, options.max_field_description.max(40));
     let mut used: HashSet<String> = HashSet::new();
-    for (tag, group) in groups(&ops, &selected) {
-        let group_label = names::group_label(label, &tag, &used);
+    let groups = groups(&ops, &selected);
+    let mut total = 0;
+    for (tag, group) in &groups {
+        let group_label = names::group_label(label, tag, &used);
         used.insert(group_label.clone());
         let mut parts = 1;
         'fit: loop {
@@ -312,6 +331,10 @@ pub(crate) fn import_split(
                     Built::Nothing(s) => skipped.extend(s),
                 }
             }
+            total += packs.iter().map(|p| p.yaml.len()).sum::<usize>();
+            if total > max_total {
+                return Err(too_large(&groups, selected.len(), max_total));
+            }
             out.packs.extend(packs);
             out.skipped.extend(skipped);
             break;
@@ -321,6 +344,28 @@ pub(crate) fn import_split(
         return Err(nothing(&out.skipped));
     }
     Ok(out)
+}
+
+/// The error when a split's packs together would be over `max_total` bytes: the selection is
+/// the way to curate, so it names the largest tag groups.
+fn too_large(groups: &[(String, Vec<usize>)], operations: usize, max_total: usize) -> ImportError {
+    let mut largest: Vec<&(String, Vec<usize>)> = groups.iter().collect();
+    largest.sort_by_key(|(_, g)| std::cmp::Reverse(g.len()));
+    let named: Vec<String> = largest
+        .iter()
+        .take(5)
+        .map(|(tag, g)| format!("`{tag}` ({} operations)", g.len()))
+        .collect();
+    ImportError::Options(format!(
+        "split by tag, the packs would hold over {} together, more than one pack may ({operations} operations in {} tag groups; a build checks, generates and compiles all of it): select what the agent needs with `--tags` or `--paths` (the largest groups: {})",
+        if max_total >= 1 << 20 {
+            format!("{} MiB", max_total >> 20)
+        } else {
+            format!("{} KiB", max_total >> 10)
+        },
+        groups.len(),
+        named.join(", ")
+    ))
 }
 
 /// The selected operations grouped by their first tag, in document order of the groups'
@@ -458,4 +503,49 @@ fn tool_names(
         out[i] = (name, issues);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A document of `n` operations under `/users` (tag `users`) and one under `/mail`.
+    fn doc(n: usize) -> String {
+        let op = |id: String, tag: &str| {
+            serde_json::json!({"get": {"operationId": id, "tags": [tag],
+                "summary": "Reads one thing of the directory by its id.",
+                "responses": {"200": {"description": "ok"}}}})
+        };
+        let mut paths = serde_json::Map::new();
+        for i in 0..n {
+            paths.insert(format!("/users/{i}"), op(format!("getUser{i}"), "users"));
+        }
+        paths.insert("/mail".into(), op("listMail".into(), "mail"));
+        serde_json::json!({"openapi": "3.0.3", "info": {"title": "Directory", "version": "1"},
+            "servers": [{"url": "https://api.example.com"}], "paths": paths})
+        .to_string()
+    }
+
+    #[test]
+    fn a_split_over_the_total_is_refused_with_the_groups_to_select() {
+        let text = doc(60);
+        let options = ImportOptions::new("dir");
+        let whole = split_within(&text, &options, 1 << 20, 1 << 20).expect("under the total");
+        let bytes: usize = whole.packs.iter().map(|p| p.yaml.len()).sum();
+        let Err(ImportError::Options(message)) = split_within(&text, &options, 1 << 20, bytes - 1)
+        else {
+            panic!("a split over the total is refused");
+        };
+        assert!(
+            message.contains("61 operations in 2 tag groups")
+                && message.contains("`users` (60 operations), `mail` (1 operations)")
+                && message.contains("--tags"),
+            "{message}"
+        );
+        // The selection is the way out.
+        let mut mail = ImportOptions::new("dir");
+        mail.tags = vec!["mail".into()];
+        let only = split_within(&text, &mail, 1 << 20, bytes - 1).expect("the selection fits");
+        assert_eq!(only.packs.len(), 1);
+    }
 }
