@@ -99,17 +99,7 @@ async fn progressive_turns_extend_the_tool_list_and_keep_its_prefix() {
         assert_eq!(r.body["max_tokens"], 512);
         assert_eq!(r.body["model"], "claude-scripted");
     }
-    assert_eq!(requests[0].tool_names(), [TOOL_SEARCH]);
-    assert_eq!(
-        requests[1].tool_names(),
-        [TOOL_SEARCH, "demo_weather", "demo_time"]
-    );
-    let turn1 = requests[0].raw_tools();
-    let turn2 = requests[1].raw_tools();
-    assert!(
-        turn2.starts_with(&turn1[..turn1.len() - 1]),
-        "prefix changed:\n{turn1}\n{turn2}"
-    );
+    assert_list_extends(&requests);
     assert!(requests[1].raw.contains(&format!(
         r#""input_schema":{}}}"#,
         schema_of("demo_weather")

@@ -112,17 +112,7 @@ async fn progressive_turns_extend_the_declarations_and_keep_their_prefix() {
         );
         assert!(r.body.get("model").is_none(), "the model is in the path");
     }
-    assert_eq!(requests[0].tool_names(), [TOOL_SEARCH]);
-    assert_eq!(
-        requests[1].tool_names(),
-        [TOOL_SEARCH, "demo_weather", "demo_time"]
-    );
-    let turn1 = requests[0].raw_tools();
-    let turn2 = requests[1].raw_tools();
-    assert!(
-        turn2.starts_with(&turn1[..turn1.len() - 3]),
-        "turn 2's declarations must extend turn 1's:\n{turn1}\n{turn2}"
-    );
+    let turn2 = assert_list_extends(&requests);
     assert_eq!(requests[2].raw_tools(), turn2);
     for name in ["demo_weather", "demo_time"] {
         assert!(

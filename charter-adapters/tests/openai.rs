@@ -80,19 +80,7 @@ async fn progressive_turns_extend_the_tool_list_and_keep_its_prefix() {
             .iter()
             .all(|r| r.path == "/v1/chat/completions" && r.body["model"] == "scripted-model")
     );
-    // Turn 1: only ToolSearch.
-    assert_eq!(requests[0].tool_names(), [TOOL_SEARCH]);
-    // Turn 2: ToolSearch, then the loaded tools in load order; the turn-1 list is a prefix, byte for byte.
-    assert_eq!(
-        requests[1].tool_names(),
-        [TOOL_SEARCH, "demo_weather", "demo_time"]
-    );
-    let turn1 = requests[0].raw_tools();
-    let turn2 = requests[1].raw_tools();
-    assert!(
-        turn2.starts_with(&turn1[..turn1.len() - 1]),
-        "turn 2's tool list must extend turn 1's:\n{turn1}\n{turn2}"
-    );
+    let turn2 = assert_list_extends(&requests);
     assert_eq!(
         requests[2].raw_tools(),
         turn2,

@@ -2,6 +2,7 @@
 //! whatever the wire, so it is checked by one piece of code. Also scripted answers by wire, for
 //! tests that run every loop.
 
+use charter_runtime::session::TOOL_SEARCH;
 use serde_json::Value;
 
 use super::{
@@ -15,6 +16,29 @@ pub fn assert_one_list(requests: &[Recorded], names: &[&str]) {
         assert_eq!(request.tool_names(), names);
         assert_eq!(request.raw_tools(), requests[0].raw_tools(), "one list");
     }
+}
+
+/// A progressive run's first two requests: ToolSearch alone, then ToolSearch and the two tools
+/// it loaded (`demo_weather`, `demo_time`) in load order, the first list a prefix of the second,
+/// byte for byte (the cached prefix survives). Returns the second list's text.
+pub fn assert_list_extends(requests: &[Recorded]) -> String {
+    assert_eq!(requests[0].tool_names(), [TOOL_SEARCH]);
+    assert_eq!(
+        requests[1].tool_names(),
+        [TOOL_SEARCH, "demo_weather", "demo_time"]
+    );
+    let (turn1, turn2) = (requests[0].raw_tools(), requests[1].raw_tools());
+    // What closes the list after its last entry: `]`, or `]}]` around Gemini's declarations.
+    let closing = if requests[0].path.ends_with(":generateContent") {
+        3
+    } else {
+        1
+    };
+    assert!(
+        turn2.starts_with(&turn1[..turn1.len() - closing]),
+        "turn 2's tool list must extend turn 1's:\n{turn1}\n{turn2}"
+    );
+    turn2
 }
 
 /// A batch of read-only, idempotent calls under `run` ran concurrently, `executed` executions
