@@ -174,10 +174,10 @@ fn spans_expr(spans: &[PropSpan]) -> TokenStream {
 fn dialects_literal(d: &ViewDialects) -> TokenStream {
     let one = |v: &ViewSchema| {
         let (schema, tokens, spans) = (text(&v.text), u(v.tokens), spans_expr(&v.spans));
-        quote!(DialectSchema { schema: #schema, tokens: #tokens, spans: #spans })
+        quote!(DialectSchema::new(#schema, #tokens, #spans))
     };
     let (strict, gemini) = (one(&d.openai_strict), one(&d.gemini));
-    quote!(DialectSchemas { openai_strict: #strict, gemini: #gemini })
+    quote!(DialectSchemas::new(#strict, #gemini))
 }
 
 fn strs<'a>(items: impl IntoIterator<Item = &'a str>) -> TokenStream {
@@ -254,7 +254,7 @@ impl Gen<'_> {
             let repeated = schemas.iter().filter(|o| o.text == schema.text).count() > 1;
             let dialects_expr = if !repeated {
                 let d = dialects_literal(d);
-                quote!(Some(&#d))
+                quote!(&#d)
             } else if let Some((_, e)) = shared_dialects.iter().find(|(t, _)| *t == schema.text) {
                 e.clone()
             } else {
@@ -267,7 +267,7 @@ impl Gen<'_> {
                     /// Shared by the views that show the same fields.
                     static #id: DialectSchemas = #lit;
                 });
-                let e = quote!(Some(&#id));
+                let e = quote!(&#id);
                 shared_dialects.push((&schema.text, e.clone()));
                 e
             };
@@ -306,20 +306,23 @@ impl Gen<'_> {
             };
             let tokens = u(schema.tokens);
             let signature_tokens = u(*signature_tokens);
-            let active = strs(v.active.iter().map(String::as_str));
-            let widest = v.widest;
-            views.push(quote!(View {
-                key: #key,
-                schema: #schema_expr,
-                tokens: #tokens,
-                active: #active,
-                widest: #widest,
-                paths: #paths,
-                spans: #spans,
-                signature: #signature_expr,
-                signature_tokens: #signature_tokens,
-                dialects: #dialects_expr,
-            }));
+            // Only what differs from `View::new`'s defaults, then what every generated view has.
+            let mut with = Vec::new();
+            if !v.active.is_empty() {
+                let active = strs(v.active.iter().map(String::as_str));
+                with.push(quote!(.with_active(#active)));
+            }
+            if v.widest {
+                with.push(quote!(.with_widest(true)));
+            }
+            views.push(quote! {
+                View::new(#key, #schema_expr, #tokens)
+                    #(#with)*
+                    .with_paths(#paths)
+                    .with_spans(#spans)
+                    .with_signature(#signature_expr, #signature_tokens)
+                    .with_dialects(#dialects_expr)
+            });
         }
         (views, consts)
     }
@@ -336,11 +339,8 @@ impl Gen<'_> {
         let description = s(&t.description);
         let a = t.annotations;
         let (ro, id, de, ow) = (a.read_only, a.idempotent, a.destructive, a.open_world);
-        let mode = opt_str(t.mode.as_deref());
         let input = shapes::object(self.lowered.inputs[index]);
         let (at_least_one, exactly_one) = self.lowered.groups[index];
-        let groups = group_list(at_least_one);
-        let exactly = group_list(exactly_one);
         let schemas: Vec<ViewSchema> = t
             .views
             .iter()
@@ -362,25 +362,28 @@ impl Gen<'_> {
         let hints = strs(hints_lc.iter().map(String::as_str));
         let (search_terms, search_fields) = search_terms(t);
         let route = Self::route_ident(t);
-        let def = quote!(ToolDef {
-            name: #name,
-            pack: #pack,
-            tool: #tool,
-            description: #description,
-            annotations: Annotations { read_only: #ro, idempotent: #id, destructive: #de, open_world: #ow },
-            mode: #mode,
-            input: &#input,
-            require_one_of: #groups,
-            require_exactly_one_of: #exactly,
-            views: &[#(#views),*],
-            search: SearchData {
-                description_lc: #description_lc,
-                hints: #hints,
-                terms: #search_terms,
-                fields: #search_fields,
-            },
-            exec: Exec::Http(&#route),
-        });
+        // `ToolDef::new`'s defaults left out: no author mode, no groups.
+        let mut with = Vec::new();
+        if let Some(mode) = &t.mode {
+            let mode = s(mode);
+            with.push(quote!(.with_mode(#mode)));
+        }
+        if !at_least_one.is_empty() {
+            let groups = group_list(at_least_one);
+            with.push(quote!(.with_require_one_of(#groups)));
+        }
+        if !exactly_one.is_empty() {
+            let groups = group_list(exactly_one);
+            with.push(quote!(.with_require_exactly_one_of(#groups)));
+        }
+        let def = quote! {
+            ToolDef::new(#name, #pack, #tool, #description, Exec::Http(&#route))
+                .with_annotations(Annotations { read_only: #ro, idempotent: #id, destructive: #de, open_world: #ow })
+                #(#with)*
+                .with_input(&#input)
+                .with_views(&[#(#views),*])
+                .with_search(SearchData::new(#description_lc, #hints).with_terms(#search_terms, #search_fields))
+        };
         (def, consts)
     }
 
@@ -406,51 +409,58 @@ impl Gen<'_> {
                 BodyModel::Form => "Form",
             }
         );
-        let graphql = match &t.graphql {
-            Some(doc) => {
-                let doc = text(doc);
-                quote!(Some(#doc))
-            }
-            None => quote!(None),
-        };
-        let projection = strs(t.keep.iter().map(String::as_str));
-        let pagination = match &t.pagination {
-            None => quote!(None),
-            Some(PaginationModel::Cursor { next, param }) => {
-                let (next, param) = (s(next), s(param));
-                quote!(Some(Pagination::Cursor { next: #next, param: #param }))
-            }
-            Some(PaginationModel::Page { param, size_param }) => {
-                let param = s(param);
-                let size = opt_str(size_param.as_deref());
-                quote!(Some(Pagination::Page { param: #param, size_param: #size }))
-            }
-            Some(PaginationModel::Offset { param, size_param }) => {
-                let param = s(param);
-                let size = opt_str(size_param.as_deref());
-                quote!(Some(Pagination::Offset { param: #param, size_param: #size }))
-            }
-        };
-        let timeout = opt_u32(t.timeout_ms);
-        let redirects = Literal::u8_unsuffixed(t.redirects);
-        let headers = pairs(&t.headers);
-        let query = pairs(&t.query);
+        // Only what differs from `Route::new`'s defaults.
+        let mut with = Vec::new();
+        if !matches!(t.body, BodyModel::None) {
+            with.push(quote!(.with_body(BodyEncoding::#body)));
+        }
+        if let Some(doc) = &t.graphql {
+            let doc = text(doc);
+            with.push(quote!(.with_graphql(#doc)));
+        }
+        if !t.keep.is_empty() {
+            let projection = strs(t.keep.iter().map(String::as_str));
+            with.push(quote!(.with_projection(#projection)));
+        }
+        if let Some(p) = &t.pagination {
+            let pagination = match p {
+                PaginationModel::Cursor { next, param } => {
+                    let (next, param) = (s(next), s(param));
+                    quote!(Pagination::Cursor { next: #next, param: #param })
+                }
+                PaginationModel::Page { param, size_param } => {
+                    let param = s(param);
+                    let size = opt_str(size_param.as_deref());
+                    quote!(Pagination::Page { param: #param, size_param: #size })
+                }
+                PaginationModel::Offset { param, size_param } => {
+                    let param = s(param);
+                    let size = opt_str(size_param.as_deref());
+                    quote!(Pagination::Offset { param: #param, size_param: #size })
+                }
+            };
+            with.push(quote!(.with_pagination(#pagination)));
+        }
+        if let Some(ms) = t.timeout_ms {
+            let ms = u(ms);
+            with.push(quote!(.with_timeout_ms(#ms)));
+        }
+        if t.redirects != 0 {
+            let redirects = Literal::u8_unsuffixed(t.redirects);
+            with.push(quote!(.with_max_redirects(#redirects)));
+        }
+        if !t.headers.is_empty() {
+            let headers = pairs(&t.headers);
+            with.push(quote!(.with_headers(#headers)));
+        }
+        if !t.query.is_empty() {
+            let query = pairs(&t.query);
+            with.push(quote!(.with_query(#query)));
+        }
         let doc = format!(" How `{}` is sent.", t.name);
         quote! {
             #[doc = #doc]
-            static #ident: Route = Route {
-                pack: &HTTP,
-                method: Method::#method,
-                path: #path,
-                body: BodyEncoding::#body,
-                graphql: #graphql,
-                projection: #projection,
-                pagination: #pagination,
-                timeout_ms: #timeout,
-                max_redirects: #redirects,
-                headers: #headers,
-                query: #query,
-            };
+            static #ident: Route = Route::new(&HTTP, Method::#method, #path) #(#with)*;
         }
     }
 
@@ -479,31 +489,33 @@ impl Gen<'_> {
             AuthModel::OAuth2(m) => crate::oauth::generate(m),
             _ => TokenStream::new(),
         };
-        let headers = pairs(&p.headers);
-        let query = pairs(&p.query);
-        let body = pairs(&p.body);
-        let envelope = match &p.envelope {
-            None => quote!(None),
-            Some(EnvelopeDecl::GraphQl) => quote!(Some(Envelope::GraphQl)),
-            Some(EnvelopeDecl::GraphQlUserErrors) => quote!(Some(Envelope::GraphQlUserErrors)),
-            Some(EnvelopeDecl::OkFlag { field, error_field }) => {
-                let (f, e) = (s(field), s(error_field));
-                quote!(Some(Envelope::OkFlag { field: #f, error_field: #e }))
+        // Only what differs from `HttpPack::new`'s defaults.
+        let mut with = Vec::new();
+        for (list, method) in [
+            (&p.headers, "with_headers"),
+            (&p.query, "with_query"),
+            (&p.body, "with_body"),
+        ] {
+            if !list.is_empty() {
+                let (list, method) = (pairs(list), format_ident!("{method}"));
+                with.push(quote!(.#method(#list)));
             }
-        };
+        }
+        if let Some(envelope) = &p.envelope {
+            let envelope = match envelope {
+                EnvelopeDecl::GraphQl => quote!(Envelope::GraphQl),
+                EnvelopeDecl::GraphQlUserErrors => quote!(Envelope::GraphQlUserErrors),
+                EnvelopeDecl::OkFlag { field, error_field } => {
+                    let (f, e) = (s(field), s(error_field));
+                    quote!(Envelope::OkFlag { field: #f, error_field: #e })
+                }
+            };
+            with.push(quote!(.with_envelope(#envelope)));
+        }
         quote! {
             #oauth2
             /// What every tool of this pack shares: base URL, auth, constants, envelope.
-            static HTTP: HttpPack = HttpPack {
-                label: #label,
-                base_url: #base_url,
-                base_url_env: #env,
-                auth: #auth,
-                headers: #headers,
-                query: #query,
-                body: #body,
-                envelope: #envelope,
-            };
+            static HTTP: HttpPack = HttpPack::new(#label, #base_url, #env, #auth) #(#with)*;
         }
     }
 
@@ -556,11 +568,7 @@ impl Gen<'_> {
                 const NUMBER: NumberRules = NumberRules { minimum: None, maximum: None, enum_values: &[] };
 
                 #[doc = #tools_doc]
-                pub static TOOLS: Table = Table {
-                    pack: #label,
-                    description: #description,
-                    tools: &[#(#tools),*],
-                };
+                pub static TOOLS: Table = Table::new(#label, #description, &[#(#tools),*]);
 
                 #http
                 #(#routes)*

@@ -1,7 +1,7 @@
 //! The resolved `auth.oauth2` of a checked pack and the `OAuth2` static it becomes.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 
 use crate::pack::{ClientAuthDecl, GrantDecl, OAuth2Decl};
 
@@ -89,53 +89,56 @@ pub fn model(
     }
 }
 
-/// `static OAUTH2: OAuth2 = OAuth2 { ... };` (the runtime's table types are in scope).
+/// `static OAUTH2: OAuth2 = OAuth2::new(..).with_..(..);` (the runtime's table types are in
+/// scope): every declared part, what is empty left to `OAuth2::new`'s defaults.
 pub fn generate(m: &OAuth2Model) -> TokenStream {
     let OAuth2Model {
         header,
         prefix,
-        access_token_env,
         token_url,
-        token_url_env,
-        authorization_url,
-        authorization_url_env,
         client_id_env,
-        client_secret_env,
-        refresh_token_env,
-        scopes,
         ..
     } = m;
     let grant = match m.grant {
         GrantDecl::RefreshToken => quote!(Grant::RefreshToken),
         GrantDecl::ClientCredentials => quote!(Grant::ClientCredentials),
     };
-    let client_auth = match m.client_auth {
-        ClientAuthDecl::Body => quote!(ClientAuth::Body),
-        ClientAuthDecl::Basic => quote!(ClientAuth::Basic),
-    };
-    let url_vars = m
-        .url_vars
-        .iter()
-        .map(|(name, env, default)| quote!(UrlVar { name: #name, env: #env, default: #default }));
-    let params = m.authorization_params.iter().map(|(k, v)| quote!((#k, #v)));
+    let mut with = vec![quote!(.with_header(#header, #prefix))];
+    for (value, method) in [
+        (&m.access_token_env, "with_access_token_env"),
+        (&m.token_url_env, "with_token_url_env"),
+        (&m.client_secret_env, "with_client_secret_env"),
+        (&m.refresh_token_env, "with_refresh_token_env"),
+    ] {
+        if !value.is_empty() {
+            let method = format_ident!("{method}");
+            with.push(quote!(.#method(#value)));
+        }
+    }
+    if !m.authorization_url.is_empty() || !m.authorization_url_env.is_empty() {
+        let (url, env) = (&m.authorization_url, &m.authorization_url_env);
+        with.push(quote!(.with_authorization_url(#url, #env)));
+    }
+    if !m.url_vars.is_empty() {
+        let vars = m
+            .url_vars
+            .iter()
+            .map(|(name, env, default)| quote!(UrlVar::new(#name, #env, #default)));
+        with.push(quote!(.with_url_vars(&[#(#vars),*])));
+    }
+    if !m.scopes.is_empty() {
+        let scopes = &m.scopes;
+        with.push(quote!(.with_scopes(&[#(#scopes),*])));
+    }
+    if m.client_auth == ClientAuthDecl::Basic {
+        with.push(quote!(.with_client_auth(ClientAuth::Basic)));
+    }
+    if !m.authorization_params.is_empty() {
+        let params = m.authorization_params.iter().map(|(k, v)| quote!((#k, #v)));
+        with.push(quote!(.with_authorization_params(&[#(#params),*])));
+    }
     quote! {
         /// Where this pack's OAuth 2 access tokens come from.
-        static OAUTH2: OAuth2 = OAuth2 {
-            header: #header,
-            prefix: #prefix,
-            access_token_env: #access_token_env,
-            grant: #grant,
-            token_url: #token_url,
-            token_url_env: #token_url_env,
-            authorization_url: #authorization_url,
-            authorization_url_env: #authorization_url_env,
-            url_vars: &[#(#url_vars),*],
-            client_id_env: #client_id_env,
-            client_secret_env: #client_secret_env,
-            refresh_token_env: #refresh_token_env,
-            scopes: &[#(#scopes),*],
-            client_auth: #client_auth,
-            authorization_params: &[#(#params),*],
-        };
+        static OAUTH2: OAuth2 = OAuth2::new(#grant, #token_url, #client_id_env) #(#with)*;
     }
 }

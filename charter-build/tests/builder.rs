@@ -54,8 +54,9 @@ fn compiles_a_directory_and_writes_only_when_changed() {
             "pub static ALL: &[&crate::table::Table] = &[&alpha::TOOLS, &beta_two::TOOLS];"
         )
     );
-    assert!(code.contains(r#"base_url_env: "CHARTER_BETA_TWO_BASE_URL""#));
-    assert!(code.contains(r#"auth: Auth::Header {"#) && code.contains(r#"prefix: "Key ""#));
+    let compact: String = code.split_whitespace().collect();
+    assert!(compact.contains(r#""CHARTER_BETA_TWO_BASE_URL",Auth::Header{"#));
+    assert!(compact.contains(r#"prefix:"Key""#));
     let modified = std::fs::metadata(&out).unwrap().modified().unwrap();
 
     let second = build();

@@ -127,7 +127,7 @@ tools:
     assert_eq!(compact.matches("Location::BodySpread").count(), 1);
     assert_eq!(compact.matches("location:Location::Body,").count(), 1);
     assert!(
-        compact.contains(r#"pagination:Some(Pagination::Offset{param:"skip",size_param:None,}),"#),
+        compact.contains(r#".with_pagination(Pagination::Offset{param:"skip",size_param:None,})"#),
         "{code}"
     );
 }

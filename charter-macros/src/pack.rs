@@ -127,7 +127,7 @@ fn expand(p: PackInput) -> TokenStream {
         let errors = errors.to_compile_errors();
         return quote! {
             #(#attrs)*
-            #vis static #ident: #k::Table = #k::Table { pack: #label, description: #description, tools: &[] };
+            #vis static #ident: #k::Table = #k::Table::new(#label, #description, &[]);
             #errors
         };
     }
@@ -156,11 +156,7 @@ fn expand(p: PackInput) -> TokenStream {
     }
     quote! {
         #(#attrs)*
-        #vis static #ident: #k::Table = #k::Table {
-            pack: #label,
-            description: #description,
-            tools: &[#(#defs),*],
-        };
+        #vis static #ident: #k::Table = #k::Table::new(#label, #description, &[#(#defs),*]);
         const _: () = {
             #(#checks)*
         };

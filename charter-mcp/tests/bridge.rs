@@ -240,11 +240,7 @@ async fn list_changes_reach_a_session_with_its_order_rules() {
 }
 
 /// A static table beside the toolkit, to show the two sources share one session.
-static KIT_TABLE: charter_runtime::Table = charter_runtime::Table {
-    pack: "local",
-    description: "none",
-    tools: &[],
-};
+static KIT_TABLE: charter_runtime::Table = charter_runtime::Table::new("local", "none", &[]);
 
 #[tokio::test]
 async fn a_progressive_charter_server_is_followed_as_it_loads() {

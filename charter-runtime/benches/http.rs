@@ -68,53 +68,34 @@ const fn field(name: &'static str, shape: &'static Shape, location: Location) ->
 }
 
 const fn tool(name: &'static str, input: &'static ObjectShape, route: &'static Route) -> ToolDef {
-    ToolDef {
-        name,
-        pack: route.pack.label,
-        tool: name,
-        description: "A tool.",
-        annotations: charter_runtime::Annotations::for_method(route.method),
-        mode: None,
-        input,
-        require_one_of: &[],
-        require_exactly_one_of: &[],
-        views: &[],
-        search: SearchData {
-            description_lc: "",
-            hints: &[],
-            ..SearchData::EMPTY
-        },
-        exec: Exec::Http(route),
-    }
+    ToolDef::new(name, route.pack.label, name, "A tool.", Exec::Http(route))
+        .with_annotations(charter_runtime::Annotations::for_method(route.method))
+        .with_input(input)
+        .with_views(&[])
+        .with_search(SearchData::new("", &[]))
 }
 
-static GITHUB: HttpPack = HttpPack {
-    label: "github",
-    base_url: "https://api.github.com",
-    base_url_env: "CHARTER_GITHUB_BASE_URL",
-    auth: Auth::Bearer {
+static GITHUB: HttpPack = HttpPack::new(
+    "github",
+    "https://api.github.com",
+    "CHARTER_GITHUB_BASE_URL",
+    Auth::Bearer {
         env: "GITHUB_TOKEN",
     },
-    headers: &[
-        ("Accept", "application/vnd.github+json"),
-        ("X-GitHub-Api-Version", "2022-11-28"),
-    ],
-    query: &[],
-    body: &[],
-    envelope: None,
-};
-static STRIPE: HttpPack = HttpPack {
-    label: "stripe",
-    base_url: "https://api.stripe.com",
-    base_url_env: "CHARTER_STRIPE_BASE_URL",
-    auth: Auth::Basic {
+)
+.with_headers(&[
+    ("Accept", "application/vnd.github+json"),
+    ("X-GitHub-Api-Version", "2022-11-28"),
+]);
+static STRIPE: HttpPack = HttpPack::new(
+    "stripe",
+    "https://api.stripe.com",
+    "CHARTER_STRIPE_BASE_URL",
+    Auth::Basic {
         env: "STRIPE_API_KEY",
     },
-    headers: &[("Stripe-Version", "2024-06-20")],
-    query: &[],
-    body: &[],
-    envelope: None,
-};
+)
+.with_headers(&[("Stripe-Version", "2024-06-20")]);
 
 static ISSUE_FIELDS: ObjectShape = ObjectShape {
     fields: &[
@@ -134,28 +115,21 @@ static ISSUE_FIELDS: ObjectShape = ObjectShape {
     require_one_of: &[],
     require_exactly_one_of: &[],
 };
-static ISSUE_ROUTE: Route = Route {
-    pack: &GITHUB,
-    method: Method::Get,
-    path: "/repos/{owner}/{repo}/issues/{issue_number}",
-    body: BodyEncoding::None,
-    graphql: None,
-    projection: &[
-        "number",
-        "title",
-        "state",
-        "body",
-        "labels.name",
-        "user.login",
-        "assignees.login",
-        "comments",
-    ],
-    pagination: None,
-    timeout_ms: None,
-    max_redirects: 0,
-    headers: &[],
-    query: &[],
-};
+static ISSUE_ROUTE: Route = Route::new(
+    &GITHUB,
+    Method::Get,
+    "/repos/{owner}/{repo}/issues/{issue_number}",
+)
+.with_projection(&[
+    "number",
+    "title",
+    "state",
+    "body",
+    "labels.name",
+    "user.login",
+    "assignees.login",
+    "comments",
+]);
 static ISSUE: ToolDef = tool("github_issue_get", &ISSUE_FIELDS, &ISSUE_ROUTE);
 
 static LIST_FIELDS: ObjectShape = ObjectShape {
@@ -179,15 +153,12 @@ static LIST_FIELDS: ObjectShape = ObjectShape {
     require_one_of: &[],
     require_exactly_one_of: &[],
 };
-static LIST_ROUTE: Route = Route {
-    path: "/repos/{owner}/{repo}/issues",
-    projection: &["number", "title", "state", "labels.name", "user.login"],
-    pagination: Some(Pagination::Page {
+static LIST_ROUTE: Route = Route::new(&GITHUB, Method::Get, "/repos/{owner}/{repo}/issues")
+    .with_projection(&["number", "title", "state", "labels.name", "user.login"])
+    .with_pagination(Pagination::Page {
         param: "page",
         size_param: Some("per_page"),
-    }),
-    ..ISSUE_ROUTE
-};
+    });
 static LIST: ToolDef = tool("github_issues_list", &LIST_FIELDS, &LIST_ROUTE);
 
 static CHECKOUT_FIELDS: ObjectShape = ObjectShape {
@@ -201,15 +172,9 @@ static CHECKOUT_FIELDS: ObjectShape = ObjectShape {
     require_one_of: &[],
     require_exactly_one_of: &[],
 };
-static CHECKOUT_ROUTE: Route = Route {
-    pack: &STRIPE,
-    method: Method::Post,
-    path: "/v1/checkout/sessions",
-    body: BodyEncoding::Form,
-    projection: &["id", "url", "status"],
-    pagination: None,
-    ..ISSUE_ROUTE
-};
+static CHECKOUT_ROUTE: Route = Route::new(&STRIPE, Method::Post, "/v1/checkout/sessions")
+    .with_body(BodyEncoding::Form)
+    .with_projection(&["id", "url", "status"]);
 static CHECKOUT: ToolDef = tool("stripe_checkout_create", &CHECKOUT_FIELDS, &CHECKOUT_ROUTE);
 
 /// A GitHub issue as the API returns it (about 2.5 kB).

@@ -2,7 +2,9 @@
 //!
 //! Every type here is built in `const` context by generated code (the pack compiler in
 //! `charter-build` and the `#[charter::tool]` macro), so a table is `&'static` data in the
-//! binary's read-only section. Nothing at run time derives, serialises or sizes a schema: the
+//! binary's read-only section. The structs are `#[non_exhaustive]` (a field can be added in a
+//! minor release): outside this crate they are read through their public fields and built with
+//! their const constructors, `new` and the `with_*` methods. Nothing at run time derives, serialises or sizes a schema: the
 //! schema text of every mode view and its size are constants, written by `charter_schema`'s
 //! emitter from the [`Shape`] tree validation reads next to them.
 
@@ -12,8 +14,11 @@ use std::pin::Pin;
 use crate::context::CallContext;
 use crate::error::CharterError;
 
+mod construct;
+
 /// The tools of one pack: what `charter::packs::github::TOOLS` is.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Table {
     /// The pack label, `[a-z0-9-]+` (no underscore: the first `_` of a qualified name splits
     /// pack from tool).
@@ -27,6 +32,7 @@ pub struct Table {
 /// One tool, whatever its source (YAML pack or Rust function). `Clone` copies references only
 /// (a server's per-caller subsets of a table are built from clones).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ToolDef {
     /// The published name, `<pack>_<tool>`, at most 50 characters.
     pub name: &'static str,
@@ -72,6 +78,7 @@ pub type ViewKey = charter_terms::views::ViewKey<&'static str>;
 
 /// One mode view of a tool: what the model sees under one session mode.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct View {
     /// The session mode this view answers.
     pub key: ViewKey,
@@ -106,6 +113,7 @@ pub struct View {
 /// A view's schema in the dialects whose text differs from the portable form
 /// (docs/dialects.md). `openai` and `anthropic` are the portable form itself.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct DialectSchemas {
     /// OpenAI's strict mode (`strict: true`): every object closed, every property required
     /// (`null` for absent), maps as lists of `{key, value}`.
@@ -117,6 +125,7 @@ pub struct DialectSchemas {
 
 /// One view in one dialect: its text, size and top-level property spans.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct DialectSchema {
     /// The parameter schema as compact JSON text, exactly as that API is sent it.
     pub schema: &'static str,
@@ -133,6 +142,7 @@ pub use charter_schema::{PathCost, PropSpan};
 /// What ToolSearch reads about a tool, prepared at build time: lowercased text for the classic
 /// ranking, stemmed terms for the relevance ranking.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct SearchData {
     /// The description, lowercased.
     pub description_lc: &'static str,
@@ -148,8 +158,7 @@ pub struct SearchData {
 }
 
 impl SearchData {
-    /// No search text at all: a base for hand-built definitions
-    /// (`SearchData { description_lc: "...", ..SearchData::EMPTY }`).
+    /// No search text at all (what [`ToolDef::new`] starts from).
     pub const EMPTY: SearchData = SearchData {
         description_lc: "",
         hints: &[],
@@ -272,6 +281,7 @@ pub use charter_schema::{
 
 /// What an HTTP pack declares once for all its tools.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct HttpPack {
     /// The pack label.
     pub label: &'static str,
@@ -344,6 +354,7 @@ impl Auth {
 /// Empty strings mean "not declared". URLs may hold `{name}` placeholders filled from
 /// [`UrlVar`]s at run time (a tenant, a shop).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct OAuth2 {
     /// The header the access token goes in (`Authorization`).
     pub header: &'static str,
@@ -407,6 +418,7 @@ pub enum ClientAuth {
 
 /// A `{name}` placeholder of an OAuth 2 URL, filled from a variable (a tenant, a shop name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UrlVar {
     /// The placeholder name.
     pub name: &'static str,
@@ -478,6 +490,7 @@ pub enum Pagination {
 
 /// Everything needed to turn a validated call into a request.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Route {
     /// The pack-level settings.
     pub pack: &'static HttpPack,

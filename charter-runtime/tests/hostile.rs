@@ -977,41 +977,23 @@ mod recursive {
         require_one_of: &[],
         require_exactly_one_of: &[],
     };
-    pub static VIEWS: [View; 1] = [View {
-        key: ViewKey::Default,
-        schema: "{}",
-        tokens: 0,
-        active: &[],
-        widest: true,
-        paths: &[],
-        spans: &[],
-        signature: "",
-        signature_tokens: 0,
-        dialects: None,
-    }];
-    pub static TOOL: ToolDef = ToolDef {
-        name: "rec_filter",
-        pack: "rec",
-        tool: "filter",
-        description: "Filters.",
-        annotations: Annotations {
-            read_only: true,
-            idempotent: true,
-            destructive: false,
-            open_world: false,
-        },
-        mode: None,
-        input: &INPUT,
-        require_one_of: &[],
-        require_exactly_one_of: &[],
-        views: &VIEWS,
-        search: SearchData {
-            description_lc: "filters.",
-            hints: &[],
-            ..SearchData::EMPTY
-        },
-        exec: Exec::Rust(charter_testkit::echo),
-    };
+    pub static VIEWS: [View; 1] = [View::new(ViewKey::Default, "{}", 0).with_widest(true)];
+    pub static TOOL: ToolDef = ToolDef::new(
+        "rec_filter",
+        "rec",
+        "filter",
+        "Filters.",
+        Exec::Rust(charter_testkit::echo),
+    )
+    .with_annotations(Annotations {
+        read_only: true,
+        idempotent: true,
+        destructive: false,
+        open_world: false,
+    })
+    .with_input(&INPUT)
+    .with_views(&VIEWS)
+    .with_search(SearchData::new("filters.", &[]));
 }
 
 fn nested_filter(depth: usize) -> Value {

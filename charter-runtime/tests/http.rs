@@ -38,37 +38,29 @@ static BASIC: HttpPack = pack(
         env: "BASIC_SECRET",
     },
 );
-static STATICS: HttpPack = HttpPack {
-    headers: &[
+static STATICS: HttpPack = pack("statics", Auth::None)
+    .with_headers(&[
         ("Accept", "application/vnd.test+json"),
         ("X-Api-Version", "2024-01-01"),
-    ],
-    query: &[("api-version", "2")],
-    body: &[
+    ])
+    .with_query(&[("api-version", "2")])
+    .with_body(&[
         ("source", "\"charter\""),
         ("options", "{\"dry_run\":false}"),
-    ],
-    ..pack("statics", Auth::None)
-};
-static FORM_STATICS: HttpPack = HttpPack {
-    query: &[("api-version", "2")],
-    body: &[
+    ]);
+static FORM_STATICS: HttpPack = pack("formstatics", Auth::None)
+    .with_query(&[("api-version", "2")])
+    .with_body(&[
         ("livemode", "false"),
         ("metadata", "{\"origin\":\"charter\"}"),
-    ],
-    ..pack("formstatics", Auth::None)
-};
-static GQL: HttpPack = HttpPack {
-    envelope: Some(Envelope::GraphQl),
-    ..pack("gql", Auth::Bearer { env: "GQL_TOKEN" })
-};
-static SLACK: HttpPack = HttpPack {
-    envelope: Some(Envelope::OkFlag {
+    ]);
+static GQL: HttpPack =
+    pack("gql", Auth::Bearer { env: "GQL_TOKEN" }).with_envelope(Envelope::GraphQl);
+static SLACK: HttpPack =
+    pack("slack", Auth::Bearer { env: "SLACK_TOKEN" }).with_envelope(Envelope::OkFlag {
         field: "ok",
         error_field: "error",
-    }),
-    ..pack("slack", Auth::Bearer { env: "SLACK_TOKEN" })
-};
+    });
 
 // Path encoding.
 static CONTENTS_FIELDS: ObjectShape = ObjectShape {
@@ -166,10 +158,8 @@ static FORM_FIELDS: ObjectShape = ObjectShape {
     require_one_of: &[],
     require_exactly_one_of: &[],
 };
-static FORM_ROUTE: Route = Route {
-    body: BodyEncoding::Form,
-    ..route(&FORM_STATICS, Method::Post, "/v1/checkout/sessions")
-};
+static FORM_ROUTE: Route =
+    route(&FORM_STATICS, Method::Post, "/v1/checkout/sessions").with_body(BodyEncoding::Form);
 static FORM: ToolDef = tool("formstatics_checkout", &FORM_FIELDS, &FORM_ROUTE);
 
 // JSON bodies.
@@ -215,10 +205,8 @@ static JSON_FIELDS: ObjectShape = ObjectShape {
     require_one_of: &[],
     require_exactly_one_of: &[],
 };
-static JSON_ROUTE: Route = Route {
-    body: BodyEncoding::Json,
-    ..route(&OPEN, Method::Post, "/projects/{project}/issues")
-};
+static JSON_ROUTE: Route =
+    route(&OPEN, Method::Post, "/projects/{project}/issues").with_body(BodyEncoding::Json);
 static JSON_TOOL: ToolDef = tool("open_create", &JSON_FIELDS, &JSON_ROUTE);
 
 // A spread map: its members sit beside the other body fields (an open extension).
@@ -233,15 +221,12 @@ static EXTENSION_FIELDS: ObjectShape = ObjectShape {
     require_exactly_one_of: &[],
 };
 static ANY_MAP: Shape = Shape::Map(&ANY);
-static EXTENSION_ROUTE: Route = Route {
-    body: BodyEncoding::Json,
-    ..route(&OPEN, Method::Post, "/me/messages/{message_id}/extensions")
-};
+static EXTENSION_ROUTE: Route = route(&OPEN, Method::Post, "/me/messages/{message_id}/extensions")
+    .with_body(BodyEncoding::Json);
 static EXTENSION_TOOL: ToolDef = tool("open_extension", &EXTENSION_FIELDS, &EXTENSION_ROUTE);
-static EXTENSION_FORM_ROUTE: Route = Route {
-    body: BodyEncoding::Form,
-    ..route(&OPEN, Method::Post, "/me/messages/{message_id}/extensions")
-};
+static EXTENSION_FORM_ROUTE: Route =
+    route(&OPEN, Method::Post, "/me/messages/{message_id}/extensions")
+        .with_body(BodyEncoding::Form);
 static EXTENSION_FORM_TOOL: ToolDef = tool(
     "open_extension_form",
     &EXTENSION_FIELDS,
@@ -260,10 +245,7 @@ static STATIC_FIELDS: ObjectShape = ObjectShape {
     require_one_of: &[],
     require_exactly_one_of: &[],
 };
-static STATIC_ROUTE: Route = Route {
-    body: BodyEncoding::Json,
-    ..route(&STATICS, Method::Post, "/things")
-};
+static STATIC_ROUTE: Route = route(&STATICS, Method::Post, "/things").with_body(BodyEncoding::Json);
 static STATIC_TOOL: ToolDef = tool("statics_create", &STATIC_FIELDS, &STATIC_ROUTE);
 static FORM_STATIC_FIELDS: ObjectShape = ObjectShape {
     fields: &[
@@ -275,10 +257,8 @@ static FORM_STATIC_FIELDS: ObjectShape = ObjectShape {
     require_one_of: &[],
     require_exactly_one_of: &[],
 };
-static FORM_STATIC_ROUTE: Route = Route {
-    body: BodyEncoding::Form,
-    ..route(&FORM_STATICS, Method::Post, "/v1/customers")
-};
+static FORM_STATIC_ROUTE: Route =
+    route(&FORM_STATICS, Method::Post, "/v1/customers").with_body(BodyEncoding::Form);
 static FORM_STATIC_TOOL: ToolDef = tool(
     "formstatics_customer",
     &FORM_STATIC_FIELDS,
@@ -304,18 +284,14 @@ static GQL_FIELDS: ObjectShape = ObjectShape {
     require_one_of: &[],
     require_exactly_one_of: &[],
 };
-static GQL_ROUTE: Route = Route {
-    graphql: Some("query($login: String!) { user(login: $login) { name } }"),
-    projection: &["data.user.name"],
-    ..route(&GQL, Method::Post, "/graphql")
-};
+static GQL_ROUTE: Route = route(&GQL, Method::Post, "/graphql")
+    .with_graphql("query($login: String!) { user(login: $login) { name } }")
+    .with_projection(&["data.user.name"]);
 static GQL_TOOL: ToolDef = tool("gql_user", &GQL_FIELDS, &GQL_ROUTE);
 // A GraphQL route in a pack that declares no envelope: `errors` is still the failure channel.
 static GQL_BARE: HttpPack = pack("gqlbare", Auth::None);
-static GQL_BARE_ROUTE: Route = Route {
-    graphql: Some("query($login: String!) { user(login: $login) { name } }"),
-    ..route(&GQL_BARE, Method::Post, "")
-};
+static GQL_BARE_ROUTE: Route = route(&GQL_BARE, Method::Post, "")
+    .with_graphql("query($login: String!) { user(login: $login) { name } }");
 static GQL_BARE_TOOL: ToolDef = tool("gqlbare_user", &GQL_FIELDS, &GQL_BARE_ROUTE);
 static SLACK_FIELDS: ObjectShape = ObjectShape {
     fields: &[
@@ -325,10 +301,8 @@ static SLACK_FIELDS: ObjectShape = ObjectShape {
     require_one_of: &[],
     require_exactly_one_of: &[],
 };
-static SLACK_ROUTE: Route = Route {
-    body: BodyEncoding::Json,
-    ..route(&SLACK, Method::Post, "/chat.postMessage")
-};
+static SLACK_ROUTE: Route =
+    route(&SLACK, Method::Post, "/chat.postMessage").with_body(BodyEncoding::Json);
 static SLACK_TOOL: ToolDef = tool("slack_post", &SLACK_FIELDS, &SLACK_ROUTE);
 
 // Projection and pagination.
@@ -340,29 +314,23 @@ static PAGE_FIELDS: ObjectShape = ObjectShape {
     require_one_of: &[],
     require_exactly_one_of: &[],
 };
-static ISSUES_ROUTE: Route = Route {
-    projection: &["number", "title", "labels.name", "user.login"],
-    pagination: Some(Pagination::Page {
+static ISSUES_ROUTE: Route = route(&OPEN, Method::Get, "/repos/o/r/issues")
+    .with_projection(&["number", "title", "labels.name", "user.login"])
+    .with_pagination(Pagination::Page {
         param: "page",
         size_param: Some("per_page"),
-    }),
-    ..route(&OPEN, Method::Get, "/repos/o/r/issues")
-};
+    });
 static ISSUES: ToolDef = tool("open_issues", &PAGE_FIELDS, &ISSUES_ROUTE);
-static MONITORS_ROUTE: Route = Route {
-    pagination: Some(Pagination::Offset {
+static MONITORS_ROUTE: Route =
+    route(&OPEN, Method::Get, "/monitor").with_pagination(Pagination::Offset {
         param: "offset",
         size_param: Some("limit"),
-    }),
-    ..route(&OPEN, Method::Get, "/monitor")
-};
-static UNSIZED_OFFSET_ROUTE: Route = Route {
-    pagination: Some(Pagination::Offset {
+    });
+static UNSIZED_OFFSET_ROUTE: Route =
+    route(&OPEN, Method::Get, "/monitor").with_pagination(Pagination::Offset {
         param: "offset",
         size_param: None,
-    }),
-    ..route(&OPEN, Method::Get, "/monitor")
-};
+    });
 static CURSOR_FIELDS: ObjectShape = ObjectShape {
     fields: &[
         field("limit", &INTEGER, Location::Query),
@@ -371,68 +339,51 @@ static CURSOR_FIELDS: ObjectShape = ObjectShape {
     require_one_of: &[],
     require_exactly_one_of: &[],
 };
-static CUSTOMERS_ROUTE: Route = Route {
-    projection: &["data.id", "data.email"],
-    pagination: Some(Pagination::Cursor {
+static CUSTOMERS_ROUTE: Route = route(&OPEN, Method::Get, "/v1/customers")
+    .with_projection(&["data.id", "data.email"])
+    .with_pagination(Pagination::Cursor {
         next: "data.-1.id",
         param: "starting_after",
-    }),
-    ..route(&OPEN, Method::Get, "/v1/customers")
-};
+    });
 static CUSTOMERS: ToolDef = tool("open_customers", &CURSOR_FIELDS, &CUSTOMERS_ROUTE);
 // A GraphQL connection: Relay `pageInfo` keeps its `endCursor` on the last page.
-static RELAY_ROUTE: Route = Route {
-    graphql: Some(
+static RELAY_ROUTE: Route = route(&GQL, Method::Post, "/graphql").with_graphql(
         "query($after: String) { issues(after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }",
-    ),
-    pagination: Some(Pagination::Cursor {
+    ).with_pagination(Pagination::Cursor {
         next: "data.issues.pageInfo.endCursor",
         param: "after",
-    }),
-    ..route(&GQL, Method::Post, "/graphql")
-};
+    });
 
 // Redirects, timeouts, bodies.
-static REDIRECT_ROUTE: Route = Route {
-    max_redirects: 3,
-    headers: &[],
-    query: &[],
-    ..route(&BEARER, Method::Get, "/start")
-};
+static REDIRECT_ROUTE: Route = route(&BEARER, Method::Get, "/start")
+    .with_max_redirects(3)
+    .with_headers(&[])
+    .with_query(&[]);
 static REDIRECT: ToolDef = tool("bearer_redirect", &NO_FIELDS, &REDIRECT_ROUTE);
-static APIKEY_REDIRECT_ROUTE: Route = Route {
-    max_redirects: 1,
-    headers: &[],
-    query: &[],
-    ..route(&APIKEY, Method::Get, "/start")
-};
+static APIKEY_REDIRECT_ROUTE: Route = route(&APIKEY, Method::Get, "/start")
+    .with_max_redirects(1)
+    .with_headers(&[])
+    .with_query(&[]);
 static APIKEY_REDIRECT: ToolDef = tool("apikey_redirect", &NO_FIELDS, &APIKEY_REDIRECT_ROUTE);
-static BASIC_REDIRECT_ROUTE: Route = Route {
-    max_redirects: 1,
-    headers: &[],
-    query: &[],
-    ..route(&BASIC, Method::Get, "/start")
-};
+static BASIC_REDIRECT_ROUTE: Route = route(&BASIC, Method::Get, "/start")
+    .with_max_redirects(1)
+    .with_headers(&[])
+    .with_query(&[]);
 static BASIC_REDIRECT: ToolDef = tool("basic_redirect", &NO_FIELDS, &BASIC_REDIRECT_ROUTE);
 static POST_FIELDS: ObjectShape = ObjectShape {
     fields: &[field("x", &STRING, Location::Body)],
     require_one_of: &[],
     require_exactly_one_of: &[],
 };
-static POST_REDIRECT_ROUTE: Route = Route {
-    max_redirects: 1,
-    headers: &[],
-    query: &[],
-    body: BodyEncoding::Json,
-    ..route(&BEARER, Method::Post, "/submit")
-};
+static POST_REDIRECT_ROUTE: Route = route(&BEARER, Method::Post, "/submit")
+    .with_body(BodyEncoding::Json)
+    .with_max_redirects(1)
+    .with_headers(&[])
+    .with_query(&[]);
 static POST_REDIRECT: ToolDef = tool("bearer_submit", &POST_FIELDS, &POST_REDIRECT_ROUTE);
 static NO_REDIRECT_ROUTE: Route = route(&BEARER, Method::Get, "/start");
 static NO_REDIRECT: ToolDef = tool("bearer_noredirect", &NO_FIELDS, &NO_REDIRECT_ROUTE);
-static SLOW_ROUTE: Route = Route {
-    timeout_ms: Some(200),
-    ..route(&BEARER, Method::Get, "/slow")
-};
+static SLOW_ROUTE: Route = route(&BEARER, Method::Get, "/slow").with_timeout_ms(200);
 static SLOW: ToolDef = tool("bearer_slow", &NO_FIELDS, &SLOW_ROUTE);
 static FILE_ROUTE: Route = route(&OPEN, Method::Get, "/file");
 static DELETE_ROUTE: Route = route(&OPEN, Method::Delete, "/things/1");
@@ -1436,13 +1387,11 @@ async fn cursor_pagination_can_be_walked_by_the_host() {
     assert_eq!(calls, 2);
 
     // Cursor paths: numeric segments index arrays, `-1` is the last; empty means done.
-    static SLACK_LIST: Route = Route {
-        pagination: Some(Pagination::Cursor {
+    static SLACK_LIST: Route =
+        route(&OPEN, Method::Get, "/conversations.list").with_pagination(Pagination::Cursor {
             next: "response_metadata.next_cursor",
             param: "cursor",
-        }),
-        ..route(&OPEN, Method::Get, "/conversations.list")
-    };
+        });
     let more = json!({"channels": [], "response_metadata": {"next_cursor": "dGVhbTpDMDYx"}});
     assert_eq!(
         next_page(&SLACK_LIST, &json!({"limit": 5}), &more),
@@ -1909,11 +1858,9 @@ fn request_building_needs_no_network() {
 // Tool constants (an operation told apart by a fixed header or query value) and a base URL
 // left to run time.
 
-static AWS: HttpPack = HttpPack {
-    headers: &[("Accept", "application/x-amz-json-1.0")],
-    query: &[("api", "pack")],
-    ..pack("aws", Auth::None)
-};
+static AWS: HttpPack = pack("aws", Auth::None)
+    .with_headers(&[("Accept", "application/x-amz-json-1.0")])
+    .with_query(&[("api", "pack")]);
 static AWS_FIELDS: ObjectShape = ObjectShape {
     fields: &[
         wired("action", "Action", &STRING, Location::Query),
@@ -1923,17 +1870,15 @@ static AWS_FIELDS: ObjectShape = ObjectShape {
     require_one_of: &[],
     require_exactly_one_of: &[],
 };
-static AWS_ROUTE: Route = Route {
-    body: BodyEncoding::Json,
-    headers: &[("X-Amz-Target", "DynamoDB_20120810.GetItem")],
-    query: &[
+static AWS_ROUTE: Route = route(&AWS, Method::Post, "/")
+    .with_body(BodyEncoding::Json)
+    .with_headers(&[("X-Amz-Target", "DynamoDB_20120810.GetItem")])
+    .with_query(&[
         ("Action", "GetItem"),
         ("Version", "2012-08-10"),
         ("api", "tool"),
         ("uploads", ""),
-    ],
-    ..route(&AWS, Method::Post, "/")
-};
+    ]);
 static AWS_TOOL: ToolDef = tool("aws_get_item", &AWS_FIELDS, &AWS_ROUTE);
 
 #[tokio::test]
@@ -1968,11 +1913,8 @@ async fn tool_constants_are_sent_after_the_packs_and_replace_them() {
     );
 }
 
-static RUNTIME_URL: HttpPack = HttpPack {
-    base_url: "",
-    base_url_env: "CHARTER_RUNTIMEURL_BASE_URL",
-    ..pack("runtimeurl", Auth::None)
-};
+static RUNTIME_URL: HttpPack =
+    HttpPack::new("runtimeurl", "", "CHARTER_RUNTIMEURL_BASE_URL", Auth::None);
 static RUNTIME_URL_ROUTE: Route = route(&RUNTIME_URL, Method::Get, "/things");
 static RUNTIME_URL_TOOL: ToolDef = tool("runtimeurl_list", &NO_FIELDS, &RUNTIME_URL_ROUTE);
 

@@ -11,27 +11,24 @@ use charter_runtime::{CallContext, CharterError};
 use http_support::*;
 use serde_json::json;
 
-static ENVPACK: HttpPack = HttpPack {
-    base_url: "http://declared-base.invalid",
-    base_url_env: "CHARTER_ENVPACK_BASE_URL",
-    ..pack(
-        "envpack",
-        Auth::Bearer {
-            env: "ENVPACK_TOKEN",
-        },
-    )
-};
-static UNSET: HttpPack = HttpPack {
-    base_url_env: "CHARTER_UNSET_BASE_URL",
-    ..pack(
-        "unset",
-        Auth::Header {
-            name: "X-Key",
-            prefix: "",
-            env: "UNSET_PACK_KEY",
-        },
-    )
-};
+static ENVPACK: HttpPack = HttpPack::new(
+    "envpack",
+    "http://declared-base.invalid",
+    "CHARTER_ENVPACK_BASE_URL",
+    Auth::Bearer {
+        env: "ENVPACK_TOKEN",
+    },
+);
+static UNSET: HttpPack = HttpPack::new(
+    "unset",
+    "http://base-url.invalid",
+    "CHARTER_UNSET_BASE_URL",
+    Auth::Header {
+        name: "X-Key",
+        prefix: "",
+        env: "UNSET_PACK_KEY",
+    },
+);
 static EMPTY: HttpPack = pack(
     "empty",
     Auth::Basic {

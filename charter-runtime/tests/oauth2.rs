@@ -24,34 +24,24 @@ const CLIENT_ID: &str = "client-4711.apps.example";
 const CLIENT_SECRET: &str = "canary-client-secret-9f3b";
 const REFRESH: &str = "canary-refresh-token-77aa";
 
-static REFRESHING: OAuth2 = OAuth2 {
-    header: "Authorization",
-    prefix: "Bearer ",
-    access_token_env: "GOOG_ACCESS_TOKEN",
-    grant: Grant::RefreshToken,
-    token_url: "https://token.invalid/token",
-    token_url_env: "",
-    authorization_url: "https://login.invalid/authorize",
-    authorization_url_env: "",
-    url_vars: &[],
-    client_id_env: "GOOG_CLIENT_ID",
-    client_secret_env: "GOOG_CLIENT_SECRET",
-    refresh_token_env: "GOOG_REFRESH_TOKEN",
-    scopes: &["mail.read"],
-    client_auth: ClientAuth::Body,
-    authorization_params: &[],
-};
-static MACHINE: OAuth2 = OAuth2 {
-    access_token_env: "",
-    grant: Grant::ClientCredentials,
-    refresh_token_env: "",
-    authorization_url: "",
-    client_id_env: "SHOP_CLIENT_ID",
-    client_secret_env: "SHOP_CLIENT_SECRET",
-    scopes: &["read_orders", "write_orders"],
-    client_auth: ClientAuth::Basic,
-    ..REFRESHING
-};
+static REFRESHING: OAuth2 = OAuth2::new(
+    Grant::RefreshToken,
+    "https://token.invalid/token",
+    "GOOG_CLIENT_ID",
+)
+.with_access_token_env("GOOG_ACCESS_TOKEN")
+.with_authorization_url("https://login.invalid/authorize", "")
+.with_client_secret_env("GOOG_CLIENT_SECRET")
+.with_refresh_token_env("GOOG_REFRESH_TOKEN")
+.with_scopes(&["mail.read"]);
+static MACHINE: OAuth2 = OAuth2::new(
+    Grant::ClientCredentials,
+    "https://token.invalid/token",
+    "SHOP_CLIENT_ID",
+)
+.with_client_secret_env("SHOP_CLIENT_SECRET")
+.with_scopes(&["read_orders", "write_orders"])
+.with_client_auth(ClientAuth::Basic);
 static GOOG: HttpPack = pack("goog", Auth::OAuth2(&REFRESHING));
 static SHOP: HttpPack = pack("shop", Auth::OAuth2(&MACHINE));
 static OTHER: HttpPack = pack("other", Auth::Bearer { env: "OTHER_TOKEN" });

@@ -280,44 +280,34 @@ fn max_results_limits_and_defaults_to_five() {
 #[test]
 fn hand_built_definitions_are_searchable_from_their_text() {
     // A definition written by hand, without generated terms: the index derives them.
-    static TOOLS: [ToolDef; 1] = [ToolDef {
-        name: "hand_weather_now",
-        pack: "hand",
-        tool: "weather_now",
-        description: "Current weather for a city.",
-        annotations: Annotations {
-            read_only: true,
-            idempotent: true,
-            destructive: false,
-            open_world: true,
-        },
-        mode: None,
-        input: &charter_runtime::table::ObjectShape {
-            fields: &[],
-            require_one_of: &[],
-            require_exactly_one_of: &[],
-        },
+    static TOOLS: [ToolDef; 1] = [ToolDef::new(
+        "hand_weather_now",
+        "hand",
+        "weather_now",
+        "Current weather for a city.",
+        charter_runtime::table::Exec::Rust(testing::echo),
+    )
+    .with_annotations(Annotations {
+        read_only: true,
+        idempotent: true,
+        destructive: false,
+        open_world: true,
+    })
+    .with_input(&charter_runtime::table::ObjectShape {
+        fields: &[],
         require_one_of: &[],
         require_exactly_one_of: &[],
-        views: &[charter_runtime::table::View {
-            key: charter_runtime::table::ViewKey::Default,
-            schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
-            tokens: 15,
-            active: &[],
-            widest: true,
-            paths: &[],
-            spans: &[],
-            signature: "",
-            signature_tokens: 0,
-            dialects: None,
-        }],
-        search: SearchData {
-            description_lc: "current weather for a city.",
-            hints: &["forecast"],
-            ..SearchData::EMPTY
-        },
-        exec: charter_runtime::table::Exec::Rust(testing::echo),
-    }];
+    })
+    .with_views(&[charter_runtime::table::View::new(
+        charter_runtime::table::ViewKey::Default,
+        r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+        15,
+    )
+    .with_widest(true)])
+    .with_search(SearchData::new(
+        "current weather for a city.",
+        &["forecast"],
+    ))];
     let s =
         ToolSession::with_options(vec![Source::Tools(&TOOLS)], SessionOptions::default()).unwrap();
     assert_eq!(top(&s, "cities", 5), ["hand_weather_now"]);

@@ -319,59 +319,26 @@ static ROOT: ObjectShape = ObjectShape {
 };
 const TREE_SCHEMA: &str = r##"{"type":"object","properties":{"tree":{"$ref":"#/$defs/Node","description":"A tree."}},"required":["tree"],"additionalProperties":false,"$defs":{"Node":{"type":"object","properties":{"children":{"type":"array","description":"Child nodes.","items":{"$ref":"#/$defs/Node"}}},"additionalProperties":false}}}"##;
 static TREE_VIEWS: [View; 2] = [
-    View {
-        key: ViewKey::Default,
-        schema: TREE_SCHEMA,
-        tokens: 0,
-        active: &[],
-        widest: true,
-        paths: &[],
-        spans: &[],
-        signature: "",
-        signature_tokens: 0,
-        dialects: None,
-    },
-    View {
-        key: ViewKey::Unmatched,
-        schema: TREE_SCHEMA,
-        tokens: 0,
-        active: &[],
-        widest: false,
-        paths: &[],
-        spans: &[],
-        signature: "",
-        signature_tokens: 0,
-        dialects: None,
-    },
+    View::new(ViewKey::Default, TREE_SCHEMA, 0).with_widest(true),
+    View::new(ViewKey::Unmatched, TREE_SCHEMA, 0),
 ];
-static TREE_TOOLS: [ToolDef; 1] = [ToolDef {
-    name: "trees_walk",
-    pack: "trees",
-    tool: "walk",
-    description: "Walk a tree.",
-    annotations: Annotations {
-        read_only: true,
-        idempotent: true,
-        destructive: false,
-        open_world: false,
-    },
-    mode: None,
-    input: &ROOT,
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-    views: &TREE_VIEWS,
-    search: SearchData {
-        description_lc: "walk a tree.",
-        hints: &[],
-        ..SearchData::EMPTY
-    },
-    exec: Exec::Rust(testing::echo),
-}];
-static TREES: Table = Table {
-    pack: "trees",
-    description: "Trees.",
-    tools: &TREE_TOOLS,
-};
+static TREE_TOOLS: [ToolDef; 1] = [ToolDef::new(
+    "trees_walk",
+    "trees",
+    "walk",
+    "Walk a tree.",
+    Exec::Rust(testing::echo),
+)
+.with_annotations(Annotations {
+    read_only: true,
+    idempotent: true,
+    destructive: false,
+    open_world: false,
+})
+.with_input(&ROOT)
+.with_views(&TREE_VIEWS)
+.with_search(SearchData::new("walk a tree.", &[]))];
+static TREES: Table = Table::new("trees", "Trees.", &TREE_TOOLS);
 
 fn nest(levels: usize) -> Value {
     let mut node = json!({});

@@ -64,16 +64,8 @@ pub fn try_table(
             .unwrap_or("A test pack.")
             .to_owned(),
     );
-    let http_pack: &'static HttpPack = leak_one(HttpPack {
-        label: pack,
-        base_url: "http://127.0.0.1:9",
-        base_url_env: "",
-        auth: Auth::None,
-        headers: &[],
-        query: &[],
-        body: &[],
-        envelope: None,
-    });
+    let http_pack: &'static HttpPack =
+        leak_one(HttpPack::new(pack, "http://127.0.0.1:9", "", Auth::None));
     let tools = description
         .get("tools")
         .and_then(Value::as_array)
@@ -82,11 +74,7 @@ pub fn try_table(
     for tool in tools {
         defs.push(tool_def(pack, http_pack, tool, handlers)?);
     }
-    Ok(leak_one(Table {
-        pack,
-        description: summary,
-        tools: leak(defs),
-    }))
+    Ok(leak_one(Table::new(pack, summary, leak(defs))))
 }
 
 fn tool_def(
@@ -158,24 +146,24 @@ fn tool_def(
             })
             .map(|f| f.name),
     );
-    Ok(ToolDef {
+    let search = SearchData::new(leak_str(description.to_lowercase()), leak(hints))
+        .with_terms(leak_str(terms.joined()), leak(terms.fields()));
+    let def = ToolDef::new(
         name,
         pack,
-        tool: leak_str(tool.to_owned()),
-        search: SearchData {
-            description_lc: leak_str(description.to_lowercase()),
-            hints: leak(hints),
-            terms: leak_str(terms.joined()),
-            fields: leak(terms.fields()),
-        },
-        description: leak_str(description),
-        annotations,
-        mode,
-        input,
-        require_one_of,
-        require_exactly_one_of,
-        views,
+        leak_str(tool.to_owned()),
+        leak_str(description),
         exec,
+    )
+    .with_annotations(annotations)
+    .with_input(input)
+    .with_require_one_of(require_one_of)
+    .with_require_exactly_one_of(require_exactly_one_of)
+    .with_views(views)
+    .with_search(search);
+    Ok(match mode {
+        Some(mode) => def.with_mode(mode),
+        None => def,
     })
 }
 
@@ -204,19 +192,7 @@ fn exec(
             } else {
                 BodyEncoding::None
             };
-            let route = leak_one(Route {
-                pack: http_pack,
-                method,
-                path,
-                body,
-                graphql: None,
-                projection: &[],
-                pagination: None,
-                timeout_ms: None,
-                max_redirects: 0,
-                headers: &[],
-                query: &[],
-            });
+            let route = leak_one(Route::new(http_pack, method, path).with_body(body));
             (Exec::Http(route), Some(method))
         }
         None => {
@@ -508,31 +484,23 @@ fn view(
             saves: p.saves,
         })
         .collect();
-    View {
-        key,
-        schema: leak_str(emitted.text),
-        tokens: emitted.tokens,
-        active,
-        widest,
-        paths: leak(paths),
-        spans: leak(emitted.spans),
-        signature: leak_str(signature),
-        signature_tokens,
-        dialects: Some(Box::leak(Box::new(DialectSchemas {
-            openai_strict: dialect(&root, Labels { active, widest }, Target::OpenAiStrict),
-            gemini: dialect(&root, Labels { active, widest }, Target::Gemini),
-        }))),
-    }
+    let dialects = DialectSchemas::new(
+        dialect(&root, Labels { active, widest }, Target::OpenAiStrict),
+        dialect(&root, Labels { active, widest }, Target::Gemini),
+    );
+    View::new(key, leak_str(emitted.text), emitted.tokens)
+        .with_active(active)
+        .with_widest(widest)
+        .with_paths(leak(paths))
+        .with_spans(leak(emitted.spans))
+        .with_signature(leak_str(signature), signature_tokens)
+        .with_dialects(Box::leak(Box::new(dialects)))
 }
 
 /// One view in one dialect, as the pack compiler would write it.
 fn dialect(root: &Root<'static>, labels: Labels<'static>, target: Target) -> DialectSchema {
     let emitted = emit(root, labels, target);
-    DialectSchema {
-        schema: leak_str(emitted.text),
-        tokens: emitted.tokens,
-        spans: leak(emitted.spans),
-    }
+    DialectSchema::new(leak_str(emitted.text), emitted.tokens, leak(emitted.spans))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -79,119 +79,54 @@ const fn number(name: &'static str, description: &'static str) -> Field {
 }
 
 const ADD_SCHEMA: &str = r#"{"type":"object","properties":{"a":{"type":"number","description":"The first addend."},"b":{"type":"number","description":"The second addend."}},"required":["a","b"],"additionalProperties":false}"#;
-const NOW_SCHEMA: &str = r#"{"type":"object","properties":{},"additionalProperties":false}"#;
 
 /// The `example` pack.
-pub static EXAMPLE: Table = Table {
-    pack: "example",
-    description: "arithmetic and the clock",
-    tools: &[
-        ToolDef {
-            name: "example_add",
-            pack: "example",
-            tool: "add",
-            description: "Add two numbers exactly.",
-            annotations: Annotations {
-                read_only: true,
-                idempotent: true,
-                destructive: false,
-                open_world: false,
-            },
-            mode: None,
-            input: &ObjectShape {
-                fields: &[
-                    number("a", "The first addend."),
-                    number("b", "The second addend."),
-                ],
-                require_one_of: &[],
-                require_exactly_one_of: &[],
-            },
-            require_one_of: &[],
-            require_exactly_one_of: &[],
-            views: &[
-                View {
-                    key: ViewKey::Default,
-                    schema: ADD_SCHEMA,
-                    tokens: text_tokens(ADD_SCHEMA),
-                    active: &[],
-                    widest: true,
-                    paths: &[],
-                    spans: &[],
-                    signature: "",
-                    signature_tokens: 0,
-                    dialects: None,
-                },
-                View {
-                    key: ViewKey::Unmatched,
-                    schema: ADD_SCHEMA,
-                    tokens: text_tokens(ADD_SCHEMA),
-                    active: &[],
-                    widest: false,
-                    paths: &[],
-                    spans: &[],
-                    signature: "",
-                    signature_tokens: 0,
-                    dialects: None,
-                },
-            ],
-            search: SearchData {
-                description_lc: "add two numbers exactly.",
-                hints: &["sum", "plus", "math"],
-                ..SearchData::EMPTY
-            },
-            exec: Exec::Rust(add),
-        },
-        ToolDef {
-            name: "example_now",
-            pack: "example",
-            tool: "now",
-            description: "The current time (UTC).",
-            annotations: Annotations {
-                read_only: true,
-                idempotent: false,
-                destructive: false,
-                open_world: false,
-            },
-            mode: None,
-            input: &ObjectShape {
-                fields: &[],
-                require_one_of: &[],
-                require_exactly_one_of: &[],
-            },
-            require_one_of: &[],
-            require_exactly_one_of: &[],
-            views: &[
-                View {
-                    key: ViewKey::Default,
-                    schema: NOW_SCHEMA,
-                    tokens: text_tokens(NOW_SCHEMA),
-                    active: &[],
-                    widest: true,
-                    paths: &[],
-                    spans: &[],
-                    signature: "",
-                    signature_tokens: 0,
-                    dialects: None,
-                },
-                View {
-                    key: ViewKey::Unmatched,
-                    schema: NOW_SCHEMA,
-                    tokens: text_tokens(NOW_SCHEMA),
-                    active: &[],
-                    widest: false,
-                    paths: &[],
-                    spans: &[],
-                    signature: "",
-                    signature_tokens: 0,
-                    dialects: None,
-                },
-            ],
-            search: SearchData {
-                description_lc: "the current time (utc).",
-                hints: &["clock", "date"],
-                ..SearchData::EMPTY
-            },
-            exec: Exec::Rust(now),
-        },
+pub static EXAMPLE: Table = Table::new(
+    "example",
+    "arithmetic and the clock",
+    &[
+        ToolDef::new(
+            "example_add",
+            "example",
+            "add",
+            "Add two numbers exactly.",
+            Exec::Rust(add),
+        )
+        .with_annotations(Annotations {
+            read_only: true,
+            idempotent: true,
+            destructive: false,
+            open_world: false,
+        })
+        .with_input(&ObjectShape::of(&[
+            number("a", "The first addend."),
+            number("b", "The second addend."),
+        ]))
+        .with_views(&[
+            View::new(ViewKey::Default, ADD_SCHEMA, text_tokens(ADD_SCHEMA)).with_widest(true),
+            View::new(ViewKey::Unmatched, ADD_SCHEMA, text_tokens(ADD_SCHEMA)),
+        ])
+        .with_search(SearchData::new(
+            "add two numbers exactly.",
+            &["sum", "plus", "math"],
+        )),
+        // No arguments: `ToolDef::new`'s views are those of an empty object.
+        ToolDef::new(
+            "example_now",
+            "example",
+            "now",
+            "The current time (UTC).",
+            Exec::Rust(now),
+        )
+        .with_annotations(Annotations {
+            read_only: true,
+            idempotent: false,
+            destructive: false,
+            open_world: false,
+        })
+        .with_search(SearchData::new(
+            "the current time (utc).",
+            &["clock", "date"],
+        )),
     ],
-};
+);

@@ -673,78 +673,42 @@ macro_rules! demo_tool {
             $field,
             r#""]}"#
         );
-        const DIALECTS: DialectSchemas = DialectSchemas {
-            openai_strict: DialectSchema {
-                schema: SCHEMA,
-                tokens: text_tokens(SCHEMA),
-                spans: &[],
-            },
-            gemini: DialectSchema {
-                schema: GEMINI,
-                tokens: text_tokens(GEMINI),
-                spans: &[],
-            },
-        };
-        ToolDef {
-            name: concat!("demo_", $tool),
-            pack: "demo",
-            tool: $tool,
-            description: $description,
-            annotations: Annotations {
-                read_only: $safe,
-                idempotent: $safe,
-                destructive: false,
-                open_world: false,
-            },
-            mode: None,
-            input: &ObjectShape {
-                fields: &[string_field($field, $field_description)],
-                require_one_of: &[],
-                require_exactly_one_of: &[],
-            },
-            require_one_of: &[],
-            require_exactly_one_of: &[],
-            views: &[
-                View {
-                    key: ViewKey::Default,
-                    schema: SCHEMA,
-                    tokens: text_tokens(SCHEMA),
-                    active: &[],
-                    widest: true,
-                    paths: &[],
-                    spans: &[],
-                    signature: "",
-                    signature_tokens: 0,
-                    dialects: Some(&DIALECTS),
-                },
-                View {
-                    key: ViewKey::Unmatched,
-                    schema: SCHEMA,
-                    tokens: text_tokens(SCHEMA),
-                    active: &[],
-                    widest: false,
-                    paths: &[],
-                    spans: &[],
-                    signature: "",
-                    signature_tokens: 0,
-                    dialects: Some(&DIALECTS),
-                },
-            ],
-            search: SearchData {
-                description_lc: $description,
-                hints: &[],
-                ..SearchData::EMPTY
-            },
-            exec: Exec::Rust($handler),
-        }
+        const DIALECTS: DialectSchemas = DialectSchemas::new(
+            DialectSchema::new(SCHEMA, text_tokens(SCHEMA), &[]),
+            DialectSchema::new(GEMINI, text_tokens(GEMINI), &[]),
+        );
+        ToolDef::new(
+            concat!("demo_", $tool),
+            "demo",
+            $tool,
+            $description,
+            Exec::Rust($handler),
+        )
+        .with_annotations(Annotations {
+            read_only: $safe,
+            idempotent: $safe,
+            destructive: false,
+            open_world: false,
+        })
+        .with_input(&ObjectShape::of(&[string_field(
+            $field,
+            $field_description,
+        )]))
+        .with_views(&[
+            View::new(ViewKey::Default, SCHEMA, text_tokens(SCHEMA))
+                .with_widest(true)
+                .with_dialects(&DIALECTS),
+            View::new(ViewKey::Unmatched, SCHEMA, text_tokens(SCHEMA)).with_dialects(&DIALECTS),
+        ])
+        .with_search(SearchData::new($description, &[]))
     }};
 }
 
 /// The demo pack: two read-only idempotent tools, one that writes, one that fails.
-pub static DEMO: Table = Table {
-    pack: "demo",
-    description: "demo tools for adapter tests",
-    tools: &[
+pub static DEMO: Table = Table::new(
+    "demo",
+    "demo tools for adapter tests",
+    &[
         demo_tool!(
             "weather",
             "weather forecast for a city",
@@ -778,7 +742,7 @@ pub static DEMO: Table = Table {
             fail
         ),
     ],
-};
+);
 
 /// A session over the demo pack in `disclosure`, its schemas in `dialect`.
 pub fn demo_session(
@@ -818,8 +782,4 @@ pub fn schema_in(name: &str, dialect: Dialect) -> &'static str {
 }
 
 /// An empty pack: a session over it has nothing to show.
-pub static EMPTY: Table = Table {
-    pack: "empty",
-    description: "no tools",
-    tools: &[],
-};
+pub static EMPTY: Table = Table::new("empty", "no tools", &[]);

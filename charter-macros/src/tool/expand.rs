@@ -134,12 +134,9 @@ pub(crate) fn tool_impl(attr: &ToolAttr, f: &ToolFn, plan: &ToolPlan) -> TokenSt
         impl #k::schema::Tool for #ident {
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = #description;
-            const SEARCH: #k::table::SearchData = #k::table::SearchData {
-                description_lc: #description_lc,
-                hints: &[#(#hints),*],
-                terms: #search_terms,
-                fields: &[#(#search_fields),*],
-            };
+            const SEARCH: #k::table::SearchData =
+                #k::table::SearchData::new(#description_lc, &[#(#hints),*])
+                    .with_terms(#search_terms, &[#(#search_fields),*]);
             const ANNOTATIONS: #k::table::Annotations = #k::table::Annotations {
                 read_only: #read_only,
                 idempotent: #idempotent,
@@ -282,18 +279,13 @@ fn view_tokens(f: &ToolFn, plan: &ToolPlan) -> (Vec<TokenStream>, Vec<TokenStrea
             ViewKey::Label(l) => quote!(#k::table::ViewKey::Label(#l)),
         };
         views.push(quote! {
-            #k::table::View {
-                key: #key,
-                schema: #data.0,
-                tokens: #data.1,
-                active: &[#(#active),*],
-                widest: #widest,
-                paths: #data.3,
-                spans: #data.2,
-                signature: #data.4,
-                signature_tokens: #data.5,
-                dialects: ::core::option::Option::Some(&#dialects),
-            }
+            #k::table::View::new(#key, #data.0, #data.1)
+                .with_active(&[#(#active),*])
+                .with_widest(#widest)
+                .with_paths(#data.3)
+                .with_spans(#data.2)
+                .with_signature(#data.4, #data.5)
+                .with_dialects(&#dialects)
         });
     }
     (text_consts, views)

@@ -172,10 +172,10 @@ macro_rules! __const_qualified {
 #[macro_export]
 macro_rules! __const_dialects {
     ($input:expr, [$($active:expr),*], $widest:expr) => {
-        $crate::table::DialectSchemas {
-            openai_strict: $crate::__const_dialect!($input, [$($active),*], $widest, OpenAiStrict),
-            gemini: $crate::__const_dialect!($input, [$($active),*], $widest, Gemini),
-        }
+        $crate::table::DialectSchemas::new(
+            $crate::__const_dialect!($input, [$($active),*], $widest, OpenAiStrict),
+            $crate::__const_dialect!($input, [$($active),*], $widest, Gemini),
+        )
     };
 }
 
@@ -198,10 +198,6 @@ macro_rules! __const_dialect {
         > = $crate::__schema::emit::view_text(&__R, __LB, $crate::__schema::Target::$target);
         const __T: [u8; __M.bytes] = __V.text;
         const __SP: [$crate::table::PropSpan; __M.spans] = __V.spans;
-        $crate::table::DialectSchema {
-            schema: $crate::schema::utf8(&__T),
-            tokens: __V.tokens,
-            spans: &__SP,
-        }
+        $crate::table::DialectSchema::new($crate::schema::utf8(&__T), __V.tokens, &__SP)
     }};
 }

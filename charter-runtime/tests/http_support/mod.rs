@@ -72,32 +72,11 @@ pub const fn wired(
 }
 
 pub const fn pack(label: &'static str, auth: Auth) -> HttpPack {
-    HttpPack {
-        label,
-        base_url: "http://base-url.invalid",
-        base_url_env: "",
-        auth,
-        headers: &[],
-        query: &[],
-        body: &[],
-        envelope: None,
-    }
+    HttpPack::new(label, "http://base-url.invalid", "", auth)
 }
 
 pub const fn route(pack: &'static HttpPack, method: Method, path: &'static str) -> Route {
-    Route {
-        pack,
-        method,
-        path,
-        body: BodyEncoding::None,
-        graphql: None,
-        projection: &[],
-        pagination: None,
-        timeout_ms: None,
-        max_redirects: 0,
-        headers: &[],
-        query: &[],
-    }
+    Route::new(pack, method, path)
 }
 
 pub const fn tool(
@@ -105,24 +84,11 @@ pub const fn tool(
     fields: &'static ObjectShape,
     route: &'static Route,
 ) -> ToolDef {
-    ToolDef {
-        name,
-        pack: route.pack.label,
-        tool: name,
-        description: "A tool.",
-        annotations: charter_runtime::Annotations::for_method(route.method),
-        mode: None,
-        input: fields,
-        require_one_of: &[],
-        require_exactly_one_of: &[],
-        views: &[],
-        search: SearchData {
-            description_lc: "a tool.",
-            hints: &[],
-            ..SearchData::EMPTY
-        },
-        exec: Exec::Http(route),
-    }
+    ToolDef::new(name, route.pack.label, name, "A tool.", Exec::Http(route))
+        .with_annotations(charter_runtime::Annotations::for_method(route.method))
+        .with_input(fields)
+        .with_views(&[])
+        .with_search(SearchData::new("a tool.", &[]))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -110,11 +110,11 @@ fn read_only_table(table: &'static Table) -> &'static Table {
         .filter(|t| t.annotations.read_only)
         .cloned()
         .collect();
-    Box::leak(Box::new(Table {
-        pack: table.pack,
-        description: table.description,
-        tools: Box::leak(tools.into_boxed_slice()),
-    }))
+    Box::leak(Box::new(Table::new(
+        table.pack,
+        table.description,
+        Box::leak(tools.into_boxed_slice()),
+    )))
 }
 
 /// An upstream MCP server's read-only tools only (by the annotations it announced).
