@@ -8,7 +8,9 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use crate::mode::{self, Withheld};
+use crate::mode;
+/// Why a path is withheld from a view (the mode rule's answer, in [`WithheldPath::reason`]).
+pub use crate::mode::Withheld;
 use crate::session::{Entry, Kind, ToolSession};
 use crate::table::{ObjectShape, Shape, View, ViewKey};
 

@@ -8,15 +8,19 @@
 //! - [`context`]: the per-call [`CallContext`] (docs/design.md §6).
 //! - [`error`]: the error kinds (docs/design.md §6).
 //! - [`session`]: `ToolSession` and ToolSearch (docs/design.md §4).
-//! - [`search`]: ToolSearch's query forms and ranking (docs/design.md §4).
-//! - [`mode`]: mode views and the deployment's narrowing (docs/design.md §5).
-//! - [`validate`]: argument validation against the view in force (docs/design.md §6).
 //! - [`dialect`]: the provider dialects a view's schema is given in, and arguments in their
 //!   shape turned back into the portable form's (docs/dialects.md).
 //! - [`egress`]: the egress map (docs/design.md §5).
 //! - [`scheduler`]: the batch scheduler (docs/design.md §7).
-//! - [`schema`]: compile-time schemas of Rust tools and the helpers their handlers call.
+//! - [`schema`]: the [`Schema`] trait of Rust types a tool takes or returns.
+//! - `http` (feature `http`): the executor of YAML-pack tools and its credentials.
 //! - `code` (feature `code`): code mode's interpreter, which runs `RunCode` programs.
+//!
+//! Hidden from the documentation, as serde's `__private` is: what the other charter crates
+//! and generated code reach but a user never names (`mode`: mode views and narrowing, §5;
+//! `validate`: argument validation, §6; `search`: ToolSearch's query forms and ranking, §4;
+//! the HTTP executor's stages; the helpers `#[charter::tool]` expands to). They may change in
+//! any release.
 
 #[cfg(feature = "code")]
 pub mod code;
@@ -26,13 +30,16 @@ pub mod egress;
 pub mod error;
 #[cfg(feature = "http")]
 pub mod http;
+#[doc(hidden)]
 pub mod mode;
 pub mod scheduler;
 pub mod schema;
+#[doc(hidden)]
 pub mod search;
 pub mod session;
 pub mod table;
 pub mod tokens;
+#[doc(hidden)]
 pub mod validate;
 
 pub use context::CallContext;

@@ -17,6 +17,7 @@ use crate::validate::json_kind;
 
 /// The arguments of one call, taken apart parameter by parameter. Errors are collected so the
 /// model reads all of them in one message, each with its field path.
+#[doc(hidden)]
 #[derive(Debug)]
 pub struct Args {
     map: Map<String, Value>,
@@ -139,6 +140,7 @@ impl Args {
 }
 
 /// A tool's return value as its answer: a JSON string becomes plain text, anything else JSON.
+#[doc(hidden)]
 pub fn output<T: Serialize>(value: T) -> Result<ToolOutput, CharterError> {
     match serde_json::to_value(value) {
         Ok(Value::String(text)) => Ok(ToolOutput::text(text)),
@@ -150,6 +152,7 @@ pub fn output<T: Serialize>(value: T) -> Result<ToolOutput, CharterError> {
 }
 
 /// A tool's own error, displayed to the model.
+#[doc(hidden)]
 pub fn tool_error<E: Display>(error: E) -> CharterError {
     CharterError::Tool(error.to_string())
 }

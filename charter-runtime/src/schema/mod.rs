@@ -8,11 +8,13 @@
 //! tools), so a tool's [`ToolDef`](crate::table::ToolDef) is a `static` whose every schema byte
 //! and size is fixed at build time.
 //!
-//! The module also holds the small run-time helpers the generated handler calls ([`Args`],
-//! [`output`]): they deserialise already validated arguments, never a schema.
+//! The module also holds the small run-time helpers the generated handler calls (`Args`,
+//! `output`): they deserialise already validated arguments, never a schema. Those, the `Tool`
+//! trait, `tool_def` and the const helpers are for generated code only and hidden from the
+//! documentation (`#[doc(hidden)]`, as serde's `__private`).
 //!
-//! - `tool`: the [`Tool`] trait and [`tool_def`], the const macros generated code calls.
-//! - `args`: [`Args`], [`output`], [`tool_error`].
+//! - `tool`: the `Tool` trait and `tool_def`, the const macros generated code calls.
+//! - `args`: `Args`, `output`, `tool_error`.
 
 mod args;
 mod tool;

@@ -4,6 +4,7 @@
 
 use crate::table::{Annotations, Exec, Handler, ObjectShape, SearchData, ToolDef, View};
 
+#[doc(hidden)]
 pub use charter_terms::modes::str_eq;
 
 // ---------------------------------------------------------------------------------------------
@@ -15,6 +16,7 @@ pub use charter_terms::modes::str_eq;
     message = "`{Self}` is not a charter tool",
     label = "not annotated with `#[charter::tool]`"
 )]
+#[doc(hidden)]
 pub trait Tool {
     /// The tool's own name inside its pack.
     const NAME: &'static str;
@@ -35,6 +37,7 @@ pub trait Tool {
 }
 
 /// The table entry of tool `T` in pack `pack` under its qualified name `name`.
+#[doc(hidden)]
 pub const fn tool_def<T: Tool>(pack: &'static str, name: &'static str) -> ToolDef {
     ToolDef {
         name,
@@ -53,14 +56,17 @@ pub const fn tool_def<T: Tool>(pack: &'static str, name: &'static str) -> ToolDe
 }
 
 /// The longest qualified name docs/design.md §2 allows (the rule is `charter_terms::names`).
+#[doc(hidden)]
 pub const MAX_NAME: usize = charter_terms::names::MAX_QUALIFIED_LEN;
 
 /// The length of `<pack>_<tool>`.
+#[doc(hidden)]
 pub const fn qualified_len(pack: &str, tool: &str) -> usize {
     pack.len() + 1 + tool.len()
 }
 
 /// `<pack>_<tool>` as bytes; `L` must be [`qualified_len`].
+#[doc(hidden)]
 pub const fn qualify<const L: usize>(pack: &str, tool: &str) -> [u8; L] {
     let mut out = [b'_'; L];
     let (p, t) = (pack.as_bytes(), tool.as_bytes());
@@ -79,12 +85,14 @@ pub const fn qualify<const L: usize>(pack: &str, tool: &str) -> [u8; L] {
 
 /// `bytes` as `&str`, in `const` context (panics at compile time on invalid UTF-8, which
 /// generated code never produces).
+#[doc(hidden)]
 pub const fn utf8(bytes: &'static [u8]) -> &'static str {
     charter_schema::emit::utf8(bytes)
 }
 
 /// The schema text of one shape as bytes; `L` must be `charter_schema::emit::shape_measure`
 /// of it (generated code: [`schema_text!`](crate::schema_text)).
+#[doc(hidden)]
 pub const fn shape_text<const L: usize>(shape: &crate::table::Shape) -> [u8; L] {
     let mut buf = [0u8; L];
     let n = charter_schema::emit::shape_write(shape, charter_schema::Target::Portable, &mut buf);

@@ -22,6 +22,7 @@
 //! - `tools`: what executes; `disclosure`: what is shown, and how.
 
 mod build;
+#[doc(hidden)]
 pub mod call;
 mod catalogue;
 mod code;
