@@ -70,7 +70,8 @@ async fn code_mode(http: bool, revision: ProtocolVersion) {
     let (client, _child) = connect(http, revision, &stub).await;
     assert_eq!(names(&client).await, ["ToolSearch", "RunCode"]);
 
-    // ToolSearch answers with how a program calls each found tool.
+    // ToolSearch declares its best match as a program calls it and lists the others by name;
+    // `select:` declares a listed one.
     let found = call(
         &client,
         "ToolSearch",
@@ -79,9 +80,20 @@ async fn code_mode(http: bool, revision: ProtocolVersion) {
     .await;
     assert_ne!(found.is_error, Some(true), "{}", text_of(&found));
     assert!(
-        text_of(&found).contains("github.issues_list(args:"),
+        text_of(&found).contains("\n- github_issues_list: "),
         "{}",
         text_of(&found)
+    );
+    let declared = call(
+        &client,
+        "ToolSearch",
+        json!({"query": "select:github_issues_list"}),
+    )
+    .await;
+    assert!(
+        text_of(&declared).contains("\ngithub.issues_list(args: {"),
+        "{}",
+        text_of(&declared)
     );
     assert_eq!(names(&client).await, ["ToolSearch", "RunCode"]);
 

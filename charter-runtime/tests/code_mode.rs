@@ -125,6 +125,14 @@ fn the_list_is_tool_search_and_run_code_every_turn() {
         "{}",
         search.description
     );
+    // One line per pack, not the names: a program calls only what a search declared.
+    assert!(
+        search
+            .description
+            .ends_with("\n- crm: A small CRM (4 tools)"),
+        "{}",
+        search.description
+    );
     assert!(session.is_callable("crm_notes_read"));
 }
 
@@ -166,25 +174,32 @@ async fn tool_search_answers_with_how_a_program_calls_each_tool() {
         "{}",
         create.text
     );
-    // Keywords: the best match in full, the others without their arguments' docs.
+    // Keywords: the best match declared, the others listed by name, one line each.
     let found = session
         .dispatch(TOOL_SEARCH, json!({"query": "note"}), &CallContext::new())
         .await
         .unwrap();
-    let declared: Vec<&str> = found.text.split("\n\n").skip(1).collect();
-    assert!(declared.len() >= 2, "{}", found.text);
+    let parts: Vec<&str> = found.text.split("\n\n").collect();
+    assert_eq!(parts.len(), 2, "{}", found.text);
     assert!(
-        declared[0].contains("/** The note key. */"),
+        parts[0].contains("(args: {\n  /** The note key. */ key: string;\n}): Promise<any>"),
         "{}",
         found.text
     );
-    for other in &declared[1..] {
-        assert_eq!(other.matches("/** ").count(), 1, "{other}");
+    let (head, listed) = parts[1].split_once('\n').unwrap();
+    assert_eq!(head, "Also found (`select:` to declare):");
+    let listed: Vec<&str> = listed.lines().collect();
+    assert!(!listed.is_empty(), "{}", found.text);
+    for line in &listed {
+        assert!(line.starts_with("- crm_notes_"), "{line}");
+        assert!(
+            !parts[0].contains(&line[2..line.find(':').unwrap()]),
+            "{line} declared too"
+        );
     }
     assert!(
-        declared[1..]
-            .iter()
-            .any(|d| d.contains("\n  key: string;\n")),
+        listed.contains(&"- crm_notes_write: Write a note.")
+            || parts[0].contains("crm.notes_write("),
         "{}",
         found.text
     );

@@ -1,7 +1,7 @@
 //! The ToolSearch description: its usage text and the catalogue of what it can find.
 //!
 //! While the sorted list of deferred names is short it is the catalogue (exact names a model can
-//! `select:`). Past [`NAMES_BUDGET_TOKENS`] it gives way to one line per pack, its label, what it
+//! `select:`), except in code mode. Past [`NAMES_BUDGET_TOKENS`] it gives way to one line per pack, its label, what it
 //! is for and how many tools it holds: with every shipped pack the names alone cost about 5,500
 //! tokens, the pack lines about 400, and ranking never reads the description, so what a query
 //! finds is the same either way. Written once, when the session is built, from texts the tables
@@ -29,7 +29,9 @@ pub(super) fn search_description(
     };
     let mut text = String::with_capacity(usage.len() + 2048);
     text.push_str(usage);
-    if names_fit(entries, catalogue) {
+    // In code mode a name alone is of no use to a program, which calls only what a search
+    // declared: the pack lines say what to search for, in fewer bytes.
+    if disclosure != Disclosure::Code && names_fit(entries, catalogue) {
         text.push_str("\n\nTools:");
         for i in catalogue {
             text.push('\n');

@@ -41,11 +41,11 @@ run as one batch. The result is the returned value as JSON, with any console.log
 network, files, timers or modules: only the tools.";
 
 /// The usage text of ToolSearch in code mode.
-pub(super) const CODE_SEARCH_USAGE: &str = "Finds tools for RunCode programs: each comes back \
-declared as a program calls it, `<pack>.<tool>(args)`, with its arguments. Query forms: \
-`select:name_a,name_b` finds exactly those tools; keywords (`calendar event`) find the best \
-matches, up to max_results (default 5); `+term` keeps only tools whose name contains term \
-(`+stripe refund`). Every name starts with its pack (`<pack>_<tool>`).";
+pub(super) const CODE_SEARCH_USAGE: &str = "Finds tools for RunCode programs. Keywords \
+(`calendar event`) find the best matches, up to max_results (default 5): the best comes back \
+declared as a program calls it, `<pack>.<tool>(args)`, the others by name; \
+`select:name_a,name_b` declares exactly those tools; `+term` keeps only tools whose name \
+contains term (`+stripe refund`). Every name starts with its pack (`<pack>_<tool>`).";
 
 impl ToolSession {
     /// Whether this session is in code mode ([`Disclosure::Code`](super::Disclosure::Code) is
@@ -70,39 +70,57 @@ impl ToolSession {
         })
     }
 
-    /// The ToolSearch answer of a code-mode session: the note, then each found tool's
-    /// signature, then (when names were unknown or nothing matched) what exists.
+    /// The ToolSearch answer of a code-mode session: the note (when there is one), each found
+    /// tool, then (when names were unknown or nothing matched) what exists.
     ///
-    /// Lean where the model did not ask for a tool by name: of keyword matches, the best is
-    /// declared in full and the others without their arguments' doc comments (types, names and
-    /// the result's shape stay, so each is callable as shown; `select:` declares any in full).
-    /// Argument docs are most of a declaration's bytes, and a keyword search's further matches
-    /// are mostly not the tool the program calls (docs/code-mode.md).
+    /// A `select:` query declares every tool it names. A keyword query declares its best match
+    /// and lists the others by name, one line each with a short [`summary`] of its description:
+    /// a program can call only what it has seen declared, a keyword search's further matches
+    /// are mostly not the tools the program calls, and declarations are most of what code mode
+    /// puts in the context (docs/code-mode.md). `select:` declares a listed one.
     pub(super) fn found_signatures(&self, answer: &super::SearchAnswer, named: bool) -> String {
-        let mut out = answer.note.clone();
-        let found = answer.loaded.iter().filter_map(|n| self.tools.lookup(n));
-        for (k, i) in found.enumerate() {
-            out.push_str("\n\n");
-            let signature = self.tools.entries[i].signature();
-            if named || k == 0 {
-                out.push_str(&signature);
-            } else {
-                out.push_str(&without_argument_docs(&signature));
+        let mut parts: Vec<String> = Vec::new();
+        if !answer.note.is_empty() {
+            parts.push(answer.note.clone());
+        }
+        let found: Vec<usize> = answer
+            .loaded
+            .iter()
+            .filter_map(|n| self.tools.lookup(n))
+            .collect();
+        let full = if named {
+            found.len()
+        } else {
+            found.len().min(1)
+        };
+        let (declared, listed) = found.split_at(full);
+        parts.extend(declared.iter().map(|i| self.tools.entries[*i].signature()));
+        if !listed.is_empty() {
+            let mut lines = String::from("Also found (`select:` to declare):");
+            for i in listed {
+                let entry = &self.tools.entries[*i];
+                let _ = write!(
+                    lines,
+                    "\n- {}: {}",
+                    entry.name(),
+                    summary(entry.description())
+                );
             }
+            parts.push(lines);
         }
         if !answer.unknown.is_empty() {
-            let _ = write!(out, "\n\nUnknown: {}", answer.unknown.join(", "));
+            parts.push(format!("Unknown: {}", answer.unknown.join(", ")));
         }
         if !answer.available.is_empty() {
-            let _ = write!(out, "\n\nAvailable: {}", answer.available.join(", "));
+            parts.push(format!("Available: {}", answer.available.join(", ")));
         }
         if !answer.nearest.is_empty() {
-            let _ = write!(out, "\n\nNearest: {}", answer.nearest.join(", "));
+            parts.push(format!("Nearest: {}", answer.nearest.join(", ")));
         }
         if !answer.packs.is_empty() {
-            let _ = write!(out, "\n\nPacks:\n{}", answer.packs.join("\n"));
+            parts.push(format!("Packs:\n{}", answer.packs.join("\n")));
         }
-        out
+        parts.join("\n\n")
     }
 
     /// Runs a `RunCode` call: `{"code": "..."}`, the body of an async function.
@@ -228,49 +246,40 @@ fn without_arguments(signature: &str, drop: impl Fn(&str) -> bool) -> String {
     out
 }
 
-/// A declaration without its arguments' doc comments: every `/** .. */ ` after the first line
-/// (the tool's description) goes, wherever it stands; string literals (enum values) are kept
-/// as they are, whatever they hold. A doc comment never holds `*/` (the emitter writes `*\/`).
-fn without_argument_docs(signature: &str) -> String {
-    let (head, rest) = signature.split_once('\n').unwrap_or((signature, ""));
-    let mut out = String::with_capacity(signature.len());
-    out.push_str(head);
-    out.push('\n');
-    let mut rest = rest;
-    while !rest.is_empty() {
-        let next_doc = rest.find("/** ");
-        let next_string = rest.find('"');
-        match (next_doc, next_string) {
-            (Some(d), s) if s.is_none_or(|s| d < s) => {
-                out.push_str(&rest[..d]);
-                rest = rest[d..].split_once(" */ ").map_or("", |(_, after)| after);
-            }
-            (_, Some(s)) => {
-                // Copy the string literal whole (JSON escapes: `\"` does not end it).
-                out.push_str(&rest[..=s]);
-                rest = &rest[s + 1..];
-                let mut end = rest.len();
-                let mut escaped = false;
-                for (k, c) in rest.char_indices() {
-                    match c {
-                        '\\' if !escaped => escaped = true,
-                        '"' if !escaped => {
-                            end = k + 1;
-                            break;
-                        }
-                        _ => escaped = false,
-                    }
-                }
-                out.push_str(&rest[..end]);
-                rest = &rest[end..];
-            }
-            (_, None) => {
-                out.push_str(rest);
-                rest = "";
-            }
+/// At most this many characters of a further match's description ([`summary`]).
+const SUMMARY_CHARS: usize = 72;
+
+/// A further match's description in one short line: its first sentence, up to the packs'
+/// clause separator ` - `, cut at a word within [`SUMMARY_CHARS`] (marked `…`). Enough to tell
+/// whether to `select:` it; its declaration says the rest.
+fn summary(text: &str) -> String {
+    let sentence = first_sentence(text);
+    let clause = sentence
+        .split_once(" - ")
+        .map_or(sentence, |(head, _)| head);
+    if clause.chars().count() <= SUMMARY_CHARS {
+        return clause.to_owned();
+    }
+    let cut: String = clause.chars().take(SUMMARY_CHARS).collect();
+    let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head);
+    format!("{}…", cut.trim_end_matches([',', ';', ':']))
+}
+
+/// The first sentence of a description: up to the first `. ` (or `.` at a line break) that
+/// does not close a common abbreviation, or the first line, whichever ends first.
+fn first_sentence(text: &str) -> &str {
+    let line = text.trim().lines().next().unwrap_or_default();
+    let bytes = line.as_bytes();
+    for (k, _) in line.match_indices('.') {
+        let at_end = k + 1 == bytes.len() || bytes[k + 1] == b' ';
+        let word = line[..k].rsplit([' ', '(']).next().unwrap_or_default();
+        let abbreviation =
+            matches!(word, "e.g" | "i.e" | "etc" | "vs" | "approx") || word.len() == 1;
+        if at_end && !abbreviation {
+            return &line[..=k];
         }
     }
-    out
+    line
 }
 
 /// Whether a ToolSearch call names its tools (`select:`) rather than searching by keywords.
@@ -353,11 +362,23 @@ mod tests {
     }
 
     #[test]
-    fn argument_docs_go_and_string_literals_stay() {
-        let declared = "/** Lists. */\np.t(args: {\n  /** The owner: x */ owner: string;\n  s?: \"/** no\\\" */ \" | \"b\";\n  n?: {/** Inner. */ a: string};\n}): Promise<{id}>";
+    fn a_further_match_is_its_first_sentence() {
+        assert_eq!(first_sentence("Lists runs. Newest first."), "Lists runs.");
         assert_eq!(
-            without_argument_docs(declared),
-            "/** Lists. */\np.t(args: {\n  owner: string;\n  s?: \"/** no\\\" */ \" | \"b\";\n  n?: {a: string};\n}): Promise<{id}>"
+            first_sentence("Finds pages, e.g. by title. Then more."),
+            "Finds pages, e.g. by title."
         );
+        assert_eq!(
+            first_sentence("Version 2.1 of it\nsecond line"),
+            "Version 2.1 of it"
+        );
+        assert_eq!(first_sentence("  No stop  "), "No stop");
+        assert_eq!(summary("Read a log - find the error. More."), "Read a log");
+        let long = "List the check runs on a commit, branch or tag, with their status and their conclusion.";
+        assert_eq!(
+            summary(long),
+            "List the check runs on a commit, branch or tag, with their status and…"
+        );
+        assert_eq!(first_sentence(""), "");
     }
 }

@@ -137,7 +137,7 @@ impl ToolSession {
             (_, 0, _) => format!(
                 "None of these names exist, so nothing was loaded. The closest names are under `nearest`; {narrow}."
             ),
-            (_, n, u) if self.disclosure.in_force() == Disclosure::Code => code_note(n, u, listed),
+            (_, _, u) if self.disclosure.in_force() == Disclosure::Code => code_note(u, listed),
             (_, n, u) if self.disclosure.in_force() == Disclosure::SearchAndCall => {
                 let mut note = format!(
                     "{n} tool{} found, each with its inputSchema: call {} with {CALL_TOOL} \
@@ -426,19 +426,13 @@ fn unknown_note(listed: bool) -> &'static str {
     }
 }
 
-/// The note of a code-mode ToolSearch answer that found `n` tools (`u` names unknown).
-fn code_note(n: usize, u: usize, listed: bool) -> String {
-    let mut note = format!(
-        "{n} tool{} found. Call {} in RunCode as declared: `await <pack>.<tool>({{...}})`.",
-        if n == 1 { "" } else { "s" },
-        if n == 1 { "it" } else { "them" },
-    );
-    if u > 0 {
-        note.push_str(if listed {
-            " Names under Unknown do not exist; Available lists those that do."
-        } else {
-            " Names under Unknown do not exist; the closest are under Nearest."
-        });
-    }
-    note
+/// The note of a code-mode ToolSearch answer that found some tools (`u` names unknown): none
+/// when every name was found, as the declarations say how to call them.
+fn code_note(u: usize, listed: bool) -> String {
+    let note = match (u, listed) {
+        (0, _) => "",
+        (_, true) => "Names under Unknown do not exist; Available lists those that do.",
+        (_, false) => "Names under Unknown do not exist; the closest are under Nearest.",
+    };
+    note.to_owned()
 }
