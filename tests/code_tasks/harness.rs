@@ -6,8 +6,10 @@
 //! would send them in parallel, reading each result before deciding the next turn.
 //!
 //! **Code**: a code-mode session (`ToolSearch` + `RunCode`): the same ToolSearch queries in one
-//! turn, then the task's program in one `RunCode` call (the program may call only tools the
-//! searches found).
+//! turn, then the task's program in one `RunCode` call. The program calls only tools whose
+//! declaration the model has read: a keyword search declares its best match and lists the others
+//! by name, so a tool the program calls that the searches only listed is first asked for with
+//! one `select:` query, in one more turn, as a model would.
 //!
 //! **Counted** (bytes of compact JSON or text, as the model would read or write them): the tool
 //! definitions listed to the model (once: the list is the same every turn in both forms), every
@@ -151,8 +153,13 @@ impl Direct {
     }
 }
 
-/// One turn of ToolSearch calls, one per query, counted.
-async fn search(session: &ToolSession, ctx: &CallContext, queries: &[&str], tally: &mut Tally) {
+/// One turn of ToolSearch calls, one per query, counted; the answers, as the model reads them.
+async fn search(
+    session: &ToolSession,
+    ctx: &CallContext,
+    queries: &[&str],
+    tally: &mut Tally,
+) -> Vec<String> {
     let calls: Vec<ToolCall> = queries
         .iter()
         .enumerate()
@@ -167,10 +174,21 @@ async fn search(session: &ToolSession, ctx: &CallContext, queries: &[&str], tall
         tally.calls += 1;
         tally.search += call.arguments.to_string().len();
     }
+    let mut answers = Vec::new();
     for result in session.execute_tool_calls(&calls, ctx, 4).await {
         assert!(!result.is_error, "ToolSearch failed: {}", result.content);
         tally.search += result.content.len();
+        answers.push(result.content);
     }
+    answers
+}
+
+/// Whether one of the code-mode ToolSearch answers declares `name` (`<pack>_<tool>`) as a
+/// program calls it, `<pack>.<tool>(args..)`, rather than only naming it.
+fn declares(answers: &[String], name: &str) -> bool {
+    let (pack, tool) = name.split_once('_').expect("a qualified name");
+    let access = format!("\n{pack}.{tool}(");
+    answers.iter().any(|a| a.contains(&access))
 }
 
 /// The names the searches found (in search-and-call and code mode a search loads nothing, so
@@ -316,7 +334,24 @@ pub async fn code(task: &Task) -> Run {
         list: listed(&session),
         ..Tally::default()
     };
-    search(&session, &ctx, task.searches, &mut tally).await;
+    let mut read = search(&session, &ctx, task.searches, &mut tally).await;
+    let called = called_in(&session, task.program);
+    let undeclared: Vec<&str> = called
+        .iter()
+        .filter(|name| !declares(&read, name))
+        .map(String::as_str)
+        .collect();
+    if !undeclared.is_empty() {
+        let select = format!("select:{}", undeclared.join(","));
+        read.extend(search(&session, &ctx, &[select.as_str()], &mut tally).await);
+    }
+    for name in &called {
+        assert!(
+            declares(&read, name),
+            "{}: the program calls {name}, which no answer the model read declares",
+            task.name
+        );
+    }
     let call = ToolCall {
         id: "run".into(),
         name: "RunCode".into(),
@@ -338,7 +373,7 @@ pub async fn code(task: &Task) -> Run {
         answer,
         tally,
         writes: writes(&log),
-        called: called_in(&session, task.program),
+        called,
         found: found_names(&session, task.searches),
     }
 }

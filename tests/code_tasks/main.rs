@@ -6,10 +6,11 @@
 //! written as a model would write it (`programs/*.js`). Both must give the task's answer and make
 //! the same writes; the benchmark counts the bytes that pass through the model's context and the
 //! model's turns. The target: on tasks of three or more calls, at least 80 % fewer
-//! context bytes and one turn of calls. Asserted today: the same answers and writes, one turn of
-//! calls after the searches, at least 80 % fewer bytes of arguments and results, and at least
-//! 50 % fewer bytes in all; whether the total reaches 80 % (ToolSearch's answers included, now
-//! TypeScript signatures from the tables) is reported.
+//! context bytes and one turn of calls. Asserted today: the same answers and writes, one
+//! `RunCode` turn after the searches (and a `select:` of a tool they only listed), never more
+//! turns than the direct path, at least 80 % fewer bytes of arguments and results, and at least
+//! 50 % fewer bytes in all; whether the total reaches 80 % (ToolSearch's answers included: the
+//! best match's TypeScript declaration, the others' names) is reported.
 //!
 //! `cargo test --test code_tasks -- --nocapture` prints the figures.
 
@@ -150,10 +151,14 @@ async fn code_mode_answers_alike_with_far_less_context() {
         if calls < 3 {
             continue;
         }
-        assert_eq!(
-            code.tally.turns, 2,
-            "{}: the searches, then one program",
-            task.name
+        // The searches (and a `select:` of a tool they only listed), then one program: never
+        // more turns than the direct path.
+        assert!(
+            code.tally.turns <= 3 && code.tally.turns <= direct.tally.turns,
+            "{}: {} turns of calls against {} on the direct path",
+            task.name,
+            code.tally.turns,
+            direct.tally.turns
         );
         // What a program keeps out of the context: the calls' arguments and results (the
         // program's text and its answer instead).
