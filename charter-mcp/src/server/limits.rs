@@ -158,6 +158,9 @@ pub(crate) struct Gate {
     sessions: Arc<LocalSessionManager>,
     /// Requests without a session in flight (each may open one, or is a sessionless call).
     opening: AtomicUsize,
+    /// Requests without a session ever admitted: with the open count, how housekeeping learns
+    /// that sessions came and went between two of its looks.
+    opened: AtomicUsize,
     /// POST requests whose answer is not fully sent yet (the calls a shutdown waits for).
     in_flight: AtomicUsize,
     draining: AtomicBool,
@@ -181,6 +184,7 @@ impl Gate {
             limits,
             sessions,
             opening: AtomicUsize::new(0),
+            opened: AtomicUsize::new(0),
             in_flight: AtomicUsize::new(0),
             draining: AtomicBool::new(false),
             rate: RateLimiter::keyed(quota),
@@ -237,10 +241,15 @@ impl Gate {
 /// Every ten seconds while the server runs: forgets callers idle long enough to be back at a
 /// full bucket, so the rate table does not grow with every session ever seen, and hands the
 /// memory of sessions closed lately back to the system (`memory.rs`).
+///
+/// A session closed since the last look is one fewer open than before plus those opened since:
+/// sessions that open and close between two looks (a burst of short `RunCode` sessions, or
+/// sessionless 2026-07-28 calls) leave the open count where it was, and comparing the counts
+/// alone never gave their memory back.
 async fn housekeeping(gate: std::sync::Weak<Gate>) {
     const EVERY: Duration = Duration::from_secs(10);
     let mut tick = tokio::time::interval(EVERY);
-    let mut open_before = 0;
+    let (mut open_before, mut opened_before) = (0, 0);
     let mut since_close: Option<Duration> = None;
     loop {
         tick.tick().await;
@@ -248,16 +257,23 @@ async fn housekeeping(gate: std::sync::Weak<Gate>) {
         gate.rate.retain_recent();
         gate.rate.shrink_to_fit();
         let open = gate.open_sessions().await;
+        let opened = gate.opened.load(Ordering::Relaxed);
         drop(gate);
-        if open < open_before {
+        if closed_between((open_before, opened_before), (open, opened)) {
             since_close = Some(Duration::ZERO);
         }
-        open_before = open;
+        (open_before, opened_before) = (open, opened);
         if let Some(elapsed) = since_close {
             let _ = tokio::task::spawn_blocking(super::memory::give_back).await;
             since_close = (elapsed < super::memory::TRIM_WINDOW).then_some(elapsed + EVERY);
         }
     }
+}
+
+/// Whether a session closed between two looks, each `(open now, session-opening requests ever)`:
+/// fewer are open than were, plus those opened since.
+fn closed_between(before: (usize, usize), now: (usize, usize)) -> bool {
+    now.0 < before.0 + now.1.wrapping_sub(before.1)
 }
 
 /// Decrements a counter when the answer it counts is dropped (sent, or abandoned).
@@ -314,6 +330,7 @@ pub(crate) async fn admit(State(gate): State<Arc<Gate>>, request: Request, next:
             );
         }
         held.push(opening);
+        gate.opened.fetch_add(1, Ordering::Relaxed);
     }
     if is_post {
         held.push(Held::new(&gate, |g| &g.in_flight).0);
@@ -355,6 +372,16 @@ pub(crate) fn refuse(status: StatusCode, message: &str, retry_after: Option<u64>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sessions_that_came_and_went_between_two_looks_count_as_closed() {
+        // 100 opened and closed between the looks: the open count alone did not move.
+        assert!(closed_between((0, 5), (0, 105)));
+        assert!(closed_between((3, 5), (2, 5)));
+        // Opened and still open, or nothing happened: nothing to give back.
+        assert!(!closed_between((0, 5), (100, 105)));
+        assert!(!closed_between((4, 9), (4, 9)));
+    }
 
     #[test]
     fn long_results_are_cut_at_a_char_boundary_with_a_notice() {
