@@ -227,11 +227,15 @@ fn main() {
     // Reuse the lock file so the scratch crate resolves exactly the workspace's versions.
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    // A target directory kept between runs (cargo's per-test scratch space), so a second run
+    // compiles the scratch crate alone, not its 60 dependencies again.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("builder-scratch");
     let run = |args: &[&str]| {
         Command::new(&cargo)
             .args(args)
             .arg("--offline")
             .arg("-q")
+            .env("CARGO_TARGET_DIR", &target)
             .current_dir(&dir)
             .output()
             .unwrap()

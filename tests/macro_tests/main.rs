@@ -1,5 +1,5 @@
 //! The `#[charter::tool]`, `derive(Schema)` and `pack!` macros at run time, in one test binary.
-//! The compile-fail cases are in `tests/macros_ui.rs` (trybuild).
+//! The compile-fail cases are in `charter-macros/tests/ui.rs` (trybuild).
 
 mod identity;
 mod macros;
