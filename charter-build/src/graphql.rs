@@ -34,17 +34,6 @@ pub enum OpKind {
     Subscription,
 }
 
-impl OpKind {
-    /// The keyword.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OpKind::Query => "query",
-            OpKind::Mutation => "mutation",
-            OpKind::Subscription => "subscription",
-        }
-    }
-}
-
 /// An input type as a variable definition writes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GqlType {

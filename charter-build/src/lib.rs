@@ -5,8 +5,8 @@
 //! run time (docs/design.md §1). The public API is the entry points: [`Builder`] (a build
 //! script's), [`load_str`], [`check_file`], [`compile_str`] and what they return
 //! ([`PackModel`], [`Diagnostic`], [`BuildError`]). The stages behind them are modules named
-//! after what they handle, hidden from the API (they change as the compiler does; this crate's
-//! own tests and the identity test reach them):
+//! after what they handle, private to the crate (they change as the compiler does; their tests
+//! are unit tests beside them):
 //!
 //! - `pack`: the YAML file as an AST, every key and value with its `line:col`.
 //! - `check`: the static checks; every mistake is a [`Diagnostic`] (`file:line:col: what to
@@ -28,36 +28,65 @@
 //! ```
 
 mod builder;
-// The stages: reachable for this crate's tests, examples and the identity test, not part of the
-// API a user depends on (hidden from the docs and the public API snapshot).
-#[doc(hidden)]
-pub mod check;
-#[doc(hidden)]
-pub mod diagnostic;
-#[doc(hidden)]
-pub mod generate;
-#[doc(hidden)]
-pub mod graphql;
-#[doc(hidden)]
-pub mod lower;
-#[doc(hidden)]
-pub mod mode;
-#[doc(hidden)]
-pub mod model;
-#[doc(hidden)]
-pub mod oauth;
-#[doc(hidden)]
-pub mod pack;
-#[doc(hidden)]
-pub mod schema;
-#[doc(hidden)]
-pub mod size;
+// The stages: the crate's own, not part of the API a user depends on.
+mod check;
+mod diagnostic;
+mod generate;
+mod graphql;
+mod lower;
+mod mode;
+mod model;
+mod oauth;
+mod pack;
+mod schema;
+mod size;
+#[cfg(test)]
+mod tests;
 
 use std::path::Path;
 
 pub use builder::{BuildError, Builder, Compiled, write_if_changed};
 pub use diagnostic::{Diagnostic, Loc};
+pub use generate::GenerateError;
 pub use model::PackModel;
+
+/// Not API: what the workspace's other crates' tests and examples read of the compiler's
+/// output beyond the entry points (each view's schema as the compiler writes it: the
+/// YAML-versus-Rust identity test, the importer's size tests, the golden snapshots). Hidden
+/// and exempt from semver, as serde's `__private` is; the stages themselves stay private.
+#[doc(hidden)]
+pub mod __private {
+    pub use charter_schema::emit::Emitted as ViewSchema;
+    pub use charter_terms::views::{ViewKey, ViewSpec};
+
+    use crate::PackModel;
+
+    /// One tool's views, each with its schema as the compiler writes it.
+    #[derive(Debug, Clone)]
+    pub struct ToolViews {
+        /// The published name (`<pack>_<tool>`).
+        pub name: String,
+        /// The tool's own name, as the pack declares it.
+        pub tool: String,
+        /// Every view, in the order the tables list them.
+        pub views: Vec<(ViewSpec, ViewSchema)>,
+    }
+
+    /// Every tool of the pack, in declaration order.
+    pub fn view_schemas(model: &PackModel) -> Vec<ToolViews> {
+        let schemas = crate::schema::pack_schemas(model);
+        model
+            .tools
+            .iter()
+            .zip(schemas)
+            .map(|(t, s)| ToolViews {
+                name: t.name.clone(),
+                tool: t.tool.clone(),
+                views: t.views.iter().cloned().zip(s).collect(),
+            })
+            .collect()
+    }
+}
 
 /// What `charter check` prints about a pack that passed every check.
 #[non_exhaustive]
@@ -169,7 +198,14 @@ fn sized(models: Vec<PackModel>) -> Result<Vec<PackModel>, Vec<Diagnostic>> {
 /// (`::charter` for user crates, `crate` inside the facade). For tests and tools.
 pub fn compile_str(file: &str, text: &str, runtime_path: &str) -> Result<String, BuildError> {
     let model = load_str(file, text).map_err(BuildError::Pack)?;
-    Ok(generate::file(&[model], runtime_path)?)
+    compile(&[model], runtime_path)
+}
+
+/// Generates the Rust source of packs already loaded ([`load_str`], [`load_filtered`]): what
+/// [`Builder::compile`] writes, for a tool that loads and generates as separate steps (and
+/// times them apart, as the importer's corpus run does).
+pub fn compile(models: &[PackModel], runtime_path: &str) -> Result<String, BuildError> {
+    Ok(generate::file(models, runtime_path)?)
 }
 
 /// Checks one pack file without building anything (what `charter check FILE` runs).

@@ -12,7 +12,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use crate::diagnostic::Sink;
 use crate::pack::{Spec, Tool, TypeDecl};
 
-pub use charter_terms::modes::{RESERVED, is_reserved};
+pub use charter_terms::modes::is_reserved;
 pub use charter_terms::views::ViewSpec;
 
 /// Which session mode a view answers (the rule crate's, with an owned label).

@@ -55,36 +55,50 @@ pub enum BodyModel {
     Form,
 }
 
-/// A resolved pack.
+/// A resolved pack: what [`crate::load_str`] returns and [`crate::compile`] generates code
+/// from. Opaque (its parts are the compiler's and change with it); [`crate::summary`] says what
+/// it holds.
 #[derive(Debug, Clone)]
 pub struct PackModel {
     /// The file it came from.
-    pub file: String,
+    pub(crate) file: String,
     /// The label.
-    pub label: String,
+    pub(crate) label: String,
     /// One line on the pack.
-    pub description: String,
+    pub(crate) description: String,
     /// The base URL.
-    pub base_url: String,
+    pub(crate) base_url: String,
     /// `CHARTER_<PACK>_BASE_URL`.
-    pub base_url_env: String,
+    pub(crate) base_url_env: String,
     /// Auth.
-    pub auth: AuthModel,
+    pub(crate) auth: AuthModel,
     /// Header constants.
-    pub headers: Vec<(String, String)>,
+    pub(crate) headers: Vec<(String, String)>,
     /// Query constants.
-    pub query: Vec<(String, String)>,
+    pub(crate) query: Vec<(String, String)>,
     /// Body constants (name, JSON text).
-    pub body: Vec<(String, String)>,
+    pub(crate) body: Vec<(String, String)>,
     /// The envelope.
-    pub envelope: Option<EnvelopeDecl>,
+    pub(crate) envelope: Option<EnvelopeDecl>,
     /// Named types.
-    pub types: Vec<TypeModel>,
+    pub(crate) types: Vec<TypeModel>,
     /// Tools, in declaration order.
-    pub tools: Vec<ToolModel>,
+    pub(crate) tools: Vec<ToolModel>,
     /// What the checks found that works but should change (a GraphQL field its schema
     /// deprecates): printed as `cargo::warning=`, never fatal.
-    pub warnings: Vec<Diagnostic>,
+    pub(crate) warnings: Vec<Diagnostic>,
+}
+
+impl PackModel {
+    /// The pack's label (`pack:`): its module's name and its tools' name prefix.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The file it was loaded from, as given to [`crate::load_str`].
+    pub fn file(&self) -> &str {
+        &self.file
+    }
 }
 
 /// A named type.

@@ -11,12 +11,8 @@ use crate::lower::Lowered;
 use crate::mode::ViewSpec;
 use crate::model::PackModel;
 
-pub use charter_schema::emit::{Emitted as ViewSchema, PathSaving as PathCost};
+pub use charter_schema::emit::Emitted as ViewSchema;
 pub use charter_schema::view::PropSpan;
-
-/// `json_tokens` of JSON text: its character count divided by 4 (docs/design.md §3; the rule is
-/// `charter_terms::tokens`).
-pub use charter_terms::tokens::text_tokens as tokens;
 
 /// The schema of view `view` of tool `tool` (its index in the pack) in the portable form.
 pub fn tool_view_schema(lowered: &Lowered, tool: usize, view: &ViewSpec) -> ViewSchema {
@@ -104,6 +100,7 @@ pub fn pack_schemas(model: &PackModel) -> Vec<Vec<ViewSchema>> {
 
 #[cfg(test)]
 mod tests {
+    use charter_terms::tokens::text_tokens as tokens;
     use serde_json::Value;
 
     use super::*;

@@ -163,7 +163,7 @@ fn check_file_summarises_a_good_pack() {
         ("alpha_items_list", "GET", "/items", 2)
     );
     let model = charter_build::load_str("alpha.yaml", PACK_A).unwrap();
-    let schema = &charter_build::schema::pack_schemas(&model)[0][0];
+    let schema = &charter_build::__private::view_schemas(&model)[0].views[0].1;
     assert_eq!(t.tokens, schema.tokens);
     let missing = charter_build::check_file(dir.join("nope.yaml")).unwrap_err();
     assert!(
@@ -249,7 +249,9 @@ fn main() {
     );
     let tokens = |pack: &str| {
         let model = charter_build::load_str("p.yaml", pack).unwrap();
-        charter_build::schema::pack_schemas(&model)[0][0].tokens
+        charter_build::__private::view_schemas(&model)[0].views[0]
+            .1
+            .tokens
     };
     let lines: Vec<String> = stdout.lines().map(str::to_owned).collect();
     assert_eq!(

@@ -6,8 +6,7 @@
 
 use std::path::Path;
 
-use charter_build::mode::ViewKey;
-use charter_build::schema::pack_schemas;
+use charter_build::__private::ViewKey;
 
 const FIXTURE: &str = include_str!("fixtures/tracker.yaml");
 /// The name the golden file's header carries: workspace-relative, the same on every machine.
@@ -44,10 +43,9 @@ fn generated_code() {
 #[test]
 fn view_schemas() {
     let model = charter_build::load_str(FIXTURE_NAME, FIXTURE).unwrap();
-    let schemas = pack_schemas(&model);
-    for (tool, schemas) in model.tools.iter().zip(&schemas) {
+    for tool in charter_build::__private::view_schemas(&model) {
         let mut out = String::new();
-        for (view, schema) in tool.views.iter().zip(schemas) {
+        for (view, schema) in &tool.views {
             let key = match &view.key {
                 ViewKey::Default => "Default".to_owned(),
                 ViewKey::Unmatched => "Unmatched".to_owned(),
@@ -88,8 +86,8 @@ fn the_documented_example_compiles() {
                     .join("\n")
             )
         });
-    assert_eq!(model.label, "tracker");
-    assert_eq!(model.tools.len(), 3);
+    assert_eq!(model.label(), "tracker");
+    assert_eq!(charter_build::summary(&model).tools.len(), 3);
 }
 
 /// `spread: true` on a body map reaches the table as `Location::BodySpread`; an offset

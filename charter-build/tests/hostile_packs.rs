@@ -1,8 +1,8 @@
 //! Hostile packs (SECURITY.md): whatever a pack file holds, the compiler answers with
 //! diagnostics (`file:line:col`) or code, in bounded time, memory and stack.
 
-use charter_build::pack::MAX_PACK_BYTES;
 use charter_build::{BuildError, compile_str, load_str};
+use charter_terms::names::MAX_PACK_BYTES;
 
 const HEAD: &str = "pack: demo\ndescription: A demo API.\nbase_url: https://api.demo.example\n";
 

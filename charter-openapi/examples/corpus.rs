@@ -14,7 +14,7 @@
 //!    turns out over the limit;
 //! 2. check: every pack through `charter_build::load_str` and `charter_build::summary`, what
 //!    `charter check` runs;
-//! 3. generation: every pack through `charter_build::generate::file`, what a build script's
+//! 3. generation: every pack through `charter_build::compile`, what a build script's
 //!    `charter_build::Builder` runs before the Rust compiler sees the code.
 //!
 //! `CORPUS_TRACE=1 corpus --one FILE` also prints each pack's size and CPU time per step.
@@ -353,11 +353,11 @@ fn steps(file: &Path, text: &str, cost: &mut Cost) -> (&'static str, String) {
     let generated = caught(&mut || {
         for model in &models {
             let t = process_cpu();
-            match charter_build::generate::file(std::slice::from_ref(model), "::charter") {
+            match charter_build::compile(std::slice::from_ref(model), "::charter") {
                 Err(e) => return ("crashed", format!("generation failed: {e}")),
                 Ok(code) if trace() => eprintln!(
                     "pack {}: {} bytes of Rust, generated in {:?}",
-                    model.label,
+                    model.label(),
                     code.len(),
                     process_cpu().saturating_sub(t)
                 ),

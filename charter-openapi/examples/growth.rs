@@ -1,7 +1,7 @@
 //! How the pack compiler's cost grows with the pack: imports 10 %, 20 % … 100 % of a
 //! document's operations (the first ones, in document order) and runs the checker
 //! (`charter_build::load_str` and `summary`, what `charter check` runs) and the generator
-//! (`charter_build::generate::file`, what a build script runs) on each pack, and prints a table
+//! (`charter_build::compile`, what a build script runs) on each pack, and prints a table
 //! of their CPU times (the least of three runs, `/proc/self/stat`, 10 ms ticks).
 //!
 //! `cargo run --release -p charter-openapi --example growth -- DOCUMENT...`
@@ -58,7 +58,7 @@ fn main() {
                 .sum();
             let generate = least(|| {
                 std::hint::black_box(
-                    charter_build::generate::file(std::slice::from_ref(&model), "::charter")
+                    charter_build::compile(std::slice::from_ref(&model), "::charter")
                         .expect("generates"),
                 );
             });

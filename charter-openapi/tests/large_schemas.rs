@@ -2,8 +2,6 @@
 //! next several times). The importer cuts such tools down to a size the pack compiler accepts
 //! (`charter_terms::tokens::MAX_VIEW_TOKENS`) and says what it left out; nothing else changes.
 
-use charter_build::lower::lower;
-use charter_build::schema::tool_view_schema;
 use charter_openapi::{ImportOptions, NoteKind, import};
 use charter_terms::tokens::MAX_VIEW_TOKENS;
 use serde_json::{Value, json};
@@ -65,14 +63,11 @@ fn doubling(levels: usize, fan: usize, required: bool) -> String {
 fn largest_view(yaml: &str) -> u32 {
     let model = charter_build::load_str("envelopes.yaml", yaml)
         .unwrap_or_else(|d| panic!("the checker refuses the import: {d:#?}"));
-    let lowered = lower(&model);
-    let mut largest = 0;
-    for (i, tool) in model.tools.iter().enumerate() {
-        for view in &tool.views {
-            largest = largest.max(tool_view_schema(&lowered, i, view).tokens);
-        }
-    }
-    largest
+    charter_build::__private::view_schemas(&model)
+        .iter()
+        .flat_map(|tool| tool.views.iter().map(|(_, schema)| schema.tokens))
+        .max()
+        .unwrap_or(0)
 }
 
 #[test]

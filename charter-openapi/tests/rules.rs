@@ -1139,7 +1139,7 @@ fn split_by_tag_writes_one_pack_per_group_under_the_limit() {
         );
         let pack = charter_build::load_str(&format!("{}.yaml", p.pack), &p.yaml)
             .unwrap_or_else(|e| panic!("{} fails the checks: {e:?}", p.pack));
-        assert_eq!(pack.label, p.pack);
+        assert_eq!(pack.label(), p.pack);
         tools += p.tools;
     }
     assert_eq!(tools, 42);

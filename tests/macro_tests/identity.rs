@@ -99,17 +99,17 @@ tools:
 #[test]
 fn a_tool_declared_in_yaml_and_in_rust_has_identical_views() {
     let model = charter_build::load_str("tracker.yaml", YAML).unwrap_or_else(|d| panic!("{d:?}"));
-    let yaml = &charter_build::schema::pack_schemas(&model)[0];
-    let yaml_tool = &model.tools[0];
+    let yaml_tool = &charter_build::__private::view_schemas(&model)[0];
+    let yaml: Vec<_> = yaml_tool.views.iter().map(|(_, schema)| schema).collect();
     let rust = &RUST.tools[0];
     assert_eq!(rust.name, yaml_tool.name);
     assert_eq!(rust.views.len(), yaml.len(), "the same views");
     assert_eq!(yaml.len(), 3, "default, unmatched, pro");
-    for (i, (r, y)) in rust.views.iter().zip(yaml).enumerate() {
-        let key = match &yaml_tool.views[i].key {
-            charter_build::mode::ViewKey::Default => ViewKey::Default,
-            charter_build::mode::ViewKey::Unmatched => ViewKey::Unmatched,
-            charter_build::mode::ViewKey::Label(_) => ViewKey::Label("pro"),
+    for (i, (r, y)) in rust.views.iter().zip(&yaml).enumerate() {
+        let key = match &yaml_tool.views[i].0.key {
+            charter_build::__private::ViewKey::Default => ViewKey::Default,
+            charter_build::__private::ViewKey::Unmatched => ViewKey::Unmatched,
+            charter_build::__private::ViewKey::Label(_) => ViewKey::Label("pro"),
         };
         assert_eq!(r.key, key);
         assert_eq!(r.schema, y.text, "view {i}: the text");

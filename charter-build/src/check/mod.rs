@@ -27,10 +27,7 @@ mod types;
 use std::collections::HashMap;
 
 pub use charter_terms::http::placeholders;
-pub use charter_terms::names::{
-    MAX_QUALIFIED_LEN, valid_label, valid_property_name, valid_tool_name,
-};
-pub use names::check_dotted;
+pub use charter_terms::names::valid_label;
 
 use crate::diagnostic::{Diagnostic, Loc, Sink};
 use crate::pack::{Pack, Sp, TypeDecl};
@@ -287,6 +284,9 @@ fn non_empty(s: &mut Sink, v: &Sp<String>, what: &str) {
 
 #[cfg(test)]
 mod tests {
+    use charter_terms::names::{valid_property_name, valid_tool_name};
+
+    use super::names::check_dotted;
     use super::*;
     use crate::pack::Casing;
 

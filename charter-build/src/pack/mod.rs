@@ -6,7 +6,7 @@
 
 mod lower;
 pub(crate) use lower::oauth::check as check_oauth2;
-pub use lower::oauth::{ClientAuthDecl, GrantDecl, OAuth2Decl, UrlVarDecl};
+pub use lower::oauth::{ClientAuthDecl, GrantDecl, OAuth2Decl};
 mod queries;
 pub(crate) use lower::suggest;
 pub mod tree;
@@ -354,21 +354,6 @@ pub enum FormatName {
     Base64Url,
 }
 
-impl FormatName {
-    /// The name as written (and in JSON Schema).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FormatName::DateTime => "date-time",
-            FormatName::Date => "date",
-            FormatName::DateTimeLocal => "date-time-local",
-            FormatName::Email => "email",
-            FormatName::Uri => "uri",
-            FormatName::Uuid => "uuid",
-            FormatName::Base64Url => "base64url",
-        }
-    }
-}
-
 /// The declaration of one value shape (a parameter, a property, list items, map values, a
 /// `one_of` alternative or a named type). Which keys are allowed depends on where it sits.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -561,7 +546,9 @@ impl DocOrigin {
     }
 
     /// The pack position of a 1-based `line` and `col` of the document. Inside a folded inline
-    /// scalar, any line past the first is placed at the scalar's start.
+    /// scalar, any line past the first is placed at the scalar's start. (Only the check against
+    /// a GraphQL schema places positions inside a document.)
+    #[cfg(feature = "graphql-schema")]
     pub fn at(&self, line: usize, col: usize) -> Loc {
         let (line, col) = (line.max(1) as u32, col.max(1) as u32);
         if self.block {

@@ -1,13 +1,14 @@
-//! The view sizes the checker counts before writing anything (`charter_build::size`) against
+//! The view sizes the checker counts before writing anything (`crate::size`) against
 //! the schemas the emitter writes, on every shipped pack: the count never exceeds the text
 //! (so a view it refuses is certainly over the limit), and no shipped tool is near the limit.
 
 use std::path::Path;
 
-use charter_build::lower::lower;
-use charter_build::schema::tool_view_schema;
-use charter_build::size::view_tokens;
 use charter_terms::tokens::MAX_VIEW_TOKENS;
+
+use crate::lower::lower;
+use crate::schema::tool_view_schema;
+use crate::size::view_tokens;
 
 #[test]
 fn counted_sizes_are_lower_bounds_of_the_written_schemas_of_every_shipped_pack() {
@@ -22,7 +23,7 @@ fn counted_sizes_are_lower_bounds_of_the_written_schemas_of_every_shipped_pack()
     let (mut views, mut counted_sum, mut written_sum, mut largest) = (0, 0u64, 0u64, 0u32);
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();
-        let model = charter_build::load_str(&file.display().to_string(), &text)
+        let model = crate::load_str(&file.display().to_string(), &text)
             .unwrap_or_else(|d| panic!("{d:#?}"));
         let lowered = lower(&model);
         for (i, tool) in model.tools.iter().enumerate() {

@@ -7,9 +7,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use charter_build::model::ToolModel;
-use charter_build::pack::In;
 use serde_json::Value;
+
+use crate::model::ToolModel;
+use crate::pack::In;
 
 /// `(METHOD, path with every placeholder as {})` of each operation, with its parameters.
 type Operations = BTreeMap<(String, String), Value>;
@@ -114,7 +115,7 @@ fn check(expected: &Expected) {
         expected.pack
     );
     let text = std::fs::read_to_string(&file).unwrap();
-    let pack = charter_build::load_str(&file, &text).unwrap_or_else(|d| panic!("{d:#?}"));
+    let pack = crate::load_str(&file, &text).unwrap_or_else(|d| panic!("{d:#?}"));
     let doc: Value =
         serde_json::from_str(&charter_testkit::openapi::read(expected.document)).unwrap();
     let ops = operations(&doc);
