@@ -177,7 +177,14 @@ fn dialects_literal(d: &ViewDialects) -> TokenStream {
         quote!(DialectSchema::new(#schema, #tokens, #spans))
     };
     let (strict, gemini) = (one(&d.openai_strict), one(&d.gemini));
-    quote!(DialectSchemas::new(#strict, #gemini))
+    let anthropic_strict = match &d.anthropic_strict {
+        Some(v) => {
+            let v = one(v);
+            quote!(Some(#v))
+        }
+        None => quote!(None),
+    };
+    quote!(DialectSchemas::new(#strict, #gemini).with_anthropic_strict(#anthropic_strict))
 }
 
 fn strs<'a>(items: impl IntoIterator<Item = &'a str>) -> TokenStream {

@@ -26,13 +26,18 @@ pub struct ViewDialects {
     pub openai_strict: ViewSchema,
     /// Gemini's function declarations.
     pub gemini: ViewSchema,
+    /// Anthropic's strict tool use; `None` when the view reaches a recursive type, which its
+    /// grammar cannot take (served as the portable form without `strict`).
+    pub anthropic_strict: Option<ViewSchema>,
 }
 
 /// View `view` of tool `tool` in every dialect that differs from the portable form.
 pub fn tool_view_dialects(lowered: &Lowered, tool: usize, view: &ViewSpec) -> ViewDialects {
+    let anthropic_strict = tool_view_in(lowered, tool, view, Target::AnthropicStrict);
     ViewDialects {
         openai_strict: tool_view_in(lowered, tool, view, Target::OpenAiStrict),
         gemini: tool_view_in(lowered, tool, view, Target::Gemini),
+        anthropic_strict: (anthropic_strict.defs == 0).then_some(anthropic_strict),
     }
 }
 

@@ -274,7 +274,8 @@ pub struct ToolsArgs {
     #[arg(long)]
     pub json: bool,
     /// The schemas (and sizes) as this API's adapter sends them: mcp, openai, openai-strict,
-    /// anthropic or gemini (docs/dialects.md).
+    /// anthropic, anthropic-strict or gemini (docs/dialects.md; in anthropic-strict each view
+    /// says whether it goes with `strict: true`).
     #[arg(long, value_name = "NAME", default_value = "mcp")]
     pub dialect: charter_runtime::Dialect,
 }

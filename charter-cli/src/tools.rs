@@ -74,7 +74,13 @@ fn tool_json(tool: &ToolDef, dialect: Dialect) -> Value {
             // The schema text is compile-time JSON; parsing it here is output formatting only.
             let schema: Value =
                 serde_json::from_str(d.schema).unwrap_or(Value::String(d.schema.to_owned()));
-            json!({ "key": view_key(v.key), "schema": schema, "tokens": d.tokens })
+            let mut view = json!({ "key": view_key(v.key), "schema": schema, "tokens": d.tokens });
+            if dialect == Dialect::AnthropicStrict {
+                // Whether `anthropic::run` sends it with `strict: true` (a view that cannot go
+                // strict is the portable text, sent without).
+                view["strict"] = Value::Bool(v.anthropic_strict().is_some());
+            }
+            view
         })
         .collect();
     json!({

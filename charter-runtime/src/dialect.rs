@@ -27,8 +27,16 @@ impl View {
         match (dialect, self.dialects) {
             (Dialect::OpenAiStrict, Some(d)) => d.openai_strict,
             (Dialect::Gemini, Some(d)) => d.gemini,
+            (Dialect::AnthropicStrict, Some(d)) => d.anthropic_strict.unwrap_or(portable),
             _ => portable,
         }
+    }
+
+    /// The view in Anthropic's strict dialect, `None` when it cannot go strict (it reaches a
+    /// recursive type, or was written by hand): such a view is sent as the portable form,
+    /// without `strict` (docs/dialects.md, `recursive-not-strict`).
+    pub fn anthropic_strict(&self) -> Option<DialectSchema> {
+        self.dialects.and_then(|d| d.anthropic_strict)
     }
 
     /// The parameter schema text in `dialect`, exactly as that adapter sends it.
@@ -58,31 +66,50 @@ pub enum Dialect {
     /// Gemini's function declarations (`parameters`, the OpenAPI 3.0 subset): `nullable`,
     /// string enums, `anyOf` only, `ref`/`defs`, maps as lists of `{key, value}`.
     Gemini,
+    /// Anthropic's strict tool use (`strict: true`): every object closed, maps as lists of
+    /// `{key, value}`, values of any type as JSON text, what the grammar cannot enforce told in
+    /// descriptions. A view that cannot go strict is given in the portable form
+    /// ([`View::anthropic_strict`], [`Dialect::for_view`]).
+    AnthropicStrict,
 }
 
 /// A dialect name that is none of [`Dialect::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown dialect `{0}` (one of: mcp, openai, openai-strict, anthropic, gemini)")]
+#[error(
+    "unknown dialect `{0}` (one of: mcp, openai, openai-strict, anthropic, anthropic-strict, gemini)"
+)]
 pub struct UnknownDialect(pub String);
 
 impl Dialect {
     /// Every dialect, in the order `charter tools --dialect` documents them.
-    pub const ALL: [Dialect; 5] = [
+    pub const ALL: [Dialect; 6] = [
         Dialect::Mcp,
         Dialect::OpenAi,
         Dialect::OpenAiStrict,
         Dialect::Anthropic,
+        Dialect::AnthropicStrict,
         Dialect::Gemini,
     ];
 
-    /// The name (`mcp`, `openai`, `openai-strict`, `anthropic`, `gemini`).
+    /// The name (`mcp`, `openai`, `openai-strict`, `anthropic`, `anthropic-strict`, `gemini`).
     pub const fn as_str(self) -> &'static str {
         match self {
             Dialect::Mcp => "mcp",
             Dialect::OpenAi => "openai",
             Dialect::OpenAiStrict => "openai-strict",
             Dialect::Anthropic => "anthropic",
+            Dialect::AnthropicStrict => "anthropic-strict",
             Dialect::Gemini => "gemini",
+        }
+    }
+
+    /// The dialect `view` is given in when this one is asked for: itself, except that a view
+    /// which cannot go strict in Anthropic's dialect is given (and its arguments read) in the
+    /// portable `anthropic` form. Decided by the tables' constants ([`View::anthropic_strict`]).
+    pub fn for_view(self, view: &View) -> Dialect {
+        match self {
+            Dialect::AnthropicStrict if view.anthropic_strict().is_none() => Dialect::Anthropic,
+            d => d,
         }
     }
 
@@ -93,13 +120,14 @@ impl Dialect {
 
     /// Arguments written against this dialect's schema of `view`, in the portable form's shape
     /// (what validation and the request builder read): under OpenAI's strict mode a `null` for
-    /// a property the tool does not require means absent and is dropped; in both strict and
-    /// Gemini a map given as a list of `{"key": .., "value": ..}` entries becomes an object,
-    /// and a value of any type given as JSON text is parsed. Anything else is left as it is
-    /// (validation then judges it), so arguments already in the portable shape pass unchanged,
-    /// and the portable dialects return `args` untouched.
+    /// a property the tool does not require means absent and is dropped; in both strict
+    /// dialects and Gemini a map given as a list of `{"key": .., "value": ..}` entries becomes
+    /// an object, and a value of any type given as JSON text is parsed. Anything else is left
+    /// as it is (validation then judges it), so arguments already in the portable shape pass
+    /// unchanged, and the portable dialects (and a view given in the portable form,
+    /// [`Dialect::for_view`]) return `args` untouched.
     pub fn restore_args(self, tool: &ToolDef, view: &View, args: Value) -> Value {
-        if self.is_portable() {
+        if self.for_view(view).is_portable() {
             return args;
         }
         let mut args = args;

@@ -121,6 +121,11 @@ pub struct DialectSchemas {
     /// Gemini's function declarations (`parameters`, the OpenAPI 3.0 subset): `nullable`,
     /// string enums, `anyOf` only.
     pub gemini: DialectSchema,
+    /// Anthropic's strict tool use (`strict: true`): every object closed, what its grammar
+    /// cannot enforce told in descriptions. `None` when the view cannot go strict (it reaches a
+    /// recursive type: the named downgrade `recursive-not-strict`, docs/dialects.md), so it is
+    /// served as the portable form without `strict`: decided at build time, like the text.
+    pub anthropic_strict: Option<DialectSchema>,
 }
 
 /// One view in one dialect: its text, size and top-level property spans.

@@ -131,3 +131,63 @@ async fn call_tool_reads_back_each_call_in_the_dialect_and_takes_json_text() {
     .unwrap();
     assert_eq!(answer, json!({"name": "Ada", "owner": "u1"}), "{answer}");
 }
+
+#[tokio::test]
+async fn anthropic_strict_entries_go_strict_where_the_view_can() {
+    let s = session(Disclosure::Eager, Dialect::AnthropicStrict);
+    let entries = s.visible();
+    assert_eq!(entries.len(), 1);
+    let view = &crm().tools[0].views[0];
+    let strict = view
+        .anthropic_strict()
+        .expect("a compiled view can go strict");
+    assert_eq!(entries[0].dialect, Dialect::AnthropicStrict);
+    assert_eq!(entries[0].schema, strict.schema);
+    assert_eq!(
+        Dialect::AnthropicStrict.for_view(view),
+        Dialect::AnthropicStrict
+    );
+    // Optional properties stay optional (no `null` for absent), objects are closed.
+    let schema: Value = serde_json::from_str(entries[0].schema).unwrap();
+    assert_eq!(schema["required"], json!(["name"]));
+    assert_eq!(schema["additionalProperties"], json!(false));
+    let out = call(&s, "crm_contacts_create", json!({"name": "Ada"})).await;
+    assert!(out.is_ok(), "{out:?}");
+}
+
+#[test]
+fn a_view_that_cannot_go_strict_is_given_in_the_portable_form() {
+    use charter_runtime::table::{View, ViewKey};
+    static VIEW: View = View::new(ViewKey::Default, r#"{"type":"object","properties":{}}"#, 8);
+    assert!(VIEW.anthropic_strict().is_none());
+    assert_eq!(Dialect::AnthropicStrict.for_view(&VIEW), Dialect::Anthropic);
+    assert_eq!(VIEW.schema_in(Dialect::AnthropicStrict), VIEW.schema);
+    // Its arguments are read as the portable form's: JSON text stays text, a list stays a list;
+    // a view that goes strict reads them back.
+    let def = &loose().tools[0];
+    let args = json!({"data": "[1]", "tags": [{"key": "a", "value": "1"}]});
+    assert_eq!(
+        Dialect::AnthropicStrict.restore_args(def, &VIEW, args.clone()),
+        args
+    );
+    assert_eq!(
+        Dialect::AnthropicStrict.restore_args(def, &def.views[0], args),
+        json!({"data": [1], "tags": {"a": "1"}})
+    );
+}
+
+fn loose() -> &'static Table {
+    static T: OnceLock<&'static Table> = OnceLock::new();
+    T.get_or_init(|| {
+        testing::table(json!({
+            "pack": "loose",
+            "description": "Loose values.",
+            "tools": [
+                {"name": "put", "description": "Put a value.",
+                 "params": {
+                    "data": {"type": "any", "description": "Anything."},
+                    "tags": {"type": "map", "values": {"type": "string"}, "description": "Tags."}}}
+            ]
+        }))
+    })
+}

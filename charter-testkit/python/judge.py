@@ -10,6 +10,10 @@ one) the number judged and accepted, and every refusal with its reason.
 - gemini: google-genai's `types.Schema` (extra fields forbidden) must accept the schema, and
   `types.FunctionDeclaration` the declaration around it; an object below the root must declare
   properties (the API answers "properties: should be non-empty for OBJECT type").
+- anthropic-strict: an entry with `"strict": true` (a view sent with `strict: true`) must be
+  left exactly as it is by anthropic's `transform_schema` (what the SDK runs on a strict tool's
+  schema) and reach no recursive type; one with `"strict": false` (a view that cannot go strict,
+  sent as the portable form) only the root rules. The report counts the strict ones (`strict`).
 - every dialect: the root is `type: object` with no combinator, `enum` or `not`.
 
 An entry may also carry `sent`: `{"wire": "openai"|"anthropic"|"gemini", "tool": ...}`, the whole
@@ -17,7 +21,7 @@ tool definition exactly as a loop put it in a request body (an OpenAI `tools[]` 
 Anthropic `tools[]` entry, a Gemini function declaration). It is judged too: by the SDKs' own
 request types (openai's `ChatCompletionFunctionToolParam`, anthropic's `ToolParam`, google-genai's
 `types.FunctionDeclaration`), no member they do not declare and the APIs' name rules; an OpenAI
-definition with `"strict": true` is judged in the strict dialect. A Gemini declaration without `parameters`
+or Anthropic definition with `"strict": true` is judged in that API's strict dialect. A Gemini declaration without `parameters`
 (a tool that takes none) has `schema` null and only its declaration judged.
 """
 
@@ -228,7 +232,8 @@ def judge(entries):
     """Per dialect (or group): the number judged and accepted, and every refusal."""
     report = {}
     for e in entries:
-        d = report.setdefault(e.get("group", e["dialect"]), {"judged": 0, "accepted": 0, "refused": []})
+        d = report.setdefault(e.get("group", e["dialect"]),
+                              {"judged": 0, "accepted": 0, "strict": 0, "refused": []})
         d["judged"] += 1
         schema = e["schema"]
         problems = sent_problems(e) if "sent" in e else []
@@ -242,6 +247,9 @@ def judge(entries):
                 problems += strict_problems(schema)
             elif e["dialect"] == "gemini":
                 problems += gemini_problems(e["name"], e.get("description", ""), schema)
+            elif e["dialect"] == "anthropic-strict" and e.get("strict"):
+                d["strict"] += 1
+                problems += anthropic_strict_problems(schema)
         if problems:
             d["refused"].append({"name": e["name"], "problems": problems[:5]})
         else:

@@ -487,7 +487,12 @@ fn view(
     let dialects = DialectSchemas::new(
         dialect(&root, Labels { active, widest }, Target::OpenAiStrict),
         dialect(&root, Labels { active, widest }, Target::Gemini),
-    );
+    )
+    .with_anthropic_strict(Some(dialect(
+        &root,
+        Labels { active, widest },
+        Target::AnthropicStrict,
+    )));
     View::new(key, leak_str(emitted.text), emitted.tokens)
         .with_active(active)
         .with_widest(widest)

@@ -36,6 +36,8 @@ pub struct Verdict {
     pub judged: usize,
     /// Schemas accepted.
     pub accepted: usize,
+    /// Schemas judged as Anthropic strict tools (`anthropic-strict` entries marked `strict`).
+    pub strict: usize,
     /// `tool name: problems` of each refused one.
     pub refused: Vec<String>,
 }
@@ -106,7 +108,8 @@ pub fn entry(name: &str, description: &str, dialect: Dialect, schema: &str) -> V
 /// The judge entries of the tool definitions in a model request body, exactly as sent, each with
 /// the whole definition (`sent`) for the SDKs' request types: an OpenAI chat-completions body's
 /// `tools[]` (`function.parameters`; the `openai-strict` dialect when `function.strict` is true,
-/// else `openai`), an Anthropic Messages body's `tools[]` (`input_schema`, `anthropic`), a Gemini
+/// else `openai`), an Anthropic Messages body's `tools[]` (`input_schema`; `anthropic-strict`
+/// judged as a strict tool when `strict` is true, else `anthropic`), a Gemini
 /// `generateContent` body's `tools[].functionDeclarations[]` (`parameters`, `gemini`; null when
 /// left out). Panics on a body of none of these shapes: a test that judges nothing proves nothing.
 pub fn sent_entries(body: &Value) -> Vec<Value> {
@@ -134,13 +137,21 @@ pub fn sent_entries(body: &Value) -> Vec<Value> {
                 f.get("parameters"),
             ));
         } else if tool.get("input_schema").is_some() {
-            out.push(sent(
+            let strict = tool["strict"] == true;
+            let dialect = if strict {
+                Dialect::AnthropicStrict
+            } else {
+                Dialect::Anthropic
+            };
+            let mut entry = sent(
                 tool,
                 tool,
                 "anthropic",
-                "anthropic",
+                dialect.as_str(),
                 tool.get("input_schema"),
-            ));
+            );
+            entry["strict"] = strict.into();
+            out.push(entry);
         } else {
             panic!("a tool definition of no known wire shape: {tool}");
         }
@@ -157,13 +168,18 @@ fn sent(named: &Value, tool: &Value, wire: &str, dialect: &str, schema: Option<&
     })
 }
 
-/// Every view of every tool in every dialect, as judge entries.
+/// Every view of every tool in every dialect, as judge entries (in `anthropic-strict`, marked
+/// `strict` where the view goes strict, as `anthropic::run` sends it).
 pub fn entries<'a>(tools: impl IntoIterator<Item = &'a ToolDef>) -> Vec<Value> {
     let mut out = Vec::new();
     for tool in tools {
         for view in tool.views {
             for d in Dialect::ALL {
-                out.push(entry(tool.name, tool.description, d, view.schema_in(d)));
+                let mut e = entry(tool.name, tool.description, d, view.schema_in(d));
+                if d == Dialect::AnthropicStrict {
+                    e["strict"] = view.anthropic_strict().is_some().into();
+                }
+                out.push(e);
             }
         }
     }
@@ -204,6 +220,7 @@ pub fn judge(entries: &[Value], scratch: &Path) -> BTreeMap<String, Verdict> {
             Verdict {
                 judged: v["judged"].as_u64().unwrap_or(0) as usize,
                 accepted: v["accepted"].as_u64().unwrap_or(0) as usize,
+                strict: v["strict"].as_u64().unwrap_or(0) as usize,
                 refused,
             },
         );

@@ -217,69 +217,104 @@ pub mod tracker {
                             )
                             .with_dialects(
                                 &DialectSchemas::new(
-                                    DialectSchema::new(
-                                        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"required":["project","labels","state","page","per_page"],"additionalProperties":false}"#,
-                                        177,
-                                        &[
-                                            PropSpan {
-                                                name: "project",
-                                                property: (31, 105),
-                                                required: Some((635, 645)),
-                                            },
-                                            PropSpan {
-                                                name: "labels",
-                                                property: (104, 242),
-                                                required: Some((644, 653)),
-                                            },
-                                            PropSpan {
-                                                name: "state",
-                                                property: (242, 384),
-                                                required: Some((653, 661)),
-                                            },
-                                            PropSpan {
-                                                name: "page",
-                                                property: (384, 503),
-                                                required: Some((661, 668)),
-                                            },
-                                            PropSpan {
-                                                name: "per_page",
-                                                property: (503, 621),
-                                                required: Some((668, 679)),
-                                            },
-                                        ],
+                                        DialectSchema::new(
+                                            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"required":["project","labels","state","page","per_page"],"additionalProperties":false}"#,
+                                            177,
+                                            &[
+                                                PropSpan {
+                                                    name: "project",
+                                                    property: (31, 105),
+                                                    required: Some((635, 645)),
+                                                },
+                                                PropSpan {
+                                                    name: "labels",
+                                                    property: (104, 242),
+                                                    required: Some((644, 653)),
+                                                },
+                                                PropSpan {
+                                                    name: "state",
+                                                    property: (242, 384),
+                                                    required: Some((653, 661)),
+                                                },
+                                                PropSpan {
+                                                    name: "page",
+                                                    property: (384, 503),
+                                                    required: Some((661, 668)),
+                                                },
+                                                PropSpan {
+                                                    name: "per_page",
+                                                    property: (503, 621),
+                                                    required: Some((668, 679)),
+                                                },
+                                            ],
+                                        ),
+                                        DialectSchema::new(
+                                            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100}},"required":["project"]}"#,
+                                            136,
+                                            &[
+                                                PropSpan {
+                                                    name: "project",
+                                                    property: (31, 119),
+                                                    required: Some((522, 545)),
+                                                },
+                                                PropSpan {
+                                                    name: "labels",
+                                                    property: (118, 228),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "state",
+                                                    property: (228, 340),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "page",
+                                                    property: (340, 431),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "per_page",
+                                                    property: (431, 521),
+                                                    required: None,
+                                                },
+                                            ],
+                                        ),
+                                    )
+                                    .with_anthropic_strict(
+                                        Some(
+                                            DialectSchema::new(
+                                                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"description":"Which issues to list. Default: \"open\".","enum":["open","closed","all"]},"page":{"type":"integer","description":"The page to return (1 is the first). Minimum: 1."},"per_page":{"type":"integer","description":"Results per page. Minimum: 1. Maximum: 100."}},"required":["project"],"additionalProperties":false}"#,
+                                                136,
+                                                &[
+                                                    PropSpan {
+                                                        name: "project",
+                                                        property: (31, 105),
+                                                        required: Some((494, 517)),
+                                                    },
+                                                    PropSpan {
+                                                        name: "labels",
+                                                        property: (104, 214),
+                                                        required: None,
+                                                    },
+                                                    PropSpan {
+                                                        name: "state",
+                                                        property: (214, 312),
+                                                        required: None,
+                                                    },
+                                                    PropSpan {
+                                                        name: "page",
+                                                        property: (312, 403),
+                                                        required: None,
+                                                    },
+                                                    PropSpan {
+                                                        name: "per_page",
+                                                        property: (403, 493),
+                                                        required: None,
+                                                    },
+                                                ],
+                                            ),
+                                        ),
                                     ),
-                                    DialectSchema::new(
-                                        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100}},"required":["project"]}"#,
-                                        136,
-                                        &[
-                                            PropSpan {
-                                                name: "project",
-                                                property: (31, 119),
-                                                required: Some((522, 545)),
-                                            },
-                                            PropSpan {
-                                                name: "labels",
-                                                property: (118, 228),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "state",
-                                                property: (228, 340),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "page",
-                                                property: (340, 431),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "per_page",
-                                                property: (431, 521),
-                                                required: None,
-                                            },
-                                        ],
-                                    ),
-                                ),
                             ),
                         View::new(ViewKey::Label("pro"), ISSUES_LIST_0_SCHEMA, 165)
                             .with_active(&["pro"])
@@ -539,99 +574,100 @@ pub mod tracker {
                             )
                             .with_dialects(
                                 &DialectSchemas::new(
-                                    DialectSchema::new(
-                                        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"priority":{"description":"Priority, 1 (highest) to 3. Default: 2.","anyOf":[{"type":"integer","enum":[1,2,3]},{"type":"null"}]},"metadata":{"description":"Free-form key/value metadata.","anyOf":[{"type":"array","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"],"additionalProperties":false}},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","priority","metadata","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
-                                        458,
-                                        &[
-                                            PropSpan {
-                                                name: "project",
-                                                property: (31, 92),
-                                                required: Some((1314, 1324)),
-                                            },
-                                            PropSpan {
-                                                name: "title",
-                                                property: (91, 153),
-                                                required: Some((1323, 1331)),
-                                            },
-                                            PropSpan {
-                                                name: "due_on",
-                                                property: (153, 267),
-                                                required: Some((1331, 1340)),
-                                            },
-                                            PropSpan {
-                                                name: "thread",
-                                                property: (267, 368),
-                                                required: Some((1340, 1349)),
-                                            },
-                                            PropSpan {
-                                                name: "labels",
-                                                property: (368, 780),
-                                                required: Some((1349, 1358)),
-                                            },
-                                            PropSpan {
-                                                name: "priority",
-                                                property: (780, 909),
-                                                required: Some((1358, 1369)),
-                                            },
-                                            PropSpan {
-                                                name: "metadata",
-                                                property: (909, 1192),
-                                                required: Some((1369, 1380)),
-                                            },
-                                            PropSpan {
-                                                name: "assignee",
-                                                property: (1192, 1300),
-                                                required: Some((1380, 1391)),
-                                            },
-                                        ],
-                                    ),
-                                    DialectSchema::new(
-                                        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3. One of: 1, 2, 3.","default":2},"metadata":{"type":"array","description":"Free-form key/value metadata.","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"]}},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
-                                        364,
-                                        &[
-                                            PropSpan {
-                                                name: "project",
-                                                property: (31, 106),
-                                                required: Some((1109, 1119)),
-                                            },
-                                            PropSpan {
-                                                name: "title",
-                                                property: (105, 181),
-                                                required: Some((1118, 1126)),
-                                            },
-                                            PropSpan {
-                                                name: "due_on",
-                                                property: (181, 265),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "thread",
-                                                property: (265, 336),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "labels",
-                                                property: (336, 670),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "priority",
-                                                property: (670, 773),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "metadata",
-                                                property: (773, 999),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "assignee",
-                                                property: (999, 1095),
-                                                required: None,
-                                            },
-                                        ],
-                                    ),
-                                ),
+                                        DialectSchema::new(
+                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"priority":{"description":"Priority, 1 (highest) to 3. Default: 2.","anyOf":[{"type":"integer","enum":[1,2,3]},{"type":"null"}]},"metadata":{"description":"Free-form key/value metadata.","anyOf":[{"type":"array","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"],"additionalProperties":false}},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","priority","metadata","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
+                                            458,
+                                            &[
+                                                PropSpan {
+                                                    name: "project",
+                                                    property: (31, 92),
+                                                    required: Some((1314, 1324)),
+                                                },
+                                                PropSpan {
+                                                    name: "title",
+                                                    property: (91, 153),
+                                                    required: Some((1323, 1331)),
+                                                },
+                                                PropSpan {
+                                                    name: "due_on",
+                                                    property: (153, 267),
+                                                    required: Some((1331, 1340)),
+                                                },
+                                                PropSpan {
+                                                    name: "thread",
+                                                    property: (267, 368),
+                                                    required: Some((1340, 1349)),
+                                                },
+                                                PropSpan {
+                                                    name: "labels",
+                                                    property: (368, 780),
+                                                    required: Some((1349, 1358)),
+                                                },
+                                                PropSpan {
+                                                    name: "priority",
+                                                    property: (780, 909),
+                                                    required: Some((1358, 1369)),
+                                                },
+                                                PropSpan {
+                                                    name: "metadata",
+                                                    property: (909, 1192),
+                                                    required: Some((1369, 1380)),
+                                                },
+                                                PropSpan {
+                                                    name: "assignee",
+                                                    property: (1192, 1300),
+                                                    required: Some((1380, 1391)),
+                                                },
+                                            ],
+                                        ),
+                                        DialectSchema::new(
+                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3. One of: 1, 2, 3.","default":2},"metadata":{"type":"array","description":"Free-form key/value metadata.","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"]}},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
+                                            364,
+                                            &[
+                                                PropSpan {
+                                                    name: "project",
+                                                    property: (31, 106),
+                                                    required: Some((1109, 1119)),
+                                                },
+                                                PropSpan {
+                                                    name: "title",
+                                                    property: (105, 181),
+                                                    required: Some((1118, 1126)),
+                                                },
+                                                PropSpan {
+                                                    name: "due_on",
+                                                    property: (181, 265),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "thread",
+                                                    property: (265, 336),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "labels",
+                                                    property: (336, 670),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "priority",
+                                                    property: (670, 773),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "metadata",
+                                                    property: (773, 999),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "assignee",
+                                                    property: (999, 1095),
+                                                    required: None,
+                                                },
+                                            ],
+                                        ),
+                                    )
+                                    .with_anthropic_strict(None),
                             ),
                         View::new(
                                 ViewKey::Unmatched,
@@ -722,79 +758,80 @@ pub mod tracker {
                             )
                             .with_dialects(
                                 &DialectSchemas::new(
-                                    DialectSchema::new(
-                                        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
-                                        349,
-                                        &[
-                                            PropSpan {
-                                                name: "project",
-                                                property: (31, 92),
-                                                required: Some((902, 912)),
-                                            },
-                                            PropSpan {
-                                                name: "title",
-                                                property: (91, 153),
-                                                required: Some((911, 919)),
-                                            },
-                                            PropSpan {
-                                                name: "due_on",
-                                                property: (153, 267),
-                                                required: Some((919, 928)),
-                                            },
-                                            PropSpan {
-                                                name: "thread",
-                                                property: (267, 368),
-                                                required: Some((928, 937)),
-                                            },
-                                            PropSpan {
-                                                name: "labels",
-                                                property: (368, 780),
-                                                required: Some((937, 946)),
-                                            },
-                                            PropSpan {
-                                                name: "assignee",
-                                                property: (780, 888),
-                                                required: Some((946, 957)),
-                                            },
-                                        ],
-                                    ),
-                                    DialectSchema::new(
-                                        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
-                                        282,
-                                        &[
-                                            PropSpan {
-                                                name: "project",
-                                                property: (31, 106),
-                                                required: Some((780, 790)),
-                                            },
-                                            PropSpan {
-                                                name: "title",
-                                                property: (105, 181),
-                                                required: Some((789, 797)),
-                                            },
-                                            PropSpan {
-                                                name: "due_on",
-                                                property: (181, 265),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "thread",
-                                                property: (265, 336),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "labels",
-                                                property: (336, 670),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "assignee",
-                                                property: (670, 766),
-                                                required: None,
-                                            },
-                                        ],
-                                    ),
-                                ),
+                                        DialectSchema::new(
+                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
+                                            349,
+                                            &[
+                                                PropSpan {
+                                                    name: "project",
+                                                    property: (31, 92),
+                                                    required: Some((902, 912)),
+                                                },
+                                                PropSpan {
+                                                    name: "title",
+                                                    property: (91, 153),
+                                                    required: Some((911, 919)),
+                                                },
+                                                PropSpan {
+                                                    name: "due_on",
+                                                    property: (153, 267),
+                                                    required: Some((919, 928)),
+                                                },
+                                                PropSpan {
+                                                    name: "thread",
+                                                    property: (267, 368),
+                                                    required: Some((928, 937)),
+                                                },
+                                                PropSpan {
+                                                    name: "labels",
+                                                    property: (368, 780),
+                                                    required: Some((937, 946)),
+                                                },
+                                                PropSpan {
+                                                    name: "assignee",
+                                                    property: (780, 888),
+                                                    required: Some((946, 957)),
+                                                },
+                                            ],
+                                        ),
+                                        DialectSchema::new(
+                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
+                                            282,
+                                            &[
+                                                PropSpan {
+                                                    name: "project",
+                                                    property: (31, 106),
+                                                    required: Some((780, 790)),
+                                                },
+                                                PropSpan {
+                                                    name: "title",
+                                                    property: (105, 181),
+                                                    required: Some((789, 797)),
+                                                },
+                                                PropSpan {
+                                                    name: "due_on",
+                                                    property: (181, 265),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "thread",
+                                                    property: (265, 336),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "labels",
+                                                    property: (336, 670),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "assignee",
+                                                    property: (670, 766),
+                                                    required: None,
+                                                },
+                                            ],
+                                        ),
+                                    )
+                                    .with_anthropic_strict(None),
                             ),
                         View::new(
                                 ViewKey::Label("beta"),
@@ -896,89 +933,90 @@ pub mod tracker {
                             )
                             .with_dialects(
                                 &DialectSchemas::new(
-                                    DialectSchema::new(
-                                        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"metadata":{"description":"Free-form key/value metadata.","anyOf":[{"type":"array","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"],"additionalProperties":false}},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","metadata","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
-                                        423,
-                                        &[
-                                            PropSpan {
-                                                name: "project",
-                                                property: (31, 92),
-                                                required: Some((1185, 1195)),
-                                            },
-                                            PropSpan {
-                                                name: "title",
-                                                property: (91, 153),
-                                                required: Some((1194, 1202)),
-                                            },
-                                            PropSpan {
-                                                name: "due_on",
-                                                property: (153, 267),
-                                                required: Some((1202, 1211)),
-                                            },
-                                            PropSpan {
-                                                name: "thread",
-                                                property: (267, 368),
-                                                required: Some((1211, 1220)),
-                                            },
-                                            PropSpan {
-                                                name: "labels",
-                                                property: (368, 780),
-                                                required: Some((1220, 1229)),
-                                            },
-                                            PropSpan {
-                                                name: "metadata",
-                                                property: (780, 1063),
-                                                required: Some((1229, 1240)),
-                                            },
-                                            PropSpan {
-                                                name: "assignee",
-                                                property: (1063, 1171),
-                                                required: Some((1240, 1251)),
-                                            },
-                                        ],
-                                    ),
-                                    DialectSchema::new(
-                                        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"metadata":{"type":"array","description":"Free-form key/value metadata.","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"]}},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
-                                        338,
-                                        &[
-                                            PropSpan {
-                                                name: "project",
-                                                property: (31, 106),
-                                                required: Some((1006, 1016)),
-                                            },
-                                            PropSpan {
-                                                name: "title",
-                                                property: (105, 181),
-                                                required: Some((1015, 1023)),
-                                            },
-                                            PropSpan {
-                                                name: "due_on",
-                                                property: (181, 265),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "thread",
-                                                property: (265, 336),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "labels",
-                                                property: (336, 670),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "metadata",
-                                                property: (670, 896),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "assignee",
-                                                property: (896, 992),
-                                                required: None,
-                                            },
-                                        ],
-                                    ),
-                                ),
+                                        DialectSchema::new(
+                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"metadata":{"description":"Free-form key/value metadata.","anyOf":[{"type":"array","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"],"additionalProperties":false}},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","metadata","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
+                                            423,
+                                            &[
+                                                PropSpan {
+                                                    name: "project",
+                                                    property: (31, 92),
+                                                    required: Some((1185, 1195)),
+                                                },
+                                                PropSpan {
+                                                    name: "title",
+                                                    property: (91, 153),
+                                                    required: Some((1194, 1202)),
+                                                },
+                                                PropSpan {
+                                                    name: "due_on",
+                                                    property: (153, 267),
+                                                    required: Some((1202, 1211)),
+                                                },
+                                                PropSpan {
+                                                    name: "thread",
+                                                    property: (267, 368),
+                                                    required: Some((1211, 1220)),
+                                                },
+                                                PropSpan {
+                                                    name: "labels",
+                                                    property: (368, 780),
+                                                    required: Some((1220, 1229)),
+                                                },
+                                                PropSpan {
+                                                    name: "metadata",
+                                                    property: (780, 1063),
+                                                    required: Some((1229, 1240)),
+                                                },
+                                                PropSpan {
+                                                    name: "assignee",
+                                                    property: (1063, 1171),
+                                                    required: Some((1240, 1251)),
+                                                },
+                                            ],
+                                        ),
+                                        DialectSchema::new(
+                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"metadata":{"type":"array","description":"Free-form key/value metadata.","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"]}},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
+                                            338,
+                                            &[
+                                                PropSpan {
+                                                    name: "project",
+                                                    property: (31, 106),
+                                                    required: Some((1006, 1016)),
+                                                },
+                                                PropSpan {
+                                                    name: "title",
+                                                    property: (105, 181),
+                                                    required: Some((1015, 1023)),
+                                                },
+                                                PropSpan {
+                                                    name: "due_on",
+                                                    property: (181, 265),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "thread",
+                                                    property: (265, 336),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "labels",
+                                                    property: (336, 670),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "metadata",
+                                                    property: (670, 896),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "assignee",
+                                                    property: (896, 992),
+                                                    required: None,
+                                                },
+                                            ],
+                                        ),
+                                    )
+                                    .with_anthropic_strict(None),
                             ),
                         View::new(
                                 ViewKey::Label("pro"),
@@ -1080,89 +1118,90 @@ pub mod tracker {
                             )
                             .with_dialects(
                                 &DialectSchemas::new(
-                                    DialectSchema::new(
-                                        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"priority":{"description":"Priority, 1 (highest) to 3. Default: 2.","anyOf":[{"type":"integer","enum":[1,2,3]},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","priority","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
-                                        384,
-                                        &[
-                                            PropSpan {
-                                                name: "project",
-                                                property: (31, 92),
-                                                required: Some((1031, 1041)),
-                                            },
-                                            PropSpan {
-                                                name: "title",
-                                                property: (91, 153),
-                                                required: Some((1040, 1048)),
-                                            },
-                                            PropSpan {
-                                                name: "due_on",
-                                                property: (153, 267),
-                                                required: Some((1048, 1057)),
-                                            },
-                                            PropSpan {
-                                                name: "thread",
-                                                property: (267, 368),
-                                                required: Some((1057, 1066)),
-                                            },
-                                            PropSpan {
-                                                name: "labels",
-                                                property: (368, 780),
-                                                required: Some((1066, 1075)),
-                                            },
-                                            PropSpan {
-                                                name: "priority",
-                                                property: (780, 909),
-                                                required: Some((1075, 1086)),
-                                            },
-                                            PropSpan {
-                                                name: "assignee",
-                                                property: (909, 1017),
-                                                required: Some((1086, 1097)),
-                                            },
-                                        ],
-                                    ),
-                                    DialectSchema::new(
-                                        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3. One of: 1, 2, 3.","default":2},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
-                                        307,
-                                        &[
-                                            PropSpan {
-                                                name: "project",
-                                                property: (31, 106),
-                                                required: Some((883, 893)),
-                                            },
-                                            PropSpan {
-                                                name: "title",
-                                                property: (105, 181),
-                                                required: Some((892, 900)),
-                                            },
-                                            PropSpan {
-                                                name: "due_on",
-                                                property: (181, 265),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "thread",
-                                                property: (265, 336),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "labels",
-                                                property: (336, 670),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "priority",
-                                                property: (670, 773),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "assignee",
-                                                property: (773, 869),
-                                                required: None,
-                                            },
-                                        ],
-                                    ),
-                                ),
+                                        DialectSchema::new(
+                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"priority":{"description":"Priority, 1 (highest) to 3. Default: 2.","anyOf":[{"type":"integer","enum":[1,2,3]},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","priority","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
+                                            384,
+                                            &[
+                                                PropSpan {
+                                                    name: "project",
+                                                    property: (31, 92),
+                                                    required: Some((1031, 1041)),
+                                                },
+                                                PropSpan {
+                                                    name: "title",
+                                                    property: (91, 153),
+                                                    required: Some((1040, 1048)),
+                                                },
+                                                PropSpan {
+                                                    name: "due_on",
+                                                    property: (153, 267),
+                                                    required: Some((1048, 1057)),
+                                                },
+                                                PropSpan {
+                                                    name: "thread",
+                                                    property: (267, 368),
+                                                    required: Some((1057, 1066)),
+                                                },
+                                                PropSpan {
+                                                    name: "labels",
+                                                    property: (368, 780),
+                                                    required: Some((1066, 1075)),
+                                                },
+                                                PropSpan {
+                                                    name: "priority",
+                                                    property: (780, 909),
+                                                    required: Some((1075, 1086)),
+                                                },
+                                                PropSpan {
+                                                    name: "assignee",
+                                                    property: (909, 1017),
+                                                    required: Some((1086, 1097)),
+                                                },
+                                            ],
+                                        ),
+                                        DialectSchema::new(
+                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3. One of: 1, 2, 3.","default":2},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
+                                            307,
+                                            &[
+                                                PropSpan {
+                                                    name: "project",
+                                                    property: (31, 106),
+                                                    required: Some((883, 893)),
+                                                },
+                                                PropSpan {
+                                                    name: "title",
+                                                    property: (105, 181),
+                                                    required: Some((892, 900)),
+                                                },
+                                                PropSpan {
+                                                    name: "due_on",
+                                                    property: (181, 265),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "thread",
+                                                    property: (265, 336),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "labels",
+                                                    property: (336, 670),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "priority",
+                                                    property: (670, 773),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "assignee",
+                                                    property: (773, 869),
+                                                    required: None,
+                                                },
+                                            ],
+                                        ),
+                                    )
+                                    .with_anthropic_strict(None),
                             ),
                     ],
                 )
@@ -1458,99 +1497,149 @@ pub mod tracker {
                             )
                             .with_dialects(
                                 &DialectSchemas::new(
-                                    DialectSchema::new(
-                                        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"description":"The new title.","anyOf":[{"type":"string"},{"type":"null"}]},"state":{"description":"The new state.","anyOf":[{"type":"string","enum":["open","closed"]},{"type":"null"}]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"description":"Estimate in hours.","anyOf":[{"type":"number"},{"type":"null"}]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"description":"The issue's URL.","anyOf":[{"type":"string"},{"type":"null"}]},"number":{"description":"The issue's number.","anyOf":[{"type":"integer"},{"type":"null"}]}},"required":["url","number"],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","title","state","reason","estimate","extra","duplicate_of"],"additionalProperties":false}"#,
-                                        378,
-                                        &[
-                                            PropSpan {
-                                                name: "project",
-                                                property: (31, 92),
-                                                required: Some((1407, 1417)),
-                                            },
-                                            PropSpan {
-                                                name: "number",
-                                                property: (91, 165),
-                                                required: Some((1416, 1425)),
-                                            },
-                                            PropSpan {
-                                                name: "title",
-                                                property: (165, 250),
-                                                required: Some((1425, 1433)),
-                                            },
-                                            PropSpan {
-                                                name: "state",
-                                                property: (250, 360),
-                                                required: Some((1433, 1441)),
-                                            },
-                                            PropSpan {
-                                                name: "reason",
-                                                property: (360, 461),
-                                                required: Some((1441, 1450)),
-                                            },
-                                            PropSpan {
-                                                name: "estimate",
-                                                property: (461, 553),
-                                                required: Some((1450, 1461)),
-                                            },
-                                            PropSpan {
-                                                name: "extra",
-                                                property: (553, 945),
-                                                required: Some((1461, 1469)),
-                                            },
-                                            PropSpan {
-                                                name: "duplicate_of",
-                                                property: (945, 1393),
-                                                required: Some((1469, 1484)),
-                                            },
-                                        ],
+                                        DialectSchema::new(
+                                            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"description":"The new title.","anyOf":[{"type":"string"},{"type":"null"}]},"state":{"description":"The new state.","anyOf":[{"type":"string","enum":["open","closed"]},{"type":"null"}]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"description":"Estimate in hours.","anyOf":[{"type":"number"},{"type":"null"}]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"description":"The issue's URL.","anyOf":[{"type":"string"},{"type":"null"}]},"number":{"description":"The issue's number.","anyOf":[{"type":"integer"},{"type":"null"}]}},"required":["url","number"],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","title","state","reason","estimate","extra","duplicate_of"],"additionalProperties":false}"#,
+                                            378,
+                                            &[
+                                                PropSpan {
+                                                    name: "project",
+                                                    property: (31, 92),
+                                                    required: Some((1407, 1417)),
+                                                },
+                                                PropSpan {
+                                                    name: "number",
+                                                    property: (91, 165),
+                                                    required: Some((1416, 1425)),
+                                                },
+                                                PropSpan {
+                                                    name: "title",
+                                                    property: (165, 250),
+                                                    required: Some((1425, 1433)),
+                                                },
+                                                PropSpan {
+                                                    name: "state",
+                                                    property: (250, 360),
+                                                    required: Some((1433, 1441)),
+                                                },
+                                                PropSpan {
+                                                    name: "reason",
+                                                    property: (360, 461),
+                                                    required: Some((1441, 1450)),
+                                                },
+                                                PropSpan {
+                                                    name: "estimate",
+                                                    property: (461, 553),
+                                                    required: Some((1450, 1461)),
+                                                },
+                                                PropSpan {
+                                                    name: "extra",
+                                                    property: (553, 945),
+                                                    required: Some((1461, 1469)),
+                                                },
+                                                PropSpan {
+                                                    name: "duplicate_of",
+                                                    property: (945, 1393),
+                                                    required: Some((1469, 1484)),
+                                                },
+                                            ],
+                                        ),
+                                        DialectSchema::new(
+                                            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"nullable":true,"type":"object","description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"duplicate_of":{"nullable":true,"type":"object","description":"The issue this one duplicates, by URL or number; null clears it. Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}}}},"required":["project","number","reason"]}"#,
+                                            276,
+                                            &[
+                                                PropSpan {
+                                                    name: "project",
+                                                    property: (31, 106),
+                                                    required: Some((1075, 1085)),
+                                                },
+                                                PropSpan {
+                                                    name: "number",
+                                                    property: (105, 179),
+                                                    required: Some((1084, 1093)),
+                                                },
+                                                PropSpan {
+                                                    name: "title",
+                                                    property: (179, 236),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "state",
+                                                    property: (236, 318),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "reason",
+                                                    property: (318, 419),
+                                                    required: Some((1093, 1102)),
+                                                },
+                                                PropSpan {
+                                                    name: "estimate",
+                                                    property: (419, 483),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "extra",
+                                                    property: (483, 754),
+                                                    required: None,
+                                                },
+                                                PropSpan {
+                                                    name: "duplicate_of",
+                                                    property: (754, 1061),
+                                                    required: None,
+                                                },
+                                            ],
+                                        ),
+                                    )
+                                    .with_anthropic_strict(
+                                        Some(
+                                            DialectSchema::new(
+                                                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number. Minimum: 1."},"title":{"type":"string","description":"The new title."},"state":{"description":"The new state.","enum":["open","closed"]},"reason":{"description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#,
+                                                296,
+                                                &[
+                                                    PropSpan {
+                                                        name: "project",
+                                                        property: (31, 92),
+                                                        required: Some((1127, 1137)),
+                                                    },
+                                                    PropSpan {
+                                                        name: "number",
+                                                        property: (91, 165),
+                                                        required: Some((1136, 1145)),
+                                                    },
+                                                    PropSpan {
+                                                        name: "title",
+                                                        property: (165, 222),
+                                                        required: None,
+                                                    },
+                                                    PropSpan {
+                                                        name: "state",
+                                                        property: (222, 288),
+                                                        required: None,
+                                                    },
+                                                    PropSpan {
+                                                        name: "reason",
+                                                        property: (288, 373),
+                                                        required: Some((1145, 1154)),
+                                                    },
+                                                    PropSpan {
+                                                        name: "estimate",
+                                                        property: (373, 437),
+                                                        required: None,
+                                                    },
+                                                    PropSpan {
+                                                        name: "extra",
+                                                        property: (437, 749),
+                                                        required: None,
+                                                    },
+                                                    PropSpan {
+                                                        name: "duplicate_of",
+                                                        property: (749, 1113),
+                                                        required: None,
+                                                    },
+                                                ],
+                                            ),
+                                        ),
                                     ),
-                                    DialectSchema::new(
-                                        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"nullable":true,"type":"object","description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"duplicate_of":{"nullable":true,"type":"object","description":"The issue this one duplicates, by URL or number; null clears it. Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}}}},"required":["project","number","reason"]}"#,
-                                        276,
-                                        &[
-                                            PropSpan {
-                                                name: "project",
-                                                property: (31, 106),
-                                                required: Some((1075, 1085)),
-                                            },
-                                            PropSpan {
-                                                name: "number",
-                                                property: (105, 179),
-                                                required: Some((1084, 1093)),
-                                            },
-                                            PropSpan {
-                                                name: "title",
-                                                property: (179, 236),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "state",
-                                                property: (236, 318),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "reason",
-                                                property: (318, 419),
-                                                required: Some((1093, 1102)),
-                                            },
-                                            PropSpan {
-                                                name: "estimate",
-                                                property: (419, 483),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "extra",
-                                                property: (483, 754),
-                                                required: None,
-                                            },
-                                            PropSpan {
-                                                name: "duplicate_of",
-                                                property: (754, 1061),
-                                                required: None,
-                                            },
-                                        ],
-                                    ),
-                                ),
                             ),
                         View::new(ViewKey::Label("update"), ISSUES_UPDATE_0_SCHEMA, 291)
                             .with_active(&["update"])
@@ -2229,79 +2318,119 @@ pub mod tracker {
         );
     /// Shared by the views that show the same fields.
     static ISSUES_LIST_0_DIALECTS: DialectSchemas = DialectSchemas::new(
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]},"internal_score":{"description":"Minimum triage score.","anyOf":[{"type":"number","minimum":-1.5},{"type":"null"}]}},"required":["project","labels","state","page","per_page","internal_score"],"additionalProperties":false}"#,
-            210,
-            &[
-                PropSpan {
-                    name: "project",
-                    property: (31, 105),
-                    required: Some((751, 761)),
-                },
-                PropSpan {
-                    name: "labels",
-                    property: (104, 242),
-                    required: Some((760, 769)),
-                },
-                PropSpan {
-                    name: "state",
-                    property: (242, 384),
-                    required: Some((769, 777)),
-                },
-                PropSpan {
-                    name: "page",
-                    property: (384, 503),
-                    required: Some((777, 784)),
-                },
-                PropSpan {
-                    name: "per_page",
-                    property: (503, 621),
-                    required: Some((784, 795)),
-                },
-                PropSpan {
-                    name: "internal_score",
-                    property: (621, 737),
-                    required: Some((795, 812)),
-                },
-            ],
-        ),
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100},"internal_score":{"type":"number","description":"Minimum triage score.","minimum":-1.5}},"required":["project"]}"#,
-            158,
-            &[
-                PropSpan {
-                    name: "project",
-                    property: (31, 119),
-                    required: Some((610, 633)),
-                },
-                PropSpan {
-                    name: "labels",
-                    property: (118, 228),
-                    required: None,
-                },
-                PropSpan {
-                    name: "state",
-                    property: (228, 340),
-                    required: None,
-                },
-                PropSpan {
-                    name: "page",
-                    property: (340, 431),
-                    required: None,
-                },
-                PropSpan {
-                    name: "per_page",
-                    property: (431, 521),
-                    required: None,
-                },
-                PropSpan {
-                    name: "internal_score",
-                    property: (521, 609),
-                    required: None,
-                },
-            ],
-        ),
-    );
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]},"internal_score":{"description":"Minimum triage score.","anyOf":[{"type":"number","minimum":-1.5},{"type":"null"}]}},"required":["project","labels","state","page","per_page","internal_score"],"additionalProperties":false}"#,
+                210,
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 105),
+                        required: Some((751, 761)),
+                    },
+                    PropSpan {
+                        name: "labels",
+                        property: (104, 242),
+                        required: Some((760, 769)),
+                    },
+                    PropSpan {
+                        name: "state",
+                        property: (242, 384),
+                        required: Some((769, 777)),
+                    },
+                    PropSpan {
+                        name: "page",
+                        property: (384, 503),
+                        required: Some((777, 784)),
+                    },
+                    PropSpan {
+                        name: "per_page",
+                        property: (503, 621),
+                        required: Some((784, 795)),
+                    },
+                    PropSpan {
+                        name: "internal_score",
+                        property: (621, 737),
+                        required: Some((795, 812)),
+                    },
+                ],
+            ),
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100},"internal_score":{"type":"number","description":"Minimum triage score.","minimum":-1.5}},"required":["project"]}"#,
+                158,
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 119),
+                        required: Some((610, 633)),
+                    },
+                    PropSpan {
+                        name: "labels",
+                        property: (118, 228),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "state",
+                        property: (228, 340),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "page",
+                        property: (340, 431),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "per_page",
+                        property: (431, 521),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "internal_score",
+                        property: (521, 609),
+                        required: None,
+                    },
+                ],
+            ),
+        )
+        .with_anthropic_strict(
+            Some(
+                DialectSchema::new(
+                    r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"description":"Which issues to list. Default: \"open\".","enum":["open","closed","all"]},"page":{"type":"integer","description":"The page to return (1 is the first). Minimum: 1."},"per_page":{"type":"integer","description":"Results per page. Minimum: 1. Maximum: 100."},"internal_score":{"type":"number","description":"Minimum triage score. Minimum: -1.5."}},"required":["project"],"additionalProperties":false}"#,
+                    158,
+                    &[
+                        PropSpan {
+                            name: "project",
+                            property: (31, 105),
+                            required: Some((582, 605)),
+                        },
+                        PropSpan {
+                            name: "labels",
+                            property: (104, 214),
+                            required: None,
+                        },
+                        PropSpan {
+                            name: "state",
+                            property: (214, 312),
+                            required: None,
+                        },
+                        PropSpan {
+                            name: "page",
+                            property: (312, 403),
+                            required: None,
+                        },
+                        PropSpan {
+                            name: "per_page",
+                            property: (403, 493),
+                            required: None,
+                        },
+                        PropSpan {
+                            name: "internal_score",
+                            property: (493, 581),
+                            required: None,
+                        },
+                    ],
+                ),
+            ),
+        );
     /// Shared by the views of `tracker_issues_list` that show the same fields.
     const ISSUES_LIST_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100},"internal_score":{"type":"number","description":"Minimum triage score.","minimum":-1.5}},"required":["project"],"additionalProperties":false}"#;
     const ISSUES_LIST_0_PATHS: &[PathCost] = &[
@@ -2378,89 +2507,134 @@ pub mod tracker {
 }): Promise<{id; title; state; labels: {name}; assignee: {login}}>"#;
     /// Shared by the views that show the same fields.
     static ISSUES_UPDATE_0_DIALECTS: DialectSchemas = DialectSchemas::new(
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"description":"The new title.","anyOf":[{"type":"string"},{"type":"null"}]},"state":{"description":"The new state.","anyOf":[{"type":"string","enum":["open","closed"]},{"type":"null"}]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"description":"The issue's URL.","anyOf":[{"type":"string"},{"type":"null"}]},"number":{"description":"The issue's number.","anyOf":[{"type":"integer"},{"type":"null"}]}},"required":["url","number"],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","title","state","reason","extra","duplicate_of"],"additionalProperties":false}"#,
-            353,
-            &[
-                PropSpan {
-                    name: "project",
-                    property: (31, 92),
-                    required: Some((1315, 1325)),
-                },
-                PropSpan {
-                    name: "number",
-                    property: (91, 165),
-                    required: Some((1324, 1333)),
-                },
-                PropSpan {
-                    name: "title",
-                    property: (165, 250),
-                    required: Some((1333, 1341)),
-                },
-                PropSpan {
-                    name: "state",
-                    property: (250, 360),
-                    required: Some((1341, 1349)),
-                },
-                PropSpan {
-                    name: "reason",
-                    property: (360, 461),
-                    required: Some((1349, 1358)),
-                },
-                PropSpan {
-                    name: "extra",
-                    property: (461, 853),
-                    required: Some((1358, 1366)),
-                },
-                PropSpan {
-                    name: "duplicate_of",
-                    property: (853, 1301),
-                    required: Some((1366, 1381)),
-                },
-            ],
-        ),
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"nullable":true,"type":"object","description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"duplicate_of":{"nullable":true,"type":"object","description":"The issue this one duplicates, by URL or number; null clears it. Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}}}},"required":["project","number","reason"]}"#,
-            260,
-            &[
-                PropSpan {
-                    name: "project",
-                    property: (31, 106),
-                    required: Some((1011, 1021)),
-                },
-                PropSpan {
-                    name: "number",
-                    property: (105, 179),
-                    required: Some((1020, 1029)),
-                },
-                PropSpan {
-                    name: "title",
-                    property: (179, 236),
-                    required: None,
-                },
-                PropSpan {
-                    name: "state",
-                    property: (236, 318),
-                    required: None,
-                },
-                PropSpan {
-                    name: "reason",
-                    property: (318, 419),
-                    required: Some((1029, 1038)),
-                },
-                PropSpan {
-                    name: "extra",
-                    property: (419, 690),
-                    required: None,
-                },
-                PropSpan {
-                    name: "duplicate_of",
-                    property: (690, 997),
-                    required: None,
-                },
-            ],
-        ),
-    );
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"description":"The new title.","anyOf":[{"type":"string"},{"type":"null"}]},"state":{"description":"The new state.","anyOf":[{"type":"string","enum":["open","closed"]},{"type":"null"}]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"description":"The issue's URL.","anyOf":[{"type":"string"},{"type":"null"}]},"number":{"description":"The issue's number.","anyOf":[{"type":"integer"},{"type":"null"}]}},"required":["url","number"],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","title","state","reason","extra","duplicate_of"],"additionalProperties":false}"#,
+                353,
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 92),
+                        required: Some((1315, 1325)),
+                    },
+                    PropSpan {
+                        name: "number",
+                        property: (91, 165),
+                        required: Some((1324, 1333)),
+                    },
+                    PropSpan {
+                        name: "title",
+                        property: (165, 250),
+                        required: Some((1333, 1341)),
+                    },
+                    PropSpan {
+                        name: "state",
+                        property: (250, 360),
+                        required: Some((1341, 1349)),
+                    },
+                    PropSpan {
+                        name: "reason",
+                        property: (360, 461),
+                        required: Some((1349, 1358)),
+                    },
+                    PropSpan {
+                        name: "extra",
+                        property: (461, 853),
+                        required: Some((1358, 1366)),
+                    },
+                    PropSpan {
+                        name: "duplicate_of",
+                        property: (853, 1301),
+                        required: Some((1366, 1381)),
+                    },
+                ],
+            ),
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"nullable":true,"type":"object","description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"duplicate_of":{"nullable":true,"type":"object","description":"The issue this one duplicates, by URL or number; null clears it. Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}}}},"required":["project","number","reason"]}"#,
+                260,
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 106),
+                        required: Some((1011, 1021)),
+                    },
+                    PropSpan {
+                        name: "number",
+                        property: (105, 179),
+                        required: Some((1020, 1029)),
+                    },
+                    PropSpan {
+                        name: "title",
+                        property: (179, 236),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "state",
+                        property: (236, 318),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "reason",
+                        property: (318, 419),
+                        required: Some((1029, 1038)),
+                    },
+                    PropSpan {
+                        name: "extra",
+                        property: (419, 690),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "duplicate_of",
+                        property: (690, 997),
+                        required: None,
+                    },
+                ],
+            ),
+        )
+        .with_anthropic_strict(
+            Some(
+                DialectSchema::new(
+                    r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number. Minimum: 1."},"title":{"type":"string","description":"The new title."},"state":{"description":"The new state.","enum":["open","closed"]},"reason":{"description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#,
+                    280,
+                    &[
+                        PropSpan {
+                            name: "project",
+                            property: (31, 92),
+                            required: Some((1063, 1073)),
+                        },
+                        PropSpan {
+                            name: "number",
+                            property: (91, 165),
+                            required: Some((1072, 1081)),
+                        },
+                        PropSpan {
+                            name: "title",
+                            property: (165, 222),
+                            required: None,
+                        },
+                        PropSpan {
+                            name: "state",
+                            property: (222, 288),
+                            required: None,
+                        },
+                        PropSpan {
+                            name: "reason",
+                            property: (288, 373),
+                            required: Some((1081, 1090)),
+                        },
+                        PropSpan {
+                            name: "extra",
+                            property: (373, 685),
+                            required: None,
+                        },
+                        PropSpan {
+                            name: "duplicate_of",
+                            property: (685, 1049),
+                            required: None,
+                        },
+                    ],
+                ),
+            ),
+        );
     /// Shared by the views of `tracker_issues_update` that show the same fields.
     const ISSUES_UPDATE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"oneOf":[{"required":["url"]},{"required":["number"]}],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#;
     const ISSUES_UPDATE_0_PATHS: &[PathCost] = &[
@@ -2568,49 +2742,74 @@ pub mod tracker {
 }): Promise<any>"#;
     /// Shared by the views that show the same fields.
     static ISSUES_LOCK_0_DIALECTS: DialectSchemas = DialectSchemas::new(
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"description":"Why the conversation is locked.","anyOf":[{"type":"string","enum":["off-topic","too heated","resolved","spam"]},{"type":"null"}]}},"required":["project","number","lock_reason"],"additionalProperties":false}"#,
-            97,
-            &[
-                PropSpan {
-                    name: "project",
-                    property: (31, 92),
-                    required: Some((327, 337)),
-                },
-                PropSpan {
-                    name: "number",
-                    property: (91, 153),
-                    required: Some((336, 345)),
-                },
-                PropSpan {
-                    name: "lock_reason",
-                    property: (153, 313),
-                    required: Some((345, 359)),
-                },
-            ],
-        ),
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"type":"string","description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"]}"#,
-            83,
-            &[
-                PropSpan {
-                    name: "project",
-                    property: (31, 106),
-                    required: Some((313, 323)),
-                },
-                PropSpan {
-                    name: "number",
-                    property: (105, 167),
-                    required: Some((322, 331)),
-                },
-                PropSpan {
-                    name: "lock_reason",
-                    property: (167, 299),
-                    required: None,
-                },
-            ],
-        ),
-    );
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"description":"Why the conversation is locked.","anyOf":[{"type":"string","enum":["off-topic","too heated","resolved","spam"]},{"type":"null"}]}},"required":["project","number","lock_reason"],"additionalProperties":false}"#,
+                97,
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 92),
+                        required: Some((327, 337)),
+                    },
+                    PropSpan {
+                        name: "number",
+                        property: (91, 153),
+                        required: Some((336, 345)),
+                    },
+                    PropSpan {
+                        name: "lock_reason",
+                        property: (153, 313),
+                        required: Some((345, 359)),
+                    },
+                ],
+            ),
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"type":"string","description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"]}"#,
+                83,
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 106),
+                        required: Some((313, 323)),
+                    },
+                    PropSpan {
+                        name: "number",
+                        property: (105, 167),
+                        required: Some((322, 331)),
+                    },
+                    PropSpan {
+                        name: "lock_reason",
+                        property: (167, 299),
+                        required: None,
+                    },
+                ],
+            ),
+        )
+        .with_anthropic_strict(
+            Some(
+                DialectSchema::new(
+                    r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"],"additionalProperties":false}"#,
+                    83,
+                    &[
+                        PropSpan {
+                            name: "project",
+                            property: (31, 92),
+                            required: Some((283, 293)),
+                        },
+                        PropSpan {
+                            name: "number",
+                            property: (91, 153),
+                            required: Some((292, 301)),
+                        },
+                        PropSpan {
+                            name: "lock_reason",
+                            property: (153, 269),
+                            required: None,
+                        },
+                    ],
+                ),
+            ),
+        );
     /// Shared by the views of `tracker_issues_lock` that show the same fields.
     const ISSUES_LOCK_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"type":"string","description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"],"additionalProperties":false}"#;
     const ISSUES_LOCK_0_PATHS: &[PathCost] = &[
@@ -2654,39 +2853,59 @@ pub mod tracker {
 }): Promise<any>"#;
     /// Shared by the views that show the same fields.
     static ISSUES_DELETE_0_DIALECTS: DialectSchemas = DialectSchemas::new(
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
-            54,
-            &[
-                PropSpan {
-                    name: "project",
-                    property: (31, 92),
-                    required: Some((167, 177)),
-                },
-                PropSpan {
-                    name: "number",
-                    property: (91, 153),
-                    required: Some((176, 185)),
-                },
-            ],
-        ),
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"]}"#,
-            50,
-            &[
-                PropSpan {
-                    name: "project",
-                    property: (31, 106),
-                    required: Some((181, 191)),
-                },
-                PropSpan {
-                    name: "number",
-                    property: (105, 167),
-                    required: Some((190, 199)),
-                },
-            ],
-        ),
-    );
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+                54,
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 92),
+                        required: Some((167, 177)),
+                    },
+                    PropSpan {
+                        name: "number",
+                        property: (91, 153),
+                        required: Some((176, 185)),
+                    },
+                ],
+            ),
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"]}"#,
+                50,
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 106),
+                        required: Some((181, 191)),
+                    },
+                    PropSpan {
+                        name: "number",
+                        property: (105, 167),
+                        required: Some((190, 199)),
+                    },
+                ],
+            ),
+        )
+        .with_anthropic_strict(
+            Some(
+                DialectSchema::new(
+                    r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+                    54,
+                    &[
+                        PropSpan {
+                            name: "project",
+                            property: (31, 92),
+                            required: Some((167, 177)),
+                        },
+                        PropSpan {
+                            name: "number",
+                            property: (91, 153),
+                            required: Some((176, 185)),
+                        },
+                    ],
+                ),
+            ),
+        );
     /// Shared by the views of `tracker_issues_delete` that show the same fields.
     const ISSUES_DELETE_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#;
     const ISSUES_DELETE_0_PATHS: &[PathCost] = &[
@@ -2716,49 +2935,74 @@ pub mod tracker {
     const ISSUES_DELETE_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** The issue number. */ number: number;\n}): Promise<any>";
     /// Shared by the views that show the same fields.
     static FILES_GET_0_DIALECTS: DialectSchemas = DialectSchemas::new(
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`."},"if_none_match":{"description":"An ETag; the API answers 304 when the file is unchanged.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","path","if_none_match"],"additionalProperties":false}"#,
-            94,
-            &[
-                PropSpan {
-                    name: "project",
-                    property: (31, 92),
-                    required: Some((316, 326)),
-                },
-                PropSpan {
-                    name: "path",
-                    property: (91, 167),
-                    required: Some((325, 332)),
-                },
-                PropSpan {
-                    name: "if_none_match",
-                    property: (167, 302),
-                    required: Some((332, 348)),
-                },
-            ],
-        ),
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`.","minLength":1},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"]}"#,
-            83,
-            &[
-                PropSpan {
-                    name: "project",
-                    property: (31, 106),
-                    required: Some((316, 326)),
-                },
-                PropSpan {
-                    name: "path",
-                    property: (105, 195),
-                    required: Some((325, 332)),
-                },
-                PropSpan {
-                    name: "if_none_match",
-                    property: (195, 302),
-                    required: None,
-                },
-            ],
-        ),
-    );
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`."},"if_none_match":{"description":"An ETag; the API answers 304 when the file is unchanged.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","path","if_none_match"],"additionalProperties":false}"#,
+                94,
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 92),
+                        required: Some((316, 326)),
+                    },
+                    PropSpan {
+                        name: "path",
+                        property: (91, 167),
+                        required: Some((325, 332)),
+                    },
+                    PropSpan {
+                        name: "if_none_match",
+                        property: (167, 302),
+                        required: Some((332, 348)),
+                    },
+                ],
+            ),
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`.","minLength":1},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"]}"#,
+                83,
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 106),
+                        required: Some((316, 326)),
+                    },
+                    PropSpan {
+                        name: "path",
+                        property: (105, 195),
+                        required: Some((325, 332)),
+                    },
+                    PropSpan {
+                        name: "if_none_match",
+                        property: (195, 302),
+                        required: None,
+                    },
+                ],
+            ),
+        )
+        .with_anthropic_strict(
+            Some(
+                DialectSchema::new(
+                    r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`."},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"],"additionalProperties":false}"#,
+                    83,
+                    &[
+                        PropSpan {
+                            name: "project",
+                            property: (31, 92),
+                            required: Some((288, 298)),
+                        },
+                        PropSpan {
+                            name: "path",
+                            property: (91, 167),
+                            required: Some((297, 304)),
+                        },
+                        PropSpan {
+                            name: "if_none_match",
+                            property: (167, 274),
+                            required: None,
+                        },
+                    ],
+                ),
+            ),
+        );
     /// Shared by the views of `tracker_files_get` that show the same fields.
     const FILES_GET_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`.","minLength":1},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"],"additionalProperties":false}"#;
     const FILES_GET_0_PATHS: &[PathCost] = &[
@@ -2798,39 +3042,59 @@ pub mod tracker {
     const FILES_GET_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** The file path, e.g. `src/main.rs`. */ path: string;\n  /** An ETag; the API answers 304 when the file is unchanged. */ if_none_match?: string;\n}): Promise<{content; sha}>";
     /// Shared by the views that show the same fields.
     static FILES_EXISTS_0_DIALECTS: DialectSchemas = DialectSchemas::new(
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path."}},"required":["project","path"],"additionalProperties":false}"#,
-            52,
-            &[
-                PropSpan {
-                    name: "project",
-                    property: (31, 92),
-                    required: Some((161, 171)),
-                },
-                PropSpan {
-                    name: "path",
-                    property: (91, 147),
-                    required: Some((170, 177)),
-                },
-            ],
-        ),
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path.","minLength":1}},"required":["project","path"]}"#,
-            51,
-            &[
-                PropSpan {
-                    name: "project",
-                    property: (31, 106),
-                    required: Some((189, 199)),
-                },
-                PropSpan {
-                    name: "path",
-                    property: (105, 175),
-                    required: Some((198, 205)),
-                },
-            ],
-        ),
-    );
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path."}},"required":["project","path"],"additionalProperties":false}"#,
+                52,
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 92),
+                        required: Some((161, 171)),
+                    },
+                    PropSpan {
+                        name: "path",
+                        property: (91, 147),
+                        required: Some((170, 177)),
+                    },
+                ],
+            ),
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path.","minLength":1}},"required":["project","path"]}"#,
+                51,
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 106),
+                        required: Some((189, 199)),
+                    },
+                    PropSpan {
+                        name: "path",
+                        property: (105, 175),
+                        required: Some((198, 205)),
+                    },
+                ],
+            ),
+        )
+        .with_anthropic_strict(
+            Some(
+                DialectSchema::new(
+                    r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path."}},"required":["project","path"],"additionalProperties":false}"#,
+                    52,
+                    &[
+                        PropSpan {
+                            name: "project",
+                            property: (31, 92),
+                            required: Some((161, 171)),
+                        },
+                        PropSpan {
+                            name: "path",
+                            property: (91, 147),
+                            required: Some((170, 177)),
+                        },
+                    ],
+                ),
+            ),
+        );
     /// Shared by the views of `tracker_files_exists` that show the same fields.
     const FILES_EXISTS_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path.","minLength":1}},"required":["project","path"],"additionalProperties":false}"#;
     const FILES_EXISTS_0_PATHS: &[PathCost] = &[
@@ -2860,39 +3124,59 @@ pub mod tracker {
     const FILES_EXISTS_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** The file path. */ path: string;\n}): Promise<any>";
     /// Shared by the views that show the same fields.
     static PROJECTS_LIST_0_DIALECTS: DialectSchemas = DialectSchemas::new(
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"limit":{"description":"Projects per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]},"offset":{"description":"Projects to skip.","anyOf":[{"type":"integer","minimum":0},{"type":"null"}]}},"required":["limit","offset"],"additionalProperties":false}"#,
-            77,
-            &[
-                PropSpan {
-                    name: "limit",
-                    property: (31, 147),
-                    required: Some((262, 270)),
-                },
-                PropSpan {
-                    name: "offset",
-                    property: (146, 248),
-                    required: Some((269, 278)),
-                },
-            ],
-        ),
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Projects per page.","minimum":1,"maximum":100},"offset":{"type":"integer","description":"Projects to skip.","minimum":0}}}"#,
-            48,
-            &[
-                PropSpan {
-                    name: "limit",
-                    property: (31, 119),
-                    required: None,
-                },
-                PropSpan {
-                    name: "offset",
-                    property: (118, 192),
-                    required: None,
-                },
-            ],
-        ),
-    );
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"limit":{"description":"Projects per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]},"offset":{"description":"Projects to skip.","anyOf":[{"type":"integer","minimum":0},{"type":"null"}]}},"required":["limit","offset"],"additionalProperties":false}"#,
+                77,
+                &[
+                    PropSpan {
+                        name: "limit",
+                        property: (31, 147),
+                        required: Some((262, 270)),
+                    },
+                    PropSpan {
+                        name: "offset",
+                        property: (146, 248),
+                        required: Some((269, 278)),
+                    },
+                ],
+            ),
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Projects per page.","minimum":1,"maximum":100},"offset":{"type":"integer","description":"Projects to skip.","minimum":0}}}"#,
+                48,
+                &[
+                    PropSpan {
+                        name: "limit",
+                        property: (31, 119),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "offset",
+                        property: (118, 192),
+                        required: None,
+                    },
+                ],
+            ),
+        )
+        .with_anthropic_strict(
+            Some(
+                DialectSchema::new(
+                    r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Projects per page. Minimum: 1. Maximum: 100."},"offset":{"type":"integer","description":"Projects to skip. Minimum: 0."}},"additionalProperties":false}"#,
+                    55,
+                    &[
+                        PropSpan {
+                            name: "limit",
+                            property: (31, 119),
+                            required: None,
+                        },
+                        PropSpan {
+                            name: "offset",
+                            property: (118, 192),
+                            required: None,
+                        },
+                    ],
+                ),
+            ),
+        );
     /// Shared by the views of `tracker_projects_list` that show the same fields.
     const PROJECTS_LIST_0_SCHEMA: &str = r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Projects per page.","minimum":1,"maximum":100},"offset":{"type":"integer","description":"Projects to skip.","minimum":0}},"additionalProperties":false}"#;
     const PROJECTS_LIST_0_PATHS: &[PathCost] = &[
@@ -2922,69 +3206,104 @@ pub mod tracker {
     const PROJECTS_LIST_0_SIGNATURE: &str = "(args?: {\n  /** Projects per page. */ limit?: number;\n  /** Projects to skip. */ offset?: number;\n}): Promise<any>";
     /// Shared by the views that show the same fields.
     static EVENTS_SEARCH_0_DIALECTS: DialectSchemas = DialectSchemas::new(
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"description":"When the event happened.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"actor":{"description":"Who caused the event.","anyOf":[{"type":"object","properties":{"login":{"description":"The actor's login.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["login"],"additionalProperties":false},{"type":"null"}]}},"required":["kind","created","actor"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string"},{"type":"integer"},{"type":"null"}]},"expand":{"description":"Related objects to include.","anyOf":[{"type":"array","items":{"type":"string","enum":["actor","project"]}},{"type":"null"}]},"starting_after":{"description":"The id of the last event of the previous page.","anyOf":[{"type":"string"},{"type":"null"}]},"limit":{"description":"Events per page. Default: 10.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"required":["filter","value","expand","starting_after","limit"],"additionalProperties":false}"#,
-            384,
-            &[
-                PropSpan {
-                    name: "filter",
-                    property: (31, 903),
-                    required: Some((1455, 1464)),
-                },
-                PropSpan {
-                    name: "value",
-                    property: (902, 1037),
-                    required: Some((1463, 1471)),
-                },
-                PropSpan {
-                    name: "expand",
-                    property: (1037, 1188),
-                    required: Some((1471, 1480)),
-                },
-                PropSpan {
-                    name: "starting_after",
-                    property: (1188, 1314),
-                    required: Some((1480, 1497)),
-                },
-                PropSpan {
-                    name: "limit",
-                    property: (1314, 1441),
-                    required: Some((1497, 1505)),
-                },
-            ],
-        ),
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}}}},"required":["kind"]},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string","minLength":1},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"type":"string","enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page.","default":10,"minimum":1,"maximum":100}},"required":["filter"]}"#,
-            272,
-            &[
-                PropSpan {
-                    name: "filter",
-                    property: (31, 613),
-                    required: Some((1066, 1088)),
-                },
-                PropSpan {
-                    name: "value",
-                    property: (612, 745),
-                    required: None,
-                },
-                PropSpan {
-                    name: "expand",
-                    property: (745, 868),
-                    required: None,
-                },
-                PropSpan {
-                    name: "starting_after",
-                    property: (868, 966),
-                    required: None,
-                },
-                PropSpan {
-                    name: "limit",
-                    property: (966, 1065),
-                    required: None,
-                },
-            ],
-        ),
-    );
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"description":"When the event happened.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"actor":{"description":"Who caused the event.","anyOf":[{"type":"object","properties":{"login":{"description":"The actor's login.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["login"],"additionalProperties":false},{"type":"null"}]}},"required":["kind","created","actor"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string"},{"type":"integer"},{"type":"null"}]},"expand":{"description":"Related objects to include.","anyOf":[{"type":"array","items":{"type":"string","enum":["actor","project"]}},{"type":"null"}]},"starting_after":{"description":"The id of the last event of the previous page.","anyOf":[{"type":"string"},{"type":"null"}]},"limit":{"description":"Events per page. Default: 10.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"required":["filter","value","expand","starting_after","limit"],"additionalProperties":false}"#,
+                384,
+                &[
+                    PropSpan {
+                        name: "filter",
+                        property: (31, 903),
+                        required: Some((1455, 1464)),
+                    },
+                    PropSpan {
+                        name: "value",
+                        property: (902, 1037),
+                        required: Some((1463, 1471)),
+                    },
+                    PropSpan {
+                        name: "expand",
+                        property: (1037, 1188),
+                        required: Some((1471, 1480)),
+                    },
+                    PropSpan {
+                        name: "starting_after",
+                        property: (1188, 1314),
+                        required: Some((1480, 1497)),
+                    },
+                    PropSpan {
+                        name: "limit",
+                        property: (1314, 1441),
+                        required: Some((1497, 1505)),
+                    },
+                ],
+            ),
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}}}},"required":["kind"]},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string","minLength":1},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"type":"string","enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page.","default":10,"minimum":1,"maximum":100}},"required":["filter"]}"#,
+                272,
+                &[
+                    PropSpan {
+                        name: "filter",
+                        property: (31, 613),
+                        required: Some((1066, 1088)),
+                    },
+                    PropSpan {
+                        name: "value",
+                        property: (612, 745),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "expand",
+                        property: (745, 868),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "starting_after",
+                        property: (868, 966),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "limit",
+                        property: (966, 1065),
+                        required: None,
+                    },
+                ],
+            ),
+        )
+        .with_anthropic_strict(
+            Some(
+                DialectSchema::new(
+                    r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}},"additionalProperties":false}},"required":["kind"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string"},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page. Minimum: 1. Maximum: 100. Default: 10."}},"required":["filter"],"additionalProperties":false}"#,
+                    289,
+                    &[
+                        PropSpan {
+                            name: "filter",
+                            property: (31, 684),
+                            required: Some((1107, 1129)),
+                        },
+                        PropSpan {
+                            name: "value",
+                            property: (683, 802),
+                            required: None,
+                        },
+                        PropSpan {
+                            name: "expand",
+                            property: (802, 909),
+                            required: None,
+                        },
+                        PropSpan {
+                            name: "starting_after",
+                            property: (909, 1007),
+                            required: None,
+                        },
+                        PropSpan {
+                            name: "limit",
+                            property: (1007, 1106),
+                            required: None,
+                        },
+                    ],
+                ),
+            ),
+        );
     /// Shared by the views of `tracker_events_search` that show the same fields.
     const EVENTS_SEARCH_0_SCHEMA: &str = r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}},"additionalProperties":false}},"required":["kind"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","oneOf":[{"type":"string","minLength":1},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"type":"string","enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page.","default":10,"minimum":1,"maximum":100}},"required":["filter"],"additionalProperties":false}"#;
     const EVENTS_SEARCH_0_PATHS: &[PathCost] = &[
@@ -3080,39 +3399,59 @@ pub mod tracker {
 }): Promise<{data: {id; kind}; has_more}>"#;
     /// Shared by the views that show the same fields.
     static ISSUE_GRAPH_0_DIALECTS: DialectSchemas = DialectSchemas::new(
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
-            54,
-            &[
-                PropSpan {
-                    name: "project",
-                    property: (31, 92),
-                    required: Some((167, 177)),
-                },
-                PropSpan {
-                    name: "number",
-                    property: (91, 153),
-                    required: Some((176, 185)),
-                },
-            ],
-        ),
-        DialectSchema::new(
-            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"]}"#,
-            46,
-            &[
-                PropSpan {
-                    name: "project",
-                    property: (31, 92),
-                    required: Some((167, 177)),
-                },
-                PropSpan {
-                    name: "number",
-                    property: (91, 153),
-                    required: Some((176, 185)),
-                },
-            ],
-        ),
-    );
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+                54,
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 92),
+                        required: Some((167, 177)),
+                    },
+                    PropSpan {
+                        name: "number",
+                        property: (91, 153),
+                        required: Some((176, 185)),
+                    },
+                ],
+            ),
+            DialectSchema::new(
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"]}"#,
+                46,
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 92),
+                        required: Some((167, 177)),
+                    },
+                    PropSpan {
+                        name: "number",
+                        property: (91, 153),
+                        required: Some((176, 185)),
+                    },
+                ],
+            ),
+        )
+        .with_anthropic_strict(
+            Some(
+                DialectSchema::new(
+                    r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+                    54,
+                    &[
+                        PropSpan {
+                            name: "project",
+                            property: (31, 92),
+                            required: Some((167, 177)),
+                        },
+                        PropSpan {
+                            name: "number",
+                            property: (91, 153),
+                            required: Some((176, 185)),
+                        },
+                    ],
+                ),
+            ),
+        );
     /// Shared by the views of `tracker_issue_graph` that show the same fields.
     const ISSUE_GRAPH_0_SCHEMA: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#;
     const ISSUE_GRAPH_0_PATHS: &[PathCost] = &[

@@ -1,7 +1,8 @@
 //! A call in each dialect's argument shape sends exactly the request the portable form's does
 //! (docs/dialects.md): the arguments a model writes against OpenAI strict's schema (every
-//! property present, `null` for absent, maps as `{key, value}` lists) and Gemini's (maps as
-//! lists, `null` only where the value is nullable) go through `Dialect::restore_args`, then the
+//! property present, `null` for absent, maps as `{key, value}` lists), Anthropic strict's (maps
+//! as lists, optional properties left out) and Gemini's (maps as lists, `null` only where the
+//! value is nullable) go through `Dialect::restore_args`, then the
 //! session, to the recording stub on 127.0.0.1; method, path, query, headers and body must equal
 //! the portable call's, byte for byte.
 
@@ -137,7 +138,9 @@ async fn a_form_body_with_a_map_and_a_nested_object_in_every_dialect() {
         (Dialect::OpenAi, portable.clone()),
         (Dialect::Anthropic, portable.clone()),
         (Dialect::OpenAiStrict, with(entries(&pairs))),
+        (Dialect::AnthropicStrict, with(entries(&pairs))),
         (Dialect::Gemini, with(entries(&pairs))),
+        (Dialect::AnthropicStrict, portable.clone()),
         // A model that writes the portable shape in a dialect's session is not refused.
         (Dialect::Gemini, portable.clone()),
     ];
@@ -165,12 +168,13 @@ async fn nulls_mean_absent_in_strict_mode_and_null_in_gemini() {
         close.clone(),
         &[
             (Dialect::OpenAiStrict, close.clone()),
+            (Dialect::AnthropicStrict, close.clone()),
             (Dialect::Gemini, close.clone()),
         ],
     )
     .await;
-    // Gemini keeps an explicit `null` where the value is nullable (`"nullable":true`): the
-    // issue's text cleared, as in the portable form.
+    // Gemini and Anthropic's strict dialect keep an explicit `null` where the value is nullable
+    // (`"nullable":true`, `anyOf` with `null`): the text cleared, as in the portable form.
     let mut clear = close.clone();
     clear["body"] = Value::Null;
     same_request(
@@ -178,7 +182,10 @@ async fn nulls_mean_absent_in_strict_mode_and_null_in_gemini() {
         &creds,
         name,
         clear.clone(),
-        &[(Dialect::Gemini, clear)],
+        &[
+            (Dialect::Gemini, clear.clone()),
+            (Dialect::AnthropicStrict, clear),
+        ],
     )
     .await;
 }
@@ -201,4 +208,6 @@ fn restore_args_turns_each_dialect_shape_back() {
     }
     let gemini = Dialect::Gemini.restore_args(def, view, raw.clone());
     assert_eq!(gemini, json!({"email": null, "metadata": {"a": "1"}}));
+    let anthropic = Dialect::AnthropicStrict.restore_args(def, view, raw.clone());
+    assert_eq!(anthropic, json!({"email": null, "metadata": {"a": "1"}}));
 }

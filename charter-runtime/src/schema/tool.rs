@@ -184,7 +184,28 @@ macro_rules! __const_dialects {
             $crate::__const_dialect!($input, [$($active),*], $widest, OpenAiStrict),
             $crate::__const_dialect!($input, [$($active),*], $widest, Gemini),
         )
+        .with_anthropic_strict($crate::__const_anthropic_strict!($input, [$($active),*], $widest))
     };
+}
+
+/// One view in Anthropic's strict dialect: `None` when it reaches a recursive type (never for a
+/// Rust tool, whose shapes are not recursive; decided the same way as the pack compiler's).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __const_anthropic_strict {
+    ($input:expr, [$($active:expr),*], $widest:expr) => {{
+        const __R: $crate::__schema::Root<'static> = $crate::__schema::Root::of($input);
+        const __LB: $crate::__schema::Labels<'static> =
+            $crate::__schema::Labels { active: &[$($active),*], widest: $widest };
+        const __M: $crate::__schema::Measure = $crate::__schema::emit::measure(
+            &__R,
+            __LB,
+            $crate::__schema::Target::AnthropicStrict,
+        );
+        const __S: $crate::table::DialectSchema =
+            $crate::__const_dialect!($input, [$($active),*], $widest, AnthropicStrict);
+        if __M.defs == 0 { Some(__S) } else { None }
+    }};
 }
 
 /// One view in one dialect (`$target`, a `charter_schema::Target` variant): its text, tokens

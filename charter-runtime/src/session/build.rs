@@ -267,6 +267,8 @@ fn resolve_entries(
         for def in tools {
             let view = mode::resolve_view(def, mode)?;
             mode::check_view(def, view)?;
+            // A view that cannot go strict in Anthropic's dialect is given in the portable one.
+            let dialect = dialect.for_view(view);
             entries.push(Entry {
                 resident: resident(view.tokens_in(dialect)),
                 kind: Kind::Static { def, view, dialect },

@@ -22,7 +22,7 @@ pub(crate) enum Kind {
     Static {
         def: &'static ToolDef,
         view: &'static View,
-        /// The dialect the view's text is given in (the session's).
+        /// The dialect the view's text is given in: the session's ([`Dialect::for_view`]).
         dialect: Dialect,
     },
     /// Boxed: toolkit tools are rare and static entries stay small (the session copies 700 of

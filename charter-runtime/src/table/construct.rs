@@ -197,7 +197,14 @@ impl DialectSchemas {
         DialectSchemas {
             openai_strict,
             gemini,
+            anthropic_strict: None,
         }
+    }
+
+    /// The view in Anthropic's strict dialect (`None`: it cannot go strict).
+    pub const fn with_anthropic_strict(mut self, schema: Option<DialectSchema>) -> DialectSchemas {
+        self.anthropic_strict = schema;
+        self
     }
 }
 

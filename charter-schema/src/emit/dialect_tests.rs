@@ -106,7 +106,11 @@ fn gemini() {
 
 #[test]
 fn spans_splice_in_every_dialect() {
-    for target in [Target::OpenAiStrict, Target::Gemini] {
+    for target in [
+        Target::OpenAiStrict,
+        Target::Gemini,
+        Target::AnthropicStrict,
+    ] {
         let v = emit(&Root::of(&IN), Labels::WIDEST, target);
         assert_eq!(v.spans.len(), IN.fields.len());
         for s in &v.spans {
@@ -118,26 +122,32 @@ fn spans_splice_in_every_dialect() {
     }
 }
 
+static NODE_SHAPE: Shape = Shape::Object(ObjectShape::of(&[Field::new(
+    "children",
+    "Subtrees.",
+    &Shape::Array(ArrayRules::of(&Shape::Named(&NODE))),
+)]));
+static NODE: Named = Named {
+    name: "Node",
+    shape: &NODE_SHAPE,
+    recursive: true,
+};
+static TREE: ObjectShape =
+    ObjectShape::of(&[Field::new("root", "The root.", &Shape::Named(&NODE))]);
+
+/// A tool whose one argument is a recursive type.
+fn tree() -> Root<'static> {
+    Root {
+        input: &TREE,
+        groups: Groups::NONE,
+        defs: &TREE_DEFS,
+    }
+}
+static TREE_DEFS: [&Named; 1] = [&NODE];
+
 #[test]
 fn recursive_types_in_each_dialect() {
-    static NODE_SHAPE: Shape = Shape::Object(ObjectShape::of(&[Field::new(
-        "children",
-        "Subtrees.",
-        &Shape::Array(ArrayRules::of(&Shape::Named(&NODE))),
-    )]));
-    static NODE: Named = Named {
-        name: "Node",
-        shape: &NODE_SHAPE,
-        recursive: true,
-    };
-    static IN: ObjectShape =
-        ObjectShape::of(&[Field::new("root", "The root.", &Shape::Named(&NODE))]);
-    let root = Root {
-        input: &IN,
-        groups: Groups::NONE,
-        defs: &[&NODE],
-    };
-    let (strict, gemini) = both(&root);
+    let (strict, gemini) = both(&tree());
     assert!(
         strict.contains(r##""root":{"description":"The root.","anyOf":[{"$ref":"#/$defs/Node"},{"type":"null"}]}"##),
         "{strict}"
@@ -163,4 +173,90 @@ fn an_object_without_properties_lists_none_in_strict_mode() {
         r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#
     );
     assert_eq!(gemini, r#"{"type":"object","properties":{}}"#);
+}
+
+static BOUNDED: ObjectShape = ObjectShape::of(&[
+    Field {
+        default: Some("30"),
+        ..Field::new(
+            "per_page",
+            "Page size.",
+            &Shape::Integer(NumberRules {
+                minimum: Some(num!(1)),
+                maximum: Some(num!(100)),
+                ..NumberRules::NONE
+            }),
+        )
+    },
+    Field::new(
+        "code",
+        "Code.",
+        &Shape::String(StringRules {
+            pattern: Some("^[A-Z]{2}$"),
+            min_length: Some(2),
+            ..StringRules::NONE
+        }),
+    ),
+    Field::new(
+        "ids",
+        "Ids.",
+        &Shape::Array(ArrayRules {
+            min_items: Some(2),
+            max_items: Some(5),
+            ..ArrayRules::of(&STR)
+        }),
+    ),
+    Field::new(
+        "some",
+        "Some.",
+        &Shape::Array(ArrayRules {
+            min_items: Some(1),
+            ..ArrayRules::of(&STR)
+        }),
+    ),
+]);
+
+#[test]
+fn anthropic_strict() {
+    let text = |input| emit(&Root::of(input), Labels::WIDEST, Target::AnthropicStrict).text;
+    assert_eq!(
+        text(&IN),
+        concat!(
+            r#"{"type":"object","properties":{"#,
+            r#""name":{"type":"string","description":"Name."},"#,
+            r#""level":{"description":"Level. Default: 1.","enum":[1,2]},"#,
+            r#""site":{"type":"string","description":"Site.","format":"uri"},"#,
+            r#""tags":{"type":"array","description":"Tags.","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string"}},"required":["key","value"],"additionalProperties":false}},"#,
+            r#""data":{"type":"string","description":"Data. Any JSON value, written as JSON text."},"#,
+            r#""clear":{"description":"Clear.","anyOf":[{"type":"string"},{"type":"null"}]},"#,
+            r#""either":{"description":"Either.","anyOf":[{"type":"string"},{"type":"integer"}]},"#,
+            r#""set":{"type":"array","description":"Set.","items":{"type":"string"}},"#,
+            r#""obj":{"type":"object","description":"Obj. Give at least one of: `a`, or `b`.","properties":{"a":{"type":"string","description":"A."},"b":{"type":"string","description":"B."}},"additionalProperties":false}"#,
+            r#"},"required":["name","clear"],"additionalProperties":false}"#
+        )
+    );
+    assert_eq!(
+        text(&BOUNDED),
+        concat!(
+            r#"{"type":"object","properties":{"#,
+            r#""per_page":{"type":"integer","description":"Page size. Minimum: 1. Maximum: 100. Default: 30."},"#,
+            r#""code":{"type":"string","description":"Code. Pattern: ^[A-Z]{2}$."},"#,
+            r#""ids":{"type":"array","description":"Ids. Minimum items: 2. Maximum items: 5.","items":{"type":"string"}},"#,
+            r#""some":{"type":"array","description":"Some.","items":{"type":"string"},"minItems":1}"#,
+            r#"},"additionalProperties":false}"#
+        )
+    );
+}
+
+#[test]
+fn a_recursive_view_is_counted() {
+    let root = tree();
+    assert_eq!(
+        measure(&root, Labels::WIDEST, Target::AnthropicStrict).defs,
+        1
+    );
+    assert_eq!(
+        measure(&Root::of(&BOUNDED), Labels::WIDEST, Target::AnthropicStrict).defs,
+        0
+    );
 }

@@ -56,6 +56,14 @@ pub enum Target {
     /// `{key, value}` objects), no `uniqueItems`, string formats other than date-time told in the
     /// description.
     Gemini,
+    /// Anthropic's strict tool use (`strict: true`): what the Anthropic SDK's `transform_schema`
+    /// leaves unchanged. Every object closed (optional properties stay optional); a map as a list
+    /// of `{key, value}` objects; a value of any type as JSON text; `oneOf` as `anyOf`; an
+    /// `enum` without its `type`; what strict mode does not take told in the description
+    /// (`default`, `minimum`/`maximum`, `pattern`, `maxItems`, a `minItems` over 1, formats
+    /// other than its ten) or left to validation (`minLength`/`maxLength`, `uniqueItems`). A view
+    /// that reaches a recursive type cannot go strict ([`Measure::defs`]).
+    AnthropicStrict,
 }
 
 impl Target {
@@ -67,6 +75,30 @@ impl Target {
     /// Whether every property is required (a `null` standing for an absent optional one).
     pub const fn all_required(self) -> bool {
         matches!(self, Target::OpenAiStrict)
+    }
+
+    /// Whether `default` is a keyword here (the strict dialects tell it in the description).
+    pub const fn takes_default(self) -> bool {
+        matches!(self, Target::Portable | Target::Gemini)
+    }
+
+    /// Whether `minLength` / `maxLength` are keywords here (the strict dialects leave them to
+    /// validation).
+    pub const fn takes_lengths(self) -> bool {
+        matches!(self, Target::Portable | Target::Gemini)
+    }
+
+    /// Whether `minimum`, `maximum`, `pattern`, `maxItems` and any `minItems` are keywords here
+    /// (Anthropic's strict mode takes a `minItems` of 0 or 1 only, and none of the others: they
+    /// are told in the description).
+    pub const fn takes_bounds(self) -> bool {
+        !matches!(self, Target::AnthropicStrict)
+    }
+
+    /// Whether every object is `additionalProperties: false` (Gemini's subset has no closed
+    /// objects).
+    pub const fn closes_objects(self) -> bool {
+        !matches!(self, Target::Gemini)
     }
 }
 
@@ -141,6 +173,9 @@ pub struct Measure {
     pub paths: usize,
     /// Bytes of all dotted path names together.
     pub path_text: usize,
+    /// Recursive types written under `$defs` (a view with any cannot go strict in Anthropic's
+    /// dialect, whose grammar takes no recursion).
+    pub defs: usize,
 }
 
 impl Measure {
@@ -240,6 +275,7 @@ const fn pass<'a, 'b>(
         spans: e.nspans,
         paths: e.npaths,
         path_text: e.path_len,
+        defs: object::count(&e.used),
     }
 }
 

@@ -16,6 +16,8 @@ pub struct Emitted {
     pub spans: Vec<PropSpan>,
     /// Every selectable path, most expensive first.
     pub paths: Vec<PathSaving>,
+    /// Recursive types written under `$defs` ([`Measure::defs`](super::Measure::defs)).
+    pub defs: usize,
 }
 
 /// What dropping one argument path saves ([`PathCost`](crate::PathCost) with an owned name).
@@ -62,6 +64,7 @@ pub fn emit(root: &Root<'_>, labels: Labels<'_>, target: Target) -> Emitted {
         tokens: m.tokens(),
         spans,
         paths,
+        defs: m.defs,
     }
 }
 

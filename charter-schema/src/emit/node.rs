@@ -84,6 +84,7 @@ impl Members {
             }
             e.out.byte(b'.');
         }
+        first = bounds(e, first, n.bounds);
         let mut l = 0;
         while l < n.groups.len() {
             let (rule, list) = n.groups[l];
@@ -103,11 +104,11 @@ impl Members {
         e.out.byte(b'"');
     }
 
-    /// `"default":<JSON>` where the dialect takes one (OpenAI's strict mode does not: there it
-    /// is a note in the description, [`Notes::default`]).
+    /// `"default":<JSON>` where the dialect takes one (the strict dialects do not: there it is
+    /// a note in the description, [`Notes::default`]).
     pub(crate) const fn default(&mut self, e: &mut Emit<'_, '_>, d: Option<&str>) {
         if let Some(d) = d
-            && !e.target.all_required()
+            && e.target.takes_default()
         {
             self.raw(e, "default", d);
         }
@@ -122,6 +123,72 @@ impl Members {
 
     pub(crate) const fn close(self, e: &mut Emit<'_, '_>) {
         e.out.byte(b'}');
+    }
+}
+
+/// The bounds a dialect has no keyword for, a sentence each (`Minimum: 1.`); returns whether
+/// nothing has been written yet.
+const fn bounds(e: &mut Emit<'_, '_>, mut first: bool, b: Bounds<'_>) -> bool {
+    let texts = [("Minimum: ", b.minimum), ("Maximum: ", b.maximum)];
+    let mut i = 0;
+    while i < texts.len() {
+        if let Some(v) = texts[i].1 {
+            first = sep(e, first);
+            e.out.raw(texts[i].0);
+            e.out.escaped(v);
+            e.out.byte(b'.');
+        }
+        i += 1;
+    }
+    if let Some(p) = b.pattern {
+        first = sep(e, first);
+        e.out.raw("Pattern: ");
+        e.out.escaped(p);
+        e.out.byte(b'.');
+    }
+    let counts = [
+        ("Minimum items: ", b.min_items),
+        ("Maximum items: ", b.max_items),
+    ];
+    let mut i = 0;
+    while i < counts.len() {
+        if let Some(n) = counts[i].1 {
+            first = sep(e, first);
+            e.out.raw(counts[i].0);
+            e.out.uint(n as u64);
+            e.out.byte(b'.');
+        }
+        i += 1;
+    }
+    first
+}
+
+/// A value's bounds told in its description (Anthropic's strict mode has no keyword for them):
+/// the JSON texts of `minimum` and `maximum`, the `pattern`, and item counts.
+#[derive(Clone, Copy)]
+pub(crate) struct Bounds<'x> {
+    pub(crate) minimum: Option<&'x str>,
+    pub(crate) maximum: Option<&'x str>,
+    pub(crate) pattern: Option<&'x str>,
+    pub(crate) min_items: Option<u32>,
+    pub(crate) max_items: Option<u32>,
+}
+
+impl Bounds<'_> {
+    const NONE: Bounds<'static> = Bounds {
+        minimum: None,
+        maximum: None,
+        pattern: None,
+        min_items: None,
+        max_items: None,
+    };
+
+    const fn is_empty(&self) -> bool {
+        self.minimum.is_none()
+            && self.maximum.is_none()
+            && self.pattern.is_none()
+            && self.min_items.is_none()
+            && self.max_items.is_none()
     }
 }
 
@@ -145,6 +212,8 @@ pub(crate) struct Notes<'x> {
     pub(crate) numbers: &'x [Num],
     /// An object's groups, with the rule each is worded by.
     pub(crate) groups: &'x [(&'x str, &'x [&'x [&'x str]])],
+    /// Bounds the dialect has no keyword for.
+    pub(crate) bounds: Bounds<'x>,
     /// A default the dialect has no keyword for (JSON text).
     pub(crate) default: Option<&'x str>,
 }
@@ -155,6 +224,7 @@ impl Notes<'_> {
         format: None,
         numbers: &[],
         groups: &[],
+        bounds: Bounds::NONE,
         default: None,
     };
 
@@ -169,16 +239,17 @@ impl Notes<'_> {
             && self.format.is_none()
             && self.numbers.is_empty()
             && !groups
+            && self.bounds.is_empty()
             && self.default.is_none()
     }
 }
 
-/// A default the dialect can only tell in the description (OpenAI's strict mode).
+/// A default the dialect can only tell in the description (the strict dialects).
 const fn default_note<'x>(e: &Emit<'_, '_>, default: Option<&'x str>) -> Option<&'x str> {
-    if e.target.all_required() {
-        default
-    } else {
+    if e.target.takes_default() {
         None
+    } else {
+        default
     }
 }
 
@@ -303,7 +374,7 @@ const fn entries(e: &mut Emit<'_, '_>, values: &Shape, desc: Option<&str>, defau
     e.out.raw("{\"key\":{\"type\":\"string\"},\"value\":");
     node(e, values, None, None, None);
     e.out.raw("},\"required\":[\"key\",\"value\"]");
-    if e.target.all_required() {
+    if e.target.closes_objects() {
         e.out.raw(",\"additionalProperties\":false");
     }
     item.close(e);
@@ -476,7 +547,8 @@ const fn says_nothing(shape: &Shape) -> bool {
 }
 
 /// An integer or number: type, description, enum, default, bounds. Gemini's enums are strings
-/// only: a number's values are told in its description.
+/// only: a number's values are told in its description. Anthropic's strict mode has no numeric
+/// bounds (told in the description) and takes an `enum` without its `type`.
 const fn number(
     e: &mut Emit<'_, '_>,
     ty: &str,
@@ -485,14 +557,22 @@ const fn number(
     default: Option<&str>,
 ) {
     let mut m = Members::open(e);
-    m.raw(e, "type", ty);
+    let enumerated = !r.enum_values.is_empty();
+    if !(enumerated && untyped_enums(e.target)) {
+        m.raw(e, "type", ty);
+    }
     let mut notes = with_default(e, default);
     let gemini = matches!(e.target, Target::Gemini);
     if gemini {
         notes.numbers = r.enum_values;
     }
+    let (minimum, maximum) = (num_text(r.minimum), num_text(r.maximum));
+    if !e.target.takes_bounds() {
+        notes.bounds.minimum = minimum;
+        notes.bounds.maximum = maximum;
+    }
     m.described(e, desc, notes);
-    if !r.enum_values.is_empty() && !gemini {
+    if enumerated && !gemini {
         m.key(e, "enum");
         e.out.byte(b'[');
         let mut i = 0;
@@ -506,17 +586,32 @@ const fn number(
         e.out.byte(b']');
     }
     m.default(e, default);
-    if let Some(n) = r.minimum {
-        m.raw(e, "minimum", n.text);
-    }
-    if let Some(n) = r.maximum {
-        m.raw(e, "maximum", n.text);
+    if e.target.takes_bounds() {
+        if let Some(n) = minimum {
+            m.raw(e, "minimum", n);
+        }
+        if let Some(n) = maximum {
+            m.raw(e, "maximum", n);
+        }
     }
     m.close(e);
 }
 
+const fn num_text(n: Option<Num>) -> Option<&'static str> {
+    match n {
+        Some(n) => Some(n.text),
+        None => None,
+    }
+}
+
+/// Whether an `enum` goes without its `type` (Anthropic's strict mode: `transform_schema`
+/// keeps only the values of an enum of primitives).
+const fn untyped_enums(target: Target) -> bool {
+    matches!(target, Target::AnthropicStrict)
+}
+
 /// Whether the dialect takes this string format as a keyword (OpenAI's strict mode: date-time,
-/// date, email, uuid of ours; Gemini: date-time only).
+/// date, email, uuid of ours; Anthropic's also uri; Gemini: date-time only).
 const fn takes_format(target: Target, f: Format) -> bool {
     match target {
         Target::Portable => true,
@@ -524,16 +619,25 @@ const fn takes_format(target: Target, f: Format) -> bool {
             f,
             Format::DateTime | Format::Date | Format::Email | Format::Uuid
         ),
+        Target::AnthropicStrict => matches!(
+            f,
+            Format::DateTime | Format::Date | Format::Email | Format::Uuid | Format::Uri
+        ),
         Target::Gemini => matches!(f, Format::DateTime),
     }
 }
 
-/// A string: type, description, enum, default, format, pattern, lengths (OpenAI's strict mode
-/// takes no lengths: validation holds them).
+/// A string: type, description, enum, default, format, pattern, lengths (the strict dialects
+/// take no lengths: validation holds them; Anthropic's tells a pattern in the description).
 const fn string(e: &mut Emit<'_, '_>, r: &StringRules, desc: Option<&str>, default: Option<&str>) {
     let mut m = Members::open(e);
-    m.raw(e, "type", "\"string\"");
+    if r.enum_values.is_empty() || !untyped_enums(e.target) {
+        m.raw(e, "type", "\"string\"");
+    }
     let mut notes = with_default(e, default);
+    if !e.target.takes_bounds() {
+        notes.bounds.pattern = r.pattern;
+    }
     let format = match r.format {
         Some(f) if takes_format(e.target, f) => Some(f),
         Some(f) => {
@@ -561,11 +665,13 @@ const fn string(e: &mut Emit<'_, '_>, r: &StringRules, desc: Option<&str>, defau
         m.key(e, "format");
         e.out.string(f.as_str());
     }
-    if let Some(p) = r.pattern {
+    if let Some(p) = r.pattern
+        && e.target.takes_bounds()
+    {
         m.key(e, "pattern");
         e.out.string(p);
     }
-    if !e.target.all_required() {
+    if e.target.takes_lengths() {
         m.uint(e, "minLength", r.min_length);
         m.uint(e, "maxLength", r.max_length);
     }
@@ -583,11 +689,24 @@ const fn array(
 ) {
     let mut m = Members::open(e);
     m.raw(e, "type", "\"array\"");
-    m.described(e, desc, with_default(e, default));
+    let mut notes = with_default(e, default);
+    // Anthropic's strict mode takes a `minItems` of 0 or 1 only, and no `maxItems`.
+    let (mut min_items, mut max_items) = (r.min_items, r.max_items);
+    if !e.target.takes_bounds() {
+        if let Some(n) = min_items
+            && n > 1
+        {
+            notes.bounds.min_items = min_items;
+            min_items = None;
+        }
+        notes.bounds.max_items = max_items;
+        max_items = None;
+    }
+    m.described(e, desc, notes);
     m.key(e, "items");
     node(e, r.items, None, None, track);
-    m.uint(e, "minItems", r.min_items);
-    m.uint(e, "maxItems", r.max_items);
+    m.uint(e, "minItems", min_items);
+    m.uint(e, "maxItems", max_items);
     if r.unique_items && e.target.is_portable() {
         m.raw(e, "uniqueItems", "true");
     }

@@ -3,7 +3,7 @@
 //! byte range and character count are known the moment it has been written.
 
 use super::node::{Members, Notes, defs_key, node, nullable};
-use super::{Emit, MAX_DEFS, ROOT, Root, Target, Track};
+use super::{Emit, MAX_DEFS, ROOT, Root, Track};
 use crate::shape::{Field, Named, ObjectShape, Shape};
 use crate::view::{PropSpan, RawPath};
 use charter_terms::groups::{AT_LEAST_ONE, EXACTLY_ONE, OR};
@@ -60,7 +60,7 @@ pub(crate) const fn body(
 /// `"additionalProperties":false`, except for Gemini, whose subset has no closed objects
 /// (validation refuses an undeclared key before anything is sent).
 const fn closed(e: &mut Emit<'_, '_>, m: &mut Members) {
-    if !matches!(e.target, Target::Gemini) {
+    if e.target.closes_objects() {
         m.raw(e, "additionalProperties", "false");
     }
 }
@@ -392,7 +392,7 @@ const fn defs(e: &mut Emit<'_, '_>, m: &mut Members) {
     e.out.byte(b'}');
 }
 
-const fn count(used: &[bool; MAX_DEFS]) -> usize {
+pub(crate) const fn count(used: &[bool; MAX_DEFS]) -> usize {
     let (mut n, mut i) = (0, 0);
     while i < MAX_DEFS {
         n += used[i] as usize;

@@ -57,6 +57,7 @@ const fn pass(root: &Root<'_>, labels: Labels<'_>, keep: &[&str], text: &mut [u8
         spans: 0,
         paths: 0,
         path_text: 0,
+        defs: 0,
     }
 }
 
