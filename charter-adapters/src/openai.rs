@@ -430,12 +430,15 @@ pub async fn run(
     options: &Options,
 ) -> Result<RunResult<ChatMessage>, Error> {
     options.check()?;
-    if session.dialect() == Dialect::Gemini {
-        return Err(Error::Config(
-            "the session gives its schemas in Gemini's dialect; build it in `openai-strict` \
-             (strict definitions) or the portable form for chat completions"
-                .into(),
-        ));
+    if matches!(
+        session.dialect(),
+        Dialect::Gemini | Dialect::AnthropicStrict
+    ) {
+        return Err(Error::Config(format!(
+            "the session gives its schemas in the `{}` dialect; build it in `openai-strict` \
+             (strict definitions) or the portable form for chat completions",
+            session.dialect()
+        )));
     }
     let mut transcript = messages.to_vec();
     let mut content = String::new();

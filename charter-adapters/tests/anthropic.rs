@@ -662,3 +662,73 @@ async fn the_portable_form_is_sent_and_another_dialect_is_refused() {
     }
     assert_eq!(server.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn strict_tool_use_is_opt_in_and_needs_the_strict_dialect() {
+    use charter_runtime::{Dialect, Disclosure};
+    let call = json!({"city": "Paris"});
+    let (server, client) = server(vec![
+        anthropic_calls(&[("t1", "demo_weather", call)]),
+        anthropic_text("done"),
+        anthropic_text("plain"),
+    ])
+    .await;
+    let strict = demo_session(Disclosure::Eager, Dialect::AnthropicStrict);
+    let result = anthropic::run(
+        &client,
+        "claude-scripted",
+        &[Message::user("go")],
+        &strict,
+        &context("anthropic-strict"),
+        &Options::default().with_strict(true),
+    )
+    .await
+    .unwrap();
+    assert_eq!(result.stop, Stop::End);
+    let first = &server.requests()[0].body;
+    let tools = first["tools"].as_array().unwrap();
+    assert!(!tools.is_empty());
+    for t in tools {
+        assert_eq!(t["strict"], json!(true), "{t}");
+        let name = t["name"].as_str().unwrap();
+        let sent: Value = serde_json::from_str(schema_in(name, Dialect::AnthropicStrict)).unwrap();
+        assert_eq!(t["input_schema"], sent);
+    }
+    // The call ran and its result went back.
+    assert_eq!(tool_results(&result.messages).len(), 1);
+    // Off by default: the same session sends no `strict`.
+    anthropic::run(
+        &client,
+        "claude-scripted",
+        &[Message::user("go")],
+        &strict,
+        &context("anthropic-strict-off"),
+        &Options::default(),
+    )
+    .await
+    .unwrap();
+    let last = server.requests().pop().unwrap().body;
+    assert!(
+        last["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t.get("strict").is_none())
+    );
+    // Strict tool use on a session in the portable form is a configuration error.
+    let err = anthropic::run(
+        &client,
+        "claude-scripted",
+        &[Message::user("go")],
+        &demo_session(Disclosure::Eager, Dialect::Anthropic),
+        &context("anthropic-strict-portable"),
+        &Options::default().with_strict(true),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::Config(m) if m.contains("anthropic-strict") || m.contains("AnthropicStrict")),
+        "{err:?}"
+    );
+    assert_eq!(server.requests().len(), 3);
+}

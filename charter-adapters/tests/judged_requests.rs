@@ -1,10 +1,12 @@
 //! Each loop's request body judged by the providers' own code (docs/dialects.md): `openai::run`
-//! (strict, and with strict mode off), `anthropic::run` (also in its deferred mode) and
+//! (strict, and with strict mode off), `anthropic::run` (also in its deferred mode, and with
+//! strict tool use) and
 //! `gemini::run` run over four shipped packs (github, linear, notion, stripe: the ten tools whose
 //! groups once sat at the schema's root among them) against the scripted model servers on
 //! 127.0.0.1, eagerly and after ToolSearch has loaded those ten; every tool definition in the
 //! bodies the servers received goes, exactly as sent, to the judges of `charter_testkit::judge`
-//! (openai-agents' `ensure_strict_json_schema` on a strict definition, google-genai's
+//! (openai-agents' `ensure_strict_json_schema` on an OpenAI strict definition, anthropic's
+//! `transform_schema` on an Anthropic strict one, google-genai's
 //! `types.FunctionDeclaration`, the SDKs' request types, each API's root rules).
 
 mod support;
@@ -109,15 +111,24 @@ async fn openai_run(
 }
 
 async fn anthropic_run(label: &'static str, disclosure: Disclosure, deferred: bool) -> Sent {
+    let options = anthropic::Options::default().with_deferred(deferred);
+    anthropic_run_in(label, disclosure, Dialect::Anthropic, options).await
+}
+
+async fn anthropic_run_in(
+    label: &'static str,
+    disclosure: Disclosure,
+    dialect: Dialect,
+    options: anthropic::Options,
+) -> Sent {
     let server = start(
         Wire::Anthropic,
-        disclosure != Disclosure::Eager && !deferred,
+        disclosure != Disclosure::Eager && !options.deferred,
     )
     .await;
     let client = anthropic::AnthropicClient::new(&server.base_url(), None).unwrap();
     let messages = [anthropic::Message::user(ASK)];
-    let options = anthropic::Options::default().with_deferred(deferred);
-    let session = session(&PACKS, disclosure, Dialect::Anthropic);
+    let session = session(&PACKS, disclosure, dialect);
     let result = anthropic::run(
         &client,
         "claude-scripted",
@@ -201,6 +212,36 @@ async fn every_loops_request_body_is_accepted_by_the_providers_judges() {
         anthropic_run("anthropic, eager", Eager, false).await,
         anthropic_run("anthropic, progressive", ListChanged, false).await,
         anthropic_run("anthropic, deferred", ListChanged, true).await,
+        anthropic_run_in(
+            "anthropic strict, eager",
+            Eager,
+            Dialect::AnthropicStrict,
+            anthropic::Options::default().with_strict(true),
+        )
+        .await,
+        anthropic_run_in(
+            "anthropic strict, progressive",
+            ListChanged,
+            Dialect::AnthropicStrict,
+            anthropic::Options::default().with_strict(true),
+        )
+        .await,
+        anthropic_run_in(
+            "anthropic strict, deferred",
+            ListChanged,
+            Dialect::AnthropicStrict,
+            anthropic::Options::default()
+                .with_strict(true)
+                .with_deferred(true),
+        )
+        .await,
+        anthropic_run_in(
+            "anthropic strict text, strict off, progressive",
+            ListChanged,
+            Dialect::AnthropicStrict,
+            anthropic::Options::default(),
+        )
+        .await,
         gemini_run("gemini, eager", Eager).await,
         gemini_run("gemini, progressive", ListChanged).await,
     ];
@@ -235,13 +276,37 @@ async fn every_loops_request_body_is_accepted_by_the_providers_judges() {
             0
         };
         assert_eq!(strict, expect, "{}: strict definitions", run.label);
+        // Anthropic's strict tool use: every pack tool goes with `"strict": true` (judged by
+        // `transform_schema`) but those that reach a recursive type (`$defs`, served in the
+        // portable form); strict off, or in another dialect, none does.
+        let anthropic_strict = sent.iter().filter(|e| e["strict"] == true).count();
+        let expect = if run.label.starts_with("anthropic strict,") {
+            let recursive = sent
+                .iter()
+                .filter(|e| e["name"] != TOOL_SEARCH && e["schema"].get("$defs").is_some())
+                .count();
+            assert!(recursive < loaded, "{}: some tools go strict", run.label);
+            loaded - recursive
+        } else {
+            0
+        };
+        assert_eq!(
+            anthropic_strict, expect,
+            "{}: Anthropic strict definitions",
+            run.label
+        );
     }
     let verdicts = run_judges(&entries, "all");
     let mut failures = Vec::new();
     for run in &runs {
         let v = &verdicts[run.label];
+        let strict = if v.strict > 0 {
+            format!(" ({} sent with strict: true)", v.strict)
+        } else {
+            String::new()
+        };
         println!(
-            "{}: {}/{} tool definitions accepted",
+            "{}: {}/{} tool definitions accepted{strict}",
             run.label, v.accepted, v.judged
         );
         assert!(v.judged > 0, "{}: nothing judged", run.label);

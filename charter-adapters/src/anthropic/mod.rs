@@ -6,6 +6,19 @@
 //! the session ([`ToolSession::execute_tool_calls`]); their results go back in one `user`
 //! message of `tool_result` blocks, in the model's order, `is_error: true` on failures.
 //!
+//! ## Strict tool use ([`Options::with_strict`])
+//!
+//! Off by default. A session built in Anthropic's strict dialect (`SessionOptions { dialect:
+//! Dialect::AnthropicStrict, .. }`, docs/dialects.md) gives each compiled tool's
+//! `anthropic-strict` definition where its view can go strict (decided at build time: a view
+//! that reaches a recursive type is given in the portable form); with `with_strict(true)`
+//! those go with `"strict": true`, so the API samples their `input` under its grammar. The
+//! session's own tools, a toolkit's and the views that cannot go strict go without. Arguments
+//! in the dialect's shape (a map as `{key, value}` entries, JSON text for a value of any type)
+//! are read back before validation, so the request is the portable form's. The API compiles
+//! every strict tool of a request into one grammar and refuses one past a size it does not
+//! publish: send few tools strict (a progressive session, or a small table).
+//!
 //! ## Deferred mode ([`Options::with_deferred`])
 //!
 //! Progressive disclosure through the API's own deferred loading, so the request prefix (the
@@ -39,6 +52,7 @@
 use std::collections::HashSet;
 
 use charter_runtime::CallContext;
+use charter_runtime::Dialect;
 use charter_runtime::scheduler::{CallResult, ToolCall as BatchCall};
 use charter_runtime::session::{TOOL_SEARCH, ToolEntry, ToolSession};
 use serde_json::{Map, Value};
@@ -145,6 +159,9 @@ pub struct Options {
     /// Extra request members passed through unchanged (`temperature`, `tool_choice`,
     /// `metadata`, `thinking`, ...). `tool_choice` is left out of a request without tools.
     pub extra: Map<String, Value>,
+    /// Send `"strict": true` with each definition written in Anthropic's strict dialect
+    /// (default `false`; only a session built in [`Dialect::AnthropicStrict`] gives them).
+    pub strict: bool,
 }
 
 impl Default for Options {
@@ -156,6 +173,7 @@ impl Default for Options {
             system: None,
             deferred: false,
             extra: Map::new(),
+            strict: false,
         }
     }
 }
@@ -181,6 +199,13 @@ impl Options {
         self
     }
 
+    /// Strict tool use: definitions in Anthropic's strict dialect go with `"strict": true`
+    /// (default `false`; the session must be built in [`Dialect::AnthropicStrict`]).
+    pub fn with_strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
     fn check(&self) -> Result<(), Error> {
         transport::check_loop_options(
             self.max_turns,
@@ -203,7 +228,8 @@ struct WireTool<'s> {
     deferred: bool,
 }
 
-fn write_tools(buf: &mut Vec<u8>, tools: &[WireTool<'_>]) {
+/// `strict`: definitions in [`Dialect::AnthropicStrict`] go with `"strict": true`.
+fn write_tools(buf: &mut Vec<u8>, tools: &[WireTool<'_>], strict: bool) {
     buf.push(b'[');
     for (i, tool) in tools.iter().enumerate() {
         if i > 0 {
@@ -215,6 +241,9 @@ fn write_tools(buf: &mut Vec<u8>, tools: &[WireTool<'_>]) {
         json::string(buf, tool.entry.description);
         buf.extend_from_slice(br#","input_schema":"#);
         buf.extend_from_slice(tool.entry.schema.as_bytes());
+        if strict && tool.entry.dialect == Dialect::AnthropicStrict {
+            buf.extend_from_slice(br#","strict":true"#);
+        }
         if tool.deferred {
             buf.extend_from_slice(br#","defer_loading":true"#);
         }
@@ -224,7 +253,7 @@ fn write_tools(buf: &mut Vec<u8>, tools: &[WireTool<'_>]) {
 }
 
 /// The `tools` array for these entries (none deferred), as JSON text, schemas copied from their
-/// precomputed text.
+/// precomputed text; an entry in [`Dialect::AnthropicStrict`] goes with `"strict": true`.
 pub fn tools_json(tools: &[ToolEntry<'_>]) -> String {
     let wire: Vec<WireTool<'_>> = tools
         .iter()
@@ -234,7 +263,7 @@ pub fn tools_json(tools: &[ToolEntry<'_>]) -> String {
         })
         .collect();
     let mut buf = Vec::new();
-    write_tools(&mut buf, &wire);
+    write_tools(&mut buf, &wire, true);
     String::from_utf8(buf).unwrap_or_default()
 }
 
@@ -293,7 +322,7 @@ fn request_body(
     }
     body.value("messages", messages);
     if !tools.is_empty() {
-        write_tools(body.key("tools"), tools);
+        write_tools(body.key("tools"), tools, options.strict);
     }
     for (key, value) in &options.extra {
         if tools.is_empty() && key == "tool_choice" {
@@ -374,11 +403,19 @@ pub async fn run(
     options: &Options,
 ) -> Result<RunResult<Message>, Error> {
     options.check()?;
-    if !session.dialect().is_portable() {
+    let dialect = session.dialect();
+    if !dialect.is_portable() && dialect != Dialect::AnthropicStrict {
         return Err(Error::Config(format!(
-            "the session gives its schemas in the `{}` dialect; the Messages API takes the \
-             portable form (build the session in `anthropic`, `openai` or `mcp`)",
-            session.dialect()
+            "the session gives its schemas in the `{dialect}` dialect; the Messages API takes \
+             the portable form or its strict dialect (build the session in `anthropic`, \
+             `anthropic-strict`, `openai` or `mcp`)"
+        )));
+    }
+    if options.strict && dialect != Dialect::AnthropicStrict {
+        return Err(Error::Config(format!(
+            "strict tool use needs the definitions in Anthropic's strict dialect, but the \
+             session gives them in `{dialect}`: build it with `SessionOptions {{ dialect: \
+             Dialect::AnthropicStrict, .. }}`"
         )));
     }
     if options.deferred && session.disclosure().calls_any() {

@@ -663,7 +663,7 @@ macro_rules! demo_tool {
             r#""],"additionalProperties":false}"#
         );
         // Gemini's `Schema` takes no `additionalProperties`; the portable text is strict already
-        // (one property, required, the object closed).
+        // in OpenAI's and Anthropic's sense (one property, required, the object closed).
         const GEMINI: &str = concat!(
             r#"{"type":"object","properties":{""#,
             $field,
@@ -676,7 +676,8 @@ macro_rules! demo_tool {
         const DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(SCHEMA, text_tokens(SCHEMA), &[]),
             DialectSchema::new(GEMINI, text_tokens(GEMINI), &[]),
-        );
+        )
+        .with_anthropic_strict(Some(DialectSchema::new(SCHEMA, text_tokens(SCHEMA), &[])));
         ToolDef::new(
             concat!("demo_", $tool),
             "demo",
