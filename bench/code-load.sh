@@ -8,6 +8,7 @@
 #
 #   bench/code-load.sh
 #   PROGRAMS=50 SETTLE_SECS=20 ROUNDS=4 bench/code-load.sh   # rounds: growth (a leak) or reuse
+#   DETAIL=1 bench/code-load.sh   # also where the resident memory is at the end, and the heap in use
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -16,4 +17,4 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 echo "building charter (release)..." >&2
 cargo build --release --quiet -p charter-cli --features shipped-packs --bin charter --manifest-path "$ROOT/Cargo.toml"
 exec python3 "$ROOT/bench/code_load.py" --charter "$CARGO_TARGET_DIR/release/charter" \
-  --programs "${PROGRAMS:-100}" --settle "${SETTLE_SECS:-100}" --rounds "${ROUNDS:-1}"
+  --programs "${PROGRAMS:-100}" --settle "${SETTLE_SECS:-100}" --rounds "${ROUNDS:-1}" ${DETAIL:+--detail}

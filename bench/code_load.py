@@ -84,9 +84,35 @@ def status_kib(pid):
     with open(f"/proc/{pid}/status") as status:
         for line in status:
             key, _, value = line.partition(":")
-            if key in ("VmHWM", "VmRSS"):
+            if key in ("VmHWM", "VmRSS", "RssAnon", "RssFile"):
                 out[key] = int(value.split()[0])
     return out
+
+
+def resident_by_kind(pid):
+    """The process's resident KiB by kind of mapping (/proc/PID/smaps): the main heap, the
+    anonymous mappings that start on a 64 MiB boundary (glibc's per-thread arenas: each
+    reserves 64 MiB so aligned), the other anonymous ones (thread stacks, large allocations), and files (the binary, libraries)."""
+    kinds = {"heap": 0, "arenas": 0, "other_anon": 0, "files": 0}
+    kind = None
+    with open(f"/proc/{pid}/smaps") as smaps:
+        for line in smaps:
+            first = line.split()[0]
+            if "-" in first and not first.endswith(":"):
+                start, end = (int(x, 16) for x in first.split("-"))
+                fields = line.split()
+                name = fields[5] if len(fields) > 5 else ""
+                if name == "[heap]":
+                    kind = "heap"
+                elif name.startswith("/"):
+                    kind = "files"
+                elif start % (64 << 20) == 0:
+                    kind = "arenas"
+                else:
+                    kind = "other_anon"
+            elif first == "Rss:" and kind:
+                kinds[kind] += int(line.split()[1])
+    return {k: round(v / 1024, 2) for k, v in kinds.items()}
 
 
 def rpc(host, port, session, message):
@@ -150,15 +176,21 @@ def main():
     parser.add_argument("--settle", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=1,
                         help="run the programs this many times, settling after each")
+    parser.add_argument("--detail", action="store_true",
+                        help="also where the resident memory is at the end (smaps), and the "
+                             "server's last report of heap in use")
     args = parser.parse_args()
 
     api = ThreadingHTTPServer(("127.0.0.1", 0), Api)
     threading.Thread(target=api.serve_forever, daemon=True).start()
     env = dict(os.environ, CHARTER_GITHUB_BASE_URL=f"http://127.0.0.1:{api.server_address[1]}",
                GITHUB_TOKEN="ghp_load_test_not_a_token")
+    if args.detail:
+        env["RUST_LOG"] = "charter_mcp=debug"
     proc = subprocess.Popen([args.charter, "mcp", "--http", "127.0.0.1:0", "--pack", "github",
                              "--progressive=code"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, env=env)
+    # (--detail: the server logs its heap in use each time it gives memory back)
     try:
         url = None
         while url is None:
@@ -167,7 +199,10 @@ def main():
                 raise SystemExit("charter exited before announcing its address")
             if line.startswith("charter: "):
                 url = next(w for w in line.split() if w.startswith("http://")).rstrip("),")
-        threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
+        trims = []
+        threading.Thread(target=lambda: [trims.append(line) for line in proc.stderr
+                                         if b"gave freed memory back" in line],
+                         daemon=True).start()
         host, port = url[len("http://"):].split("/")[0].split(":")
         port = int(port)
         started_kib = status_kib(proc.pid)["VmRSS"]
@@ -202,6 +237,17 @@ def main():
             # Whether memory grows round after round (a leak) or is held and reused.
             out["rss_after_each_round_mib"] = [round(r[3][-1] / 1024, 2) for r in rounds]
             out["rss_peak_each_round_mib"] = [round(r[2] / 1024, 2) for r in rounds]
+        if args.detail:
+            # Anonymous memory is the heap, the arenas, the stacks; file-backed is the binary's
+            # pages read in as code runs for the first time (the kernel may drop them).
+            end = status_kib(proc.pid)
+            out["anon_before_after_mib"] = [round(before["RssAnon"] / 1024, 2),
+                                            round(end["RssAnon"] / 1024, 2)]
+            out["file_before_after_mib"] = [round(before["RssFile"] / 1024, 2),
+                                            round(end["RssFile"] / 1024, 2)]
+            out["resident_mib_by_kind"] = resident_by_kind(proc.pid)
+            if trims:
+                out["last_trim_log"] = trims[-1].decode(errors="replace").strip()[-160:]
         print(json.dumps(out))
     finally:
         proc.terminate()

@@ -194,6 +194,8 @@ pub(crate) async fn bind(
         config.session_store = Some(Arc::new(fleet.clone()));
     }
     let sessions = Arc::new(LocalSessionManager::default());
+    // Before the programs of code mode start threads of their own (memory.rs).
+    super::memory::bound_arenas();
     let gate = Gate::new(options.limits, sessions.clone(), options.store.clone());
     // One handler, hence one ToolSession, per MCP session.
     let service = StreamableHttpService::new(
