@@ -129,9 +129,20 @@ fn the_list_is_tool_search_and_run_code_every_turn() {
     assert!(
         search
             .description
-            .ends_with("\n- crm: A small CRM (4 tools)"),
+            .ends_with("\n\nPacks:\n- crm: A small CRM (4 tools)"),
         "{}",
         search.description
+    );
+    // The description says once what each query form does; the schema does not say it again.
+    assert!(
+        search
+            .description
+            .contains("`select:name_a,name_b` declares")
+    );
+    assert!(
+        !search.schema.contains("exactly those tools"),
+        "{}",
+        search.schema
     );
     assert!(session.is_callable("crm_notes_read"));
 }

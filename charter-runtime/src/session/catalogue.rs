@@ -39,7 +39,12 @@ pub(super) fn search_description(
         }
         return text;
     }
-    text.push_str("\n\nPacks (label: what it is for, how many tools; every tool name starts with its pack label):");
+    // Code mode's usage already says that every name starts with its pack.
+    text.push_str(if disclosure == Disclosure::Code {
+        "\n\nPacks:"
+    } else {
+        "\n\nPacks (label: what it is for, how many tools; every tool name starts with its pack label):"
+    });
     for line in pack_lines(entries, catalogue, sources, usize::MAX) {
         text.push_str("\n- ");
         text.push_str(&line);

@@ -21,31 +21,47 @@ pub const RUN_CODE: &str = "RunCode";
 /// The parameter schema of [`RUN_CODE`].
 pub const RUN_CODE_SCHEMA: &str = concat!(
     r#"{"type":"object","properties":{"code":{"type":"string","description":"#,
-    r#""The body of an async JavaScript function: await tool calls, return the answer.""#,
+    r#""The body of an async function: await calls, return the answer.""#,
     r#"}},"required":["code"],"additionalProperties":false}"#
 );
 
 /// [`RUN_CODE_SCHEMA`] in Gemini's dialect: its `Schema` has no `additionalProperties`.
 pub const RUN_CODE_SCHEMA_GEMINI: &str = concat!(
     r#"{"type":"object","properties":{"code":{"type":"string","description":"#,
-    r#""The body of an async JavaScript function: await tool calls, return the answer.""#,
+    r#""The body of an async function: await calls, return the answer.""#,
     r#"}},"required":["code"]}"#
 );
 
-/// The description of [`RUN_CODE`].
-pub const RUN_CODE_DESCRIPTION: &str = "Runs a JavaScript program that calls tools and returns \
-only what is needed. Each pack is a global object with one async function per tool, declared as \
-ToolSearch shows it: `const prs = await github.pulls_list({owner, repo})`. A call returns the \
-tool's JSON (or its text) and throws the tool's error. Calls awaited together (`Promise.all`) \
-run as one batch. The result is the returned value as JSON, with any console.log lines. No \
-network, files, timers or modules: only the tools.";
+/// The description of [`RUN_CODE`]. Sent with every request of a conversation, so each clause
+/// says something no other text of the list says (docs/code-mode.md, "The fixed list").
+pub const RUN_CODE_DESCRIPTION: &str = "Runs JavaScript that calls tools and returns only what \
+is needed. Each pack is a global with one async function per tool, as ToolSearch declares it: \
+`const prs = await github.pulls_list({owner, repo})`. A call returns the tool's JSON (or text) \
+and throws its error; calls in one `Promise.all` run as one batch. Result: the returned value as \
+JSON, plus console.log lines. No network, files, timers or modules.";
 
-/// The usage text of ToolSearch in code mode.
+/// The usage text of ToolSearch in code mode: the query forms are explained here once, not
+/// again in [`CODE_SEARCH_SCHEMA`].
 pub(super) const CODE_SEARCH_USAGE: &str = "Finds tools for RunCode programs. Keywords \
 (`calendar event`) find the best matches, up to max_results (default 5): the best comes back \
 declared as a program calls it, `<pack>.<tool>(args)`, the others by name; \
 `select:name_a,name_b` declares exactly those tools; `+term` keeps only tools whose name \
 contains term (`+stripe refund`). Every name starts with its pack (`<pack>_<tool>`).";
+
+/// The parameter schema of ToolSearch in code mode: its description ([`CODE_SEARCH_USAGE`])
+/// already says what each form of query does and what max_results is.
+pub(super) const CODE_SEARCH_SCHEMA: &str = concat!(
+    r#"{"type":"object","properties":{"query":{"type":"string","description":"#,
+    r#""Keywords, select:name_a,name_b, or +term keywords.""#,
+    r#"},"max_results":{"type":"integer"}},"required":["query"],"additionalProperties":false}"#
+);
+
+/// [`CODE_SEARCH_SCHEMA`] in Gemini's dialect: its `Schema` has no `additionalProperties`.
+pub(super) const CODE_SEARCH_SCHEMA_GEMINI: &str = concat!(
+    r#"{"type":"object","properties":{"query":{"type":"string","description":"#,
+    r#""Keywords, select:name_a,name_b, or +term keywords.""#,
+    r#"},"max_results":{"type":"integer"}},"required":["query"]}"#
+);
 
 impl ToolSession {
     /// Whether this session is in code mode ([`Disclosure::Code`](super::Disclosure::Code) is

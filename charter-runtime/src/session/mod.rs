@@ -237,9 +237,13 @@ impl ToolSession {
     pub fn tool_search(&self) -> Option<ToolEntry<'_>> {
         let search = self.disclosure.search.as_ref()?;
         let (schema, tokens) = match self.disclosure.in_force() {
-            Disclosure::SearchAndCall | Disclosure::Code => self.own_schema(
+            Disclosure::SearchAndCall => self.own_schema(
                 const { sized(call::SEARCH_AND_CALL_SCHEMA) },
                 const { sized(call::SEARCH_AND_CALL_SCHEMA_GEMINI) },
+            ),
+            Disclosure::Code => self.own_schema(
+                const { sized(code::CODE_SEARCH_SCHEMA) },
+                const { sized(code::CODE_SEARCH_SCHEMA_GEMINI) },
             ),
             Disclosure::Eager | Disclosure::ListChanged => self.own_schema(
                 const { sized(TOOL_SEARCH_SCHEMA) },
