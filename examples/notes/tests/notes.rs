@@ -45,15 +45,23 @@ fn every_view_meets_the_model_apis_rules() {
 }
 
 /// The providers' own SDKs accept every view of every tool in every dialect (docs/dialects.md;
-/// `charter_testkit::judge`: openai-agents' `ensure_strict_json_schema`, google-genai's
-/// `types.Schema`, in a venv under `target/python/judge`).
+/// `charter_testkit::judge`: openai-agents' `ensure_strict_json_schema`, anthropic's
+/// `transform_schema` on every view that goes strict, google-genai's `types.Schema`, in a venv
+/// under `target/python/judge`).
 #[test]
 fn every_view_is_accepted_by_the_providers_sdks() {
     let entries = charter_testkit::judge::entries(TOOLS.tools);
     let scratch = std::env::temp_dir().join(format!("notes-judge-{}.json", std::process::id()));
     let verdicts = charter_testkit::judge::judge(&entries, &scratch);
     let _ = std::fs::remove_file(&scratch);
-    assert_eq!(verdicts.len(), 5, "every dialect judged: {verdicts:?}");
+    assert_eq!(
+        verdicts.len(),
+        charter::Dialect::ALL.len(),
+        "every dialect judged: {verdicts:?}"
+    );
+    // `#[charter::tool]` writes every view in Anthropic's strict dialect (no recursive types).
+    let strict = &verdicts["anthropic-strict"];
+    assert_eq!(strict.strict, strict.judged, "every view goes strict");
     for (dialect, v) in &verdicts {
         println!("{dialect} {}/{} views accepted", v.accepted, v.judged);
         assert!(v.refused.is_empty(), "{dialect}: {}", v.refused.join("\n"));
