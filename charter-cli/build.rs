@@ -17,6 +17,13 @@
 //! - **Every pack's `Table` together** at the start of the tables: choosing `--pack slack` reads
 //!   the label of each table until it finds slack, and each table used to lie beside its own
 //!   pack's tools, 64 KiB apart.
+//! - **What no listing reads apart from what it does**: the pack compiler puts code mode's
+//!   signatures and the provider dialects' schemas in statics of their own sections
+//!   (`charter_cold_text`, placed by the linker beside `.rodata` but outside it, and
+//!   `.data.rel.ro.charter_cold`, gathered here into one run), so `tools/list` maps none of them;
+//!   what it does read of the tables (each pack's `ToolDef`s, each tool's `View`s) goes in
+//!   `.data.rel.ro.charter_listed`, gathered here after the `Table`s, not each beside its
+//!   tool's shapes, paths and spans.
 //!
 //! The layout is a linker script in `OUT_DIR` that only orders sections (`INSERT`, so the
 //! linker's own layout stays in force otherwise), for the linker Rust uses by default on Linux
@@ -73,8 +80,10 @@ fn main() {
 }
 
 /// The linker script: the hot functions first in `.text` and their constants first in `.rodata`,
-/// every pack's `Table` first in `.data.rel.ro` (the sections keep their names, so
-/// `.data.rel.ro` stays read-only after load).
+/// every pack's `Table` first in `.data.rel.ro`, then what `tools/list` reads of them (the
+/// `ToolDef`s and `View`s, `.data.rel.ro.charter_listed`), then the descriptors no listing reads
+/// (the dialects', `.data.rel.ro.charter_cold`), each in one run rather than one per object file
+/// (the sections keep their names, so `.data.rel.ro` stays read-only after load).
 fn layout(hot: &str) -> String {
     // Section names hold no blanks or parentheses; anything else is not a list entry.
     let names: Vec<&str> = hot
@@ -98,8 +107,9 @@ fn layout(hot: &str) -> String {
     script.push_str("    *(.rodata .rodata.*)\n  }\n} INSERT BEFORE .eh_frame;\n");
     script.push_str(
         "SECTIONS {\n  .data.rel.ro : {\n    *(.data.rel.ro._ZN7charter5packs*5TOOLS17h*)\n    \
-         *(.data.rel.ro._ZN7charter5packs3ALL17h*)\n    *(.data.rel.ro .data.rel.ro.*)\n  }\n\
-         } INSERT AFTER .init_array;\n",
+         *(.data.rel.ro._ZN7charter5packs3ALL17h*)\n    *(.data.rel.ro.charter_listed)\n    \
+         *(.data.rel.ro.charter_cold)\n    \
+         *(.data.rel.ro .data.rel.ro.*)\n  }\n} INSERT AFTER .init_array;\n",
     );
     script
 }

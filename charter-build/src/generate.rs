@@ -4,6 +4,9 @@
 //! are `Named` statics that refer to each other, which is how recursion is expressed), the view
 //! schemas, sizes, spans and paths are literals (nothing is const-evaluated when the pack
 //! compiles), and each tool's route is a static pointing at the pack's `HttpPack` static.
+//! What `tools/list` reads and what it never reads lie apart (docs/mcp.md, "Memory"): the
+//! `ToolDef`s and `View`s in statics of one section, code mode's signatures and the dialects'
+//! texts in `ColdText` statics of another, their descriptors in a third.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -153,9 +156,102 @@ fn search_terms(t: &ToolModel) -> (Literal, TokenStream) {
     (s(&terms.joined()), quote!(&[#(#fields),*]))
 }
 
-/// A `&[PropSpan]` literal.
-fn spans_expr(spans: &[PropSpan]) -> TokenStream {
-    let spans = spans.iter().map(|sp| {
+/// Where the descriptors `tools/list` reads go (each pack's `ToolDef`s and each tool's `View`s):
+/// together in the tables' section, not each beside its shapes, paths and spans.
+fn listed_section() -> TokenStream {
+    quote!(#[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_listed"))])
+}
+
+/// The name of tool `tool`'s views static. A tool name may start with a digit, which no Rust
+/// identifier may: it then gets a leading `_`, which no tool name has, so it cannot collide.
+fn views_ident(tool: &str) -> syn::Ident {
+    let upper = tool.to_ascii_uppercase();
+    if upper.starts_with(|c: char| c.is_ascii_digit()) {
+        format_ident!("_{upper}_VIEWS")
+    } else {
+        format_ident!("{upper}_VIEWS")
+    }
+}
+
+/// Where the texts `tools/list` never reads go (code mode's signatures, the provider dialects'
+/// schemas): a section of their own, so listing maps none of their pages (`ColdText`,
+/// docs/mcp.md "Memory"). ELF section names; elsewhere the statics stay where the compiler puts
+/// them.
+fn cold_text_section() -> TokenStream {
+    quote!(#[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))])
+}
+
+/// Where the descriptors of the cold texts go (`DialectSchemas`, the dialects' spans): beside
+/// each other in the tables' section.
+fn cold_table_section() -> TokenStream {
+    quote!(#[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))])
+}
+
+/// `static NAME: ColdText<len> = ColdText::new("...");`
+fn cold_text(name: &syn::Ident, value: &str) -> TokenStream {
+    let (section, len, value) = (
+        cold_text_section(),
+        Literal::usize_unsuffixed(value.len()),
+        text(value),
+    );
+    quote! {
+        #section
+        static #name: ColdText<#len> = ColdText::new(#value);
+    }
+}
+
+/// The cold statics of the views of tool `t` that show the same fields (`base`): the signature
+/// and the dialect texts, the spans of those, and the view's `DialectSchemas`.
+fn cold_statics(t: &ToolModel, base: &str, signature: &str, d: &ViewDialects) -> TokenStream {
+    let ident = |k: &str| format_ident!("{base}_{k}");
+    let doc = format!(
+        " Code mode's declaration and the dialects' schemas of `{}` (the views showing these \
+         fields): no `tools/list` reads them.",
+        t.name
+    );
+    let signature = cold_text(&ident("SIGNATURE"), signature);
+    let one = |k: &str, v: &ViewSchema| {
+        let (name, spans_name) = (ident(k), ident(&format!("{k}_SPANS")));
+        let text = cold_text(&name, &v.text);
+        let section = cold_table_section();
+        let n = Literal::usize_unsuffixed(v.spans.len());
+        let spans = span_items(&v.spans);
+        let tokens = u(v.tokens);
+        let stat = quote! {
+            #text
+            #section
+            static #spans_name: [PropSpan; #n] = [#(#spans),*];
+        };
+        (
+            stat,
+            quote!(DialectSchema::new(#name.as_str(), #tokens, &#spans_name)),
+        )
+    };
+    let (strict_statics, strict) = one("STRICT", &d.openai_strict);
+    let (gemini_statics, gemini) = one("GEMINI", &d.gemini);
+    let (anthropic_statics, anthropic) = match &d.anthropic_strict {
+        Some(v) => {
+            let (statics, v) = one("ANTHROPIC_STRICT", v);
+            (statics, quote!(Some(#v)))
+        }
+        None => (TokenStream::new(), quote!(None)),
+    };
+    let (dialects, section) = (ident("DIALECTS"), cold_table_section());
+    quote! {
+        #[doc = #doc]
+        #signature
+        #strict_statics
+        #gemini_statics
+        #anthropic_statics
+        #section
+        static #dialects: DialectSchemas = DialectSchemas::new(#strict, #gemini)
+            .with_anthropic_strict(#anthropic);
+    }
+}
+
+/// The `PropSpan` literals of a view.
+fn span_items(spans: &[PropSpan]) -> impl Iterator<Item = TokenStream> + '_ {
+    spans.iter().map(|sp| {
         let name = s(sp.name);
         let (a, b) = (u(sp.property.0), u(sp.property.1));
         let required = match sp.required {
@@ -166,25 +262,7 @@ fn spans_expr(spans: &[PropSpan]) -> TokenStream {
             None => quote!(None),
         };
         quote!(PropSpan { name: #name, property: (#a, #b), required: #required })
-    });
-    quote!(&[#(#spans),*])
-}
-
-/// A view's `DialectSchemas` literal (docs/dialects.md).
-fn dialects_literal(d: &ViewDialects) -> TokenStream {
-    let one = |v: &ViewSchema| {
-        let (schema, tokens, spans) = (text(&v.text), u(v.tokens), spans_expr(&v.spans));
-        quote!(DialectSchema::new(#schema, #tokens, #spans))
-    };
-    let (strict, gemini) = (one(&d.openai_strict), one(&d.gemini));
-    let anthropic_strict = match &d.anthropic_strict {
-        Some(v) => {
-            let v = one(v);
-            quote!(Some(#v))
-        }
-        None => quote!(None),
-    };
-    quote!(DialectSchemas::new(#strict, #gemini).with_anthropic_strict(#anthropic_strict))
+    })
 }
 
 fn strs<'a>(items: impl IntoIterator<Item = &'a str>) -> TokenStream {
@@ -211,97 +289,74 @@ struct Gen<'a> {
 }
 
 impl Gen<'_> {
-    /// The `schema`, `paths`, `spans` and `signature` expressions of a view.
-    fn view_parts(v: &ViewSchema, signature: &str) -> [TokenStream; 4] {
+    /// The `schema`, `paths` and `spans` expressions of a view.
+    fn view_parts(v: &ViewSchema) -> [TokenStream; 3] {
         let schema = text(&v.text);
-        let signature = text(signature);
         let paths = v.paths.iter().map(|p| {
             let path = s(&p.path);
             let depth = Literal::u8_unsuffixed(p.depth);
             let saves = u(p.saves);
             quote!(PathCost { path: #path, depth: #depth, saves: #saves })
         });
-        let spans = v.spans.iter().map(|sp| {
-            let name = s(sp.name);
-            let (a, b) = (u(sp.property.0), u(sp.property.1));
-            let required = match sp.required {
-                Some((c, d)) => {
-                    let (c, d) = (u(c), u(d));
-                    quote!(Some((#c, #d)))
-                }
-                None => quote!(None),
-            };
-            quote!(PropSpan { name: #name, property: (#a, #b), required: #required })
-        });
+        let spans = span_items(&v.spans);
         [
             quote!(#schema),
             quote!(&[#(#paths),*]),
             quote!(&[#(#spans),*]),
-            quote!(#signature),
         ]
     }
 
-    /// The views of a tool, and consts for what several views share (views that show the same
-    /// fields, such as `Default` and `Unmatched` of a tool without labels, have one schema).
-    /// A view's signature is shared with its schema: the same fields shown, the same `keep`.
+    /// The views of a tool, and the statics and consts they refer to: for each set of views that
+    /// show the same fields (`Default` and `Unmatched` of a tool without labels have one schema)
+    /// the cold statics ([`cold_statics`]: signature and dialects, shared as the fields are), and
+    /// consts for the schema, paths and spans when several views share them.
     fn views(
         t: &ToolModel,
         schemas: &[ViewSchema],
         signatures: &[(String, u32)],
         dialects: &[ViewDialects],
     ) -> (Vec<TokenStream>, Vec<TokenStream>) {
-        let mut shared: Vec<(&str, [TokenStream; 4])> = Vec::new();
-        // A view's dialect texts are shared with its schema, as its signature is.
-        let mut shared_dialects: Vec<(&str, TokenStream)> = Vec::new();
+        // The schema texts seen, in order: the `n` of each set's statics (`ISSUES_LIST_<n>_...`).
+        let mut seen: Vec<&str> = Vec::new();
         let mut consts = Vec::new();
         let mut views = Vec::new();
         for (((v, schema), (signature, signature_tokens)), d) in
             t.views.iter().zip(schemas).zip(signatures).zip(dialects)
         {
             let repeated = schemas.iter().filter(|o| o.text == schema.text).count() > 1;
-            let dialects_expr = if !repeated {
-                let d = dialects_literal(d);
-                quote!(&#d)
-            } else if let Some((_, e)) = shared_dialects.iter().find(|(t, _)| *t == schema.text) {
-                e.clone()
+            let first = !seen.contains(&schema.text.as_str());
+            if first {
+                seen.push(&schema.text);
+            }
+            let n = seen
+                .iter()
+                .position(|t| *t == schema.text)
+                .unwrap_or_default();
+            let base = shared_view_base(&t.tool, n);
+            if first {
+                consts.push(cold_statics(t, &base, signature, d));
+            }
+            let cold = ["SIGNATURE", "DIALECTS"].map(|k| format_ident!("{base}_{k}"));
+            let [signature_expr, dialects_expr] = &cold;
+            let [schema_expr, paths, spans] = if !repeated {
+                Self::view_parts(schema)
             } else {
-                let id = format_ident!(
-                    "{}_DIALECTS",
-                    shared_view_base(&t.tool, shared_dialects.len())
-                );
-                let lit = dialects_literal(d);
-                consts.push(quote! {
-                    /// Shared by the views that show the same fields.
-                    static #id: DialectSchemas = #lit;
-                });
-                let e = quote!(&#id);
-                shared_dialects.push((&schema.text, e.clone()));
-                e
-            };
-            let [schema_expr, paths, spans, signature_expr] = if !repeated {
-                Self::view_parts(schema, signature)
-            } else if let Some((_, parts)) = shared.iter().find(|(text, _)| *text == schema.text) {
-                parts.clone()
-            } else {
-                let base = shared_view_base(&t.tool, shared.len());
-                let idents =
-                    ["SCHEMA", "PATHS", "SPANS", "SIGNATURE"].map(|k| format_ident!("{base}_{k}"));
-                let [a, b, c, d] = Self::view_parts(schema, signature);
-                let [ia, ib, ic, id] = &idents;
-                let doc = format!(
-                    " Shared by the views of `{}` that show the same fields.",
-                    t.name
-                );
-                consts.push(quote! {
-                    #[doc = #doc]
-                    const #ia: &str = #a;
-                    const #ib: &[PathCost] = #b;
-                    const #ic: &[PropSpan] = #c;
-                    const #id: &str = #d;
-                });
-                let parts = idents.map(|i| quote!(#i));
-                shared.push((&schema.text, parts.clone()));
-                parts
+                let idents = ["SCHEMA", "PATHS", "SPANS"].map(|k| format_ident!("{base}_{k}"));
+                if first {
+                    let [a, b, c] = Self::view_parts(schema);
+                    let [ia, ib, ic] = &idents;
+                    let doc = format!(
+                        " Shared by the views of `{}` that show the same fields.",
+                        t.name
+                    );
+                    consts.push(quote! {
+                        #[doc = #doc]
+                        const #ia: &str = #a;
+                        const #ib: &[PathCost] = #b;
+                        const #ic: &[PropSpan] = #c;
+                    });
+                }
+                idents.map(|i| quote!(#i))
             };
             let key = match &v.key {
                 ViewKey::Default => quote!(ViewKey::Default),
@@ -327,8 +382,8 @@ impl Gen<'_> {
                     #(#with)*
                     .with_paths(#paths)
                     .with_spans(#spans)
-                    .with_signature(#signature_expr, #signature_tokens)
-                    .with_dialects(#dialects_expr)
+                    .with_signature(#signature_expr.as_str(), #signature_tokens)
+                    .with_dialects(&#dialects_expr)
             });
         }
         (views, consts)
@@ -363,7 +418,13 @@ impl Gen<'_> {
             .iter()
             .map(|v| tool_view_dialects(&self.lowered, index, v))
             .collect();
-        let (views, consts) = Self::views(t, &schemas, &signatures, &dialects);
+        let (views, mut consts) = Self::views(t, &schemas, &signatures, &dialects);
+        let (views_static, section) = (views_ident(&t.tool), listed_section());
+        let n = Literal::usize_unsuffixed(views.len());
+        consts.push(quote! {
+            #section
+            static #views_static: [View; #n] = [#(#views),*];
+        });
         let description_lc = s(&t.description.to_lowercase());
         let hints_lc: Vec<String> = t.hints.iter().map(|h| h.to_lowercase()).collect();
         let hints = strs(hints_lc.iter().map(String::as_str));
@@ -388,7 +449,7 @@ impl Gen<'_> {
                 .with_annotations(Annotations { read_only: #ro, idempotent: #id, destructive: #de, open_world: #ow })
                 #(#with)*
                 .with_input(&#input)
-                .with_views(&[#(#views),*])
+                .with_views(&#views_static)
                 .with_search(SearchData::new(#description_lc, #hints).with_terms(#search_terms, #search_fields))
         };
         (def, consts)
@@ -540,6 +601,7 @@ impl Gen<'_> {
             .map(|(i, t)| self.tool(i, t))
             .unzip();
         let shared = shared.into_iter().flatten();
+        let (listed, count) = (listed_section(), Literal::usize_unsuffixed(p.tools.len()));
         let routes = p.tools.iter().map(|t| self.route(t));
         let http = self.http_pack();
         let types = self.lowered.types.iter().map(|n| shapes::named_static(n));
@@ -575,7 +637,9 @@ impl Gen<'_> {
                 const NUMBER: NumberRules = NumberRules { minimum: None, maximum: None, enum_values: &[] };
 
                 #[doc = #tools_doc]
-                pub static TOOLS: Table = Table::new(#label, #description, &[#(#tools),*]);
+                pub static TOOLS: Table = Table::new(#label, #description, &TOOL_DEFS);
+                #listed
+                static TOOL_DEFS: [ToolDef; #count] = [#(#tools),*];
 
                 #http
                 #(#routes)*

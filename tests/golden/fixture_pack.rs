@@ -36,2197 +36,873 @@ pub mod tracker {
     pub static TOOLS: Table = Table::new(
         "tracker",
         "An issue tracker's REST API.",
-        &[
-            ToolDef::new(
-                    "tracker_issues_list",
-                    "tracker",
-                    "issues_list",
-                    "List the issues of a project, newest first.",
-                    Exec::Http(&ROUTE_ISSUES_LIST),
-                )
-                .with_annotations(Annotations {
-                    read_only: true,
-                    idempotent: true,
-                    destructive: false,
-                    open_world: true,
-                })
-                .with_input(
-                    &ObjectShape {
-                        fields: &[
-                            Field {
-                                name: "project",
-                                wire: "project",
-                                description: "The project key, e.g. `CORE`.",
-                                shape: &Shape::String(StringRules {
-                                    min_length: Some(1),
-                                    ..STRING
+        &TOOL_DEFS,
+    );
+    #[cfg_attr(
+        target_os = "linux",
+        unsafe(link_section = ".data.rel.ro.charter_listed")
+    )]
+    static TOOL_DEFS: [ToolDef; 10] = [
+        ToolDef::new(
+                "tracker_issues_list",
+                "tracker",
+                "issues_list",
+                "List the issues of a project, newest first.",
+                Exec::Http(&ROUTE_ISSUES_LIST),
+            )
+            .with_annotations(Annotations {
+                read_only: true,
+                idempotent: true,
+                destructive: false,
+                open_world: true,
+            })
+            .with_input(
+                &ObjectShape {
+                    fields: &[
+                        Field {
+                            name: "project",
+                            wire: "project",
+                            description: "The project key, e.g. `CORE`.",
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
+                            required: true,
+                            location: Location::Path,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "labels",
+                            wire: "labels",
+                            description: "Only issues carrying all of these labels.",
+                            shape: &Shape::Array(ArrayRules {
+                                items: &Shape::String(STRING),
+                                min_items: None,
+                                max_items: None,
+                                unique_items: false,
+                            }),
+                            location: Location::Query,
+                            style: ListStyle::Comma,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "state",
+                            wire: "state",
+                            description: "Which issues to list.",
+                            shape: &Shape::String(StringRules {
+                                enum_values: &["open", "closed", "all"],
+                                ..STRING
+                            }),
+                            default: Some(r#""open""#),
+                            location: Location::Query,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "page",
+                            wire: "page",
+                            description: "The page to return (1 is the first).",
+                            shape: &Shape::Integer(NumberRules {
+                                minimum: Some(Num { value: 1f64, text: "1" }),
+                                ..NUMBER
+                            }),
+                            location: Location::Query,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "per_page",
+                            wire: "per_page",
+                            description: "Results per page.",
+                            shape: &Shape::Integer(NumberRules {
+                                minimum: Some(Num { value: 1f64, text: "1" }),
+                                maximum: Some(Num { value: 100f64, text: "100" }),
+                                ..NUMBER
+                            }),
+                            location: Location::Query,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "internal_score",
+                            wire: "internal_score",
+                            description: "Minimum triage score.",
+                            shape: &Shape::Number(NumberRules {
+                                minimum: Some(Num {
+                                    value: -1.5f64,
+                                    text: "-1.5",
                                 }),
-                                required: true,
-                                location: Location::Path,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "labels",
-                                wire: "labels",
-                                description: "Only issues carrying all of these labels.",
-                                shape: &Shape::Array(ArrayRules {
-                                    items: &Shape::String(STRING),
-                                    min_items: None,
-                                    max_items: None,
-                                    unique_items: false,
-                                }),
-                                location: Location::Query,
-                                style: ListStyle::Comma,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "state",
-                                wire: "state",
-                                description: "Which issues to list.",
-                                shape: &Shape::String(StringRules {
-                                    enum_values: &["open", "closed", "all"],
-                                    ..STRING
-                                }),
-                                default: Some(r#""open""#),
-                                location: Location::Query,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "page",
-                                wire: "page",
-                                description: "The page to return (1 is the first).",
-                                shape: &Shape::Integer(NumberRules {
-                                    minimum: Some(Num { value: 1f64, text: "1" }),
-                                    ..NUMBER
-                                }),
-                                location: Location::Query,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "per_page",
-                                wire: "per_page",
-                                description: "Results per page.",
-                                shape: &Shape::Integer(NumberRules {
-                                    minimum: Some(Num { value: 1f64, text: "1" }),
-                                    maximum: Some(Num { value: 100f64, text: "100" }),
-                                    ..NUMBER
-                                }),
-                                location: Location::Query,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "internal_score",
-                                wire: "internal_score",
-                                description: "Minimum triage score.",
-                                shape: &Shape::Number(NumberRules {
-                                    minimum: Some(Num {
-                                        value: -1.5f64,
-                                        text: "-1.5",
-                                    }),
-                                    ..NUMBER
-                                }),
-                                modes: &["pro"],
-                                location: Location::Query,
-                                ..FIELD
-                            },
-                        ],
-                        require_one_of: &[],
-                        require_exactly_one_of: &[],
-                    },
-                )
-                .with_views(
-                    &[
-                        View::new(ViewKey::Default, ISSUES_LIST_0_SCHEMA, 165)
-                            .with_widest(true)
-                            .with_paths(ISSUES_LIST_0_PATHS)
-                            .with_spans(ISSUES_LIST_0_SPANS)
-                            .with_signature(ISSUES_LIST_0_SIGNATURE, 107)
-                            .with_dialects(&ISSUES_LIST_0_DIALECTS),
-                        View::new(
-                                ViewKey::Unmatched,
-                                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100}},"required":["project"],"additionalProperties":false}"#,
-                                143,
-                            )
-                            .with_paths(
-                                &[
-                                    PathCost {
-                                        path: "state",
-                                        depth: 1,
-                                        saves: 28,
-                                    },
-                                    PathCost {
-                                        path: "project",
-                                        depth: 1,
-                                        saves: 27,
-                                    },
-                                    PathCost {
-                                        path: "labels",
-                                        depth: 1,
-                                        saves: 27,
-                                    },
-                                    PathCost {
-                                        path: "page",
-                                        depth: 1,
-                                        saves: 22,
-                                    },
-                                    PathCost {
-                                        path: "per_page",
-                                        depth: 1,
-                                        saves: 22,
-                                    },
-                                ],
-                            )
-                            .with_spans(
-                                &[
-                                    PropSpan {
-                                        name: "project",
-                                        property: (31, 119),
-                                        required: Some((522, 545)),
-                                    },
-                                    PropSpan {
-                                        name: "labels",
-                                        property: (118, 228),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "state",
-                                        property: (228, 340),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "page",
-                                        property: (340, 431),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "per_page",
-                                        property: (431, 521),
-                                        required: None,
-                                    },
-                                ],
-                            )
-                            .with_signature(
-                                r#"(args: {
-  /** The project key, e.g. `CORE`. */ project: string;
-  /** Only issues carrying all of these labels. */ labels?: string[];
-  /** Which issues to list. */ state?: "open" | "closed" | "all";
-  /** The page to return (1 is the first). */ page?: number;
-  /** Results per page. */ per_page?: number;
-}): Promise<{id; title; state; labels: {name}; assignee: {login}}>"#,
-                                93,
-                            )
-                            .with_dialects(
-                                &DialectSchemas::new(
-                                        DialectSchema::new(
-                                            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"required":["project","labels","state","page","per_page"],"additionalProperties":false}"#,
-                                            177,
-                                            &[
-                                                PropSpan {
-                                                    name: "project",
-                                                    property: (31, 105),
-                                                    required: Some((635, 645)),
-                                                },
-                                                PropSpan {
-                                                    name: "labels",
-                                                    property: (104, 242),
-                                                    required: Some((644, 653)),
-                                                },
-                                                PropSpan {
-                                                    name: "state",
-                                                    property: (242, 384),
-                                                    required: Some((653, 661)),
-                                                },
-                                                PropSpan {
-                                                    name: "page",
-                                                    property: (384, 503),
-                                                    required: Some((661, 668)),
-                                                },
-                                                PropSpan {
-                                                    name: "per_page",
-                                                    property: (503, 621),
-                                                    required: Some((668, 679)),
-                                                },
-                                            ],
-                                        ),
-                                        DialectSchema::new(
-                                            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100}},"required":["project"]}"#,
-                                            136,
-                                            &[
-                                                PropSpan {
-                                                    name: "project",
-                                                    property: (31, 119),
-                                                    required: Some((522, 545)),
-                                                },
-                                                PropSpan {
-                                                    name: "labels",
-                                                    property: (118, 228),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "state",
-                                                    property: (228, 340),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "page",
-                                                    property: (340, 431),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "per_page",
-                                                    property: (431, 521),
-                                                    required: None,
-                                                },
-                                            ],
-                                        ),
-                                    )
-                                    .with_anthropic_strict(
-                                        Some(
-                                            DialectSchema::new(
-                                                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"description":"Which issues to list. Default: \"open\".","enum":["open","closed","all"]},"page":{"type":"integer","description":"The page to return (1 is the first). Minimum: 1."},"per_page":{"type":"integer","description":"Results per page. Minimum: 1. Maximum: 100."}},"required":["project"],"additionalProperties":false}"#,
-                                                136,
-                                                &[
-                                                    PropSpan {
-                                                        name: "project",
-                                                        property: (31, 105),
-                                                        required: Some((494, 517)),
-                                                    },
-                                                    PropSpan {
-                                                        name: "labels",
-                                                        property: (104, 214),
-                                                        required: None,
-                                                    },
-                                                    PropSpan {
-                                                        name: "state",
-                                                        property: (214, 312),
-                                                        required: None,
-                                                    },
-                                                    PropSpan {
-                                                        name: "page",
-                                                        property: (312, 403),
-                                                        required: None,
-                                                    },
-                                                    PropSpan {
-                                                        name: "per_page",
-                                                        property: (403, 493),
-                                                        required: None,
-                                                    },
-                                                ],
-                                            ),
-                                        ),
-                                    ),
-                            ),
-                        View::new(ViewKey::Label("pro"), ISSUES_LIST_0_SCHEMA, 165)
-                            .with_active(&["pro"])
-                            .with_paths(ISSUES_LIST_0_PATHS)
-                            .with_spans(ISSUES_LIST_0_SPANS)
-                            .with_signature(ISSUES_LIST_0_SIGNATURE, 107)
-                            .with_dialects(&ISSUES_LIST_0_DIALECTS),
+                                ..NUMBER
+                            }),
+                            modes: &["pro"],
+                            location: Location::Query,
+                            ..FIELD
+                        },
                     ],
-                )
-                .with_search(
-                    SearchData::new(
-                            "list the issues of a project, newest first.",
-                            &["tickets", "bugs"],
-                        )
-                        .with_terms(
-                            "bug first internal issu label list newest pag per project scor stat ticket",
-                            &[2, 4, 8, 5, 8, 37, 4, 8, 8, 12, 8, 8, 2],
-                        ),
-                ),
-            ToolDef::new(
-                    "tracker_issues_create",
-                    "tracker",
-                    "issues_create",
-                    "Open an issue in a project.",
-                    Exec::Http(&ROUTE_ISSUES_CREATE),
-                )
-                .with_annotations(Annotations {
-                    read_only: false,
-                    idempotent: false,
-                    destructive: false,
-                    open_world: true,
-                })
-                .with_input(
-                    &ObjectShape {
-                        fields: &[
-                            Field {
-                                name: "project",
-                                wire: "project",
-                                description: "The project key.",
-                                shape: &Shape::String(StringRules {
-                                    min_length: Some(1),
-                                    ..STRING
-                                }),
-                                required: true,
-                                location: Location::Path,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "title",
-                                wire: "title",
-                                description: "A one-line summary.",
-                                shape: &Shape::String(StringRules {
-                                    min_length: Some(1),
-                                    ..STRING
-                                }),
-                                required: true,
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "due_on",
-                                wire: "due_on",
-                                description: "The due date (YYYY-MM-DD).",
-                                shape: &Shape::String(StringRules {
-                                    format: Some(Format::Date),
-                                    ..STRING
-                                }),
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "customer_id",
-                                wire: "customer_id",
-                                description: "The customer the issue is filed for.",
-                                shape: &Shape::String(STRING),
-                                location: Location::Body,
-                                from_context: Some("customer_id"),
-                                ..FIELD
-                            },
-                            Field {
-                                name: "thread",
-                                wire: "thread",
-                                description: "The opening comment.",
-                                shape: &Shape::Named(&T_Comment),
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "labels",
-                                wire: "labels",
-                                description: "Labels to attach.",
-                                shape: &Shape::Array(ArrayRules {
-                                    items: &Shape::Named(&T_Label),
-                                    min_items: None,
-                                    max_items: Some(10),
-                                    unique_items: false,
-                                }),
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "priority",
-                                wire: "priority",
-                                description: "Priority, 1 (highest) to 3.",
-                                shape: &Shape::Integer(NumberRules {
-                                    enum_values: &[
-                                        Num { value: 1f64, text: "1" },
-                                        Num { value: 2f64, text: "2" },
-                                        Num { value: 3f64, text: "3" },
-                                    ],
-                                    ..NUMBER
-                                }),
-                                modes: &["pro"],
-                                default: Some("2"),
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "metadata",
-                                wire: "metadata",
-                                description: "Free-form key/value metadata.",
-                                shape: &Shape::Map(
-                                    &Shape::Doc(
-                                        &Doc {
-                                            description: Some("A metadata value."),
-                                            default: None,
-                                            shape: &Shape::String(STRING),
-                                        },
-                                    ),
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
+                },
+            )
+            .with_views(&ISSUES_LIST_VIEWS)
+            .with_search(
+                SearchData::new(
+                        "list the issues of a project, newest first.",
+                        &["tickets", "bugs"],
+                    )
+                    .with_terms(
+                        "bug first internal issu label list newest pag per project scor stat ticket",
+                        &[2, 4, 8, 5, 8, 37, 4, 8, 8, 12, 8, 8, 2],
+                    ),
+            ),
+        ToolDef::new(
+                "tracker_issues_create",
+                "tracker",
+                "issues_create",
+                "Open an issue in a project.",
+                Exec::Http(&ROUTE_ISSUES_CREATE),
+            )
+            .with_annotations(Annotations {
+                read_only: false,
+                idempotent: false,
+                destructive: false,
+                open_world: true,
+            })
+            .with_input(
+                &ObjectShape {
+                    fields: &[
+                        Field {
+                            name: "project",
+                            wire: "project",
+                            description: "The project key.",
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
+                            required: true,
+                            location: Location::Path,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "title",
+                            wire: "title",
+                            description: "A one-line summary.",
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
+                            required: true,
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "due_on",
+                            wire: "due_on",
+                            description: "The due date (YYYY-MM-DD).",
+                            shape: &Shape::String(StringRules {
+                                format: Some(Format::Date),
+                                ..STRING
+                            }),
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "customer_id",
+                            wire: "customer_id",
+                            description: "The customer the issue is filed for.",
+                            shape: &Shape::String(STRING),
+                            location: Location::Body,
+                            from_context: Some("customer_id"),
+                            ..FIELD
+                        },
+                        Field {
+                            name: "thread",
+                            wire: "thread",
+                            description: "The opening comment.",
+                            shape: &Shape::Named(&T_Comment),
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "labels",
+                            wire: "labels",
+                            description: "Labels to attach.",
+                            shape: &Shape::Array(ArrayRules {
+                                items: &Shape::Named(&T_Label),
+                                min_items: None,
+                                max_items: Some(10),
+                                unique_items: false,
+                            }),
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "priority",
+                            wire: "priority",
+                            description: "Priority, 1 (highest) to 3.",
+                            shape: &Shape::Integer(NumberRules {
+                                enum_values: &[
+                                    Num { value: 1f64, text: "1" },
+                                    Num { value: 2f64, text: "2" },
+                                    Num { value: 3f64, text: "3" },
+                                ],
+                                ..NUMBER
+                            }),
+                            modes: &["pro"],
+                            default: Some("2"),
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "metadata",
+                            wire: "metadata",
+                            description: "Free-form key/value metadata.",
+                            shape: &Shape::Map(
+                                &Shape::Doc(
+                                    &Doc {
+                                        description: Some("A metadata value."),
+                                        default: None,
+                                        shape: &Shape::String(STRING),
+                                    },
                                 ),
-                                modes: &["beta"],
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "assignee",
-                                wire: "assignee",
-                                description: "Who to assign, or null for nobody.",
-                                shape: &Shape::Nullable(&Shape::String(STRING)),
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                        ],
-                        require_one_of: &[],
-                        require_exactly_one_of: &[],
-                    },
-                )
-                .with_views(
-                    &[
-                        View::new(
-                                ViewKey::Default,
-                                r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3.","enum":[1,2,3],"default":2},"metadata":{"type":"object","description":"Free-form key/value metadata.","additionalProperties":{"type":"string","description":"A metadata value."}},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
-                                371,
-                            )
-                            .with_widest(true)
-                            .with_paths(
-                                &[
-                                    PathCost {
-                                        path: "thread",
-                                        depth: 1,
-                                        saves: 109,
-                                    },
-                                    PathCost {
-                                        path: "labels",
-                                        depth: 1,
-                                        saves: 91,
-                                    },
-                                    PathCost {
-                                        path: "metadata",
-                                        depth: 1,
-                                        saves: 38,
-                                    },
-                                    PathCost {
-                                        path: "assignee",
-                                        depth: 1,
-                                        saves: 27,
-                                    },
-                                    PathCost {
-                                        path: "priority",
-                                        depth: 1,
-                                        saves: 25,
-                                    },
-                                    PathCost {
-                                        path: "labels.name",
-                                        depth: 2,
-                                        saves: 23,
-                                    },
-                                    PathCost {
-                                        path: "labels.color",
-                                        depth: 2,
-                                        saves: 23,
-                                    },
-                                    PathCost {
-                                        path: "due_on",
-                                        depth: 1,
-                                        saves: 22,
-                                    },
-                                    PathCost {
-                                        path: "project",
-                                        depth: 1,
-                                        saves: 21,
-                                    },
-                                    PathCost {
-                                        path: "title",
-                                        depth: 1,
-                                        saves: 21,
-                                    },
-                                ],
-                            )
-                            .with_spans(
-                                &[
-                                    PropSpan {
-                                        name: "project",
-                                        property: (31, 106),
-                                        required: Some((1076, 1086)),
-                                    },
-                                    PropSpan {
-                                        name: "title",
-                                        property: (105, 181),
-                                        required: Some((1085, 1093)),
-                                    },
-                                    PropSpan {
-                                        name: "due_on",
-                                        property: (181, 267),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "thread",
-                                        property: (267, 340),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "labels",
-                                        property: (340, 703),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "priority",
-                                        property: (703, 804),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "metadata",
-                                        property: (804, 954),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "assignee",
-                                        property: (954, 1062),
-                                        required: None,
-                                    },
-                                ],
-                            )
-                            .with_signature(
-                                "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Priority, 1 (highest) to 3. */ priority?: 1 | 2 | 3;\n  /** Free-form key/value metadata. */ metadata?: Record<string, string>;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
-                                164,
-                            )
-                            .with_dialects(
-                                &DialectSchemas::new(
-                                        DialectSchema::new(
-                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"priority":{"description":"Priority, 1 (highest) to 3. Default: 2.","anyOf":[{"type":"integer","enum":[1,2,3]},{"type":"null"}]},"metadata":{"description":"Free-form key/value metadata.","anyOf":[{"type":"array","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"],"additionalProperties":false}},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","priority","metadata","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
-                                            458,
-                                            &[
-                                                PropSpan {
-                                                    name: "project",
-                                                    property: (31, 92),
-                                                    required: Some((1314, 1324)),
-                                                },
-                                                PropSpan {
-                                                    name: "title",
-                                                    property: (91, 153),
-                                                    required: Some((1323, 1331)),
-                                                },
-                                                PropSpan {
-                                                    name: "due_on",
-                                                    property: (153, 267),
-                                                    required: Some((1331, 1340)),
-                                                },
-                                                PropSpan {
-                                                    name: "thread",
-                                                    property: (267, 368),
-                                                    required: Some((1340, 1349)),
-                                                },
-                                                PropSpan {
-                                                    name: "labels",
-                                                    property: (368, 780),
-                                                    required: Some((1349, 1358)),
-                                                },
-                                                PropSpan {
-                                                    name: "priority",
-                                                    property: (780, 909),
-                                                    required: Some((1358, 1369)),
-                                                },
-                                                PropSpan {
-                                                    name: "metadata",
-                                                    property: (909, 1192),
-                                                    required: Some((1369, 1380)),
-                                                },
-                                                PropSpan {
-                                                    name: "assignee",
-                                                    property: (1192, 1300),
-                                                    required: Some((1380, 1391)),
-                                                },
-                                            ],
-                                        ),
-                                        DialectSchema::new(
-                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3. One of: 1, 2, 3.","default":2},"metadata":{"type":"array","description":"Free-form key/value metadata.","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"]}},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
-                                            364,
-                                            &[
-                                                PropSpan {
-                                                    name: "project",
-                                                    property: (31, 106),
-                                                    required: Some((1109, 1119)),
-                                                },
-                                                PropSpan {
-                                                    name: "title",
-                                                    property: (105, 181),
-                                                    required: Some((1118, 1126)),
-                                                },
-                                                PropSpan {
-                                                    name: "due_on",
-                                                    property: (181, 265),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "thread",
-                                                    property: (265, 336),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "labels",
-                                                    property: (336, 670),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "priority",
-                                                    property: (670, 773),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "metadata",
-                                                    property: (773, 999),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "assignee",
-                                                    property: (999, 1095),
-                                                    required: None,
-                                                },
-                                            ],
-                                        ),
-                                    )
-                                    .with_anthropic_strict(None),
                             ),
-                        View::new(
-                                ViewKey::Unmatched,
-                                r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
-                                308,
-                            )
-                            .with_paths(
-                                &[
-                                    PathCost {
-                                        path: "thread",
-                                        depth: 1,
-                                        saves: 108,
-                                    },
-                                    PathCost {
-                                        path: "labels",
-                                        depth: 1,
-                                        saves: 91,
-                                    },
-                                    PathCost {
-                                        path: "assignee",
-                                        depth: 1,
-                                        saves: 27,
-                                    },
-                                    PathCost {
-                                        path: "labels.name",
-                                        depth: 2,
-                                        saves: 23,
-                                    },
-                                    PathCost {
-                                        path: "labels.color",
-                                        depth: 2,
-                                        saves: 23,
-                                    },
-                                    PathCost {
-                                        path: "project",
-                                        depth: 1,
-                                        saves: 21,
-                                    },
-                                    PathCost {
-                                        path: "title",
-                                        depth: 1,
-                                        saves: 21,
-                                    },
-                                    PathCost {
-                                        path: "due_on",
-                                        depth: 1,
-                                        saves: 21,
-                                    },
-                                ],
-                            )
-                            .with_spans(
-                                &[
-                                    PropSpan {
-                                        name: "project",
-                                        property: (31, 106),
-                                        required: Some((825, 835)),
-                                    },
-                                    PropSpan {
-                                        name: "title",
-                                        property: (105, 181),
-                                        required: Some((834, 842)),
-                                    },
-                                    PropSpan {
-                                        name: "due_on",
-                                        property: (181, 267),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "thread",
-                                        property: (267, 340),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "labels",
-                                        property: (340, 703),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "assignee",
-                                        property: (703, 811),
-                                        required: None,
-                                    },
-                                ],
-                            )
-                            .with_signature(
-                                "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
-                                131,
-                            )
-                            .with_dialects(
-                                &DialectSchemas::new(
-                                        DialectSchema::new(
-                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
-                                            349,
-                                            &[
-                                                PropSpan {
-                                                    name: "project",
-                                                    property: (31, 92),
-                                                    required: Some((902, 912)),
-                                                },
-                                                PropSpan {
-                                                    name: "title",
-                                                    property: (91, 153),
-                                                    required: Some((911, 919)),
-                                                },
-                                                PropSpan {
-                                                    name: "due_on",
-                                                    property: (153, 267),
-                                                    required: Some((919, 928)),
-                                                },
-                                                PropSpan {
-                                                    name: "thread",
-                                                    property: (267, 368),
-                                                    required: Some((928, 937)),
-                                                },
-                                                PropSpan {
-                                                    name: "labels",
-                                                    property: (368, 780),
-                                                    required: Some((937, 946)),
-                                                },
-                                                PropSpan {
-                                                    name: "assignee",
-                                                    property: (780, 888),
-                                                    required: Some((946, 957)),
-                                                },
-                                            ],
-                                        ),
-                                        DialectSchema::new(
-                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
-                                            282,
-                                            &[
-                                                PropSpan {
-                                                    name: "project",
-                                                    property: (31, 106),
-                                                    required: Some((780, 790)),
-                                                },
-                                                PropSpan {
-                                                    name: "title",
-                                                    property: (105, 181),
-                                                    required: Some((789, 797)),
-                                                },
-                                                PropSpan {
-                                                    name: "due_on",
-                                                    property: (181, 265),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "thread",
-                                                    property: (265, 336),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "labels",
-                                                    property: (336, 670),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "assignee",
-                                                    property: (670, 766),
-                                                    required: None,
-                                                },
-                                            ],
-                                        ),
-                                    )
-                                    .with_anthropic_strict(None),
-                            ),
-                        View::new(
-                                ViewKey::Label("beta"),
-                                r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"metadata":{"type":"object","description":"Free-form key/value metadata.","additionalProperties":{"type":"string","description":"A metadata value."}},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
-                                346,
-                            )
-                            .with_active(&["beta"])
-                            .with_paths(
-                                &[
-                                    PathCost {
-                                        path: "thread",
-                                        depth: 1,
-                                        saves: 109,
-                                    },
-                                    PathCost {
-                                        path: "labels",
-                                        depth: 1,
-                                        saves: 91,
-                                    },
-                                    PathCost {
-                                        path: "metadata",
-                                        depth: 1,
-                                        saves: 38,
-                                    },
-                                    PathCost {
-                                        path: "assignee",
-                                        depth: 1,
-                                        saves: 27,
-                                    },
-                                    PathCost {
-                                        path: "labels.name",
-                                        depth: 2,
-                                        saves: 23,
-                                    },
-                                    PathCost {
-                                        path: "labels.color",
-                                        depth: 2,
-                                        saves: 23,
-                                    },
-                                    PathCost {
-                                        path: "project",
-                                        depth: 1,
-                                        saves: 22,
-                                    },
-                                    PathCost {
-                                        path: "due_on",
-                                        depth: 1,
-                                        saves: 22,
-                                    },
-                                    PathCost {
-                                        path: "title",
-                                        depth: 1,
-                                        saves: 21,
-                                    },
-                                ],
-                            )
-                            .with_spans(
-                                &[
-                                    PropSpan {
-                                        name: "project",
-                                        property: (31, 106),
-                                        required: Some((975, 985)),
-                                    },
-                                    PropSpan {
-                                        name: "title",
-                                        property: (105, 181),
-                                        required: Some((984, 992)),
-                                    },
-                                    PropSpan {
-                                        name: "due_on",
-                                        property: (181, 267),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "thread",
-                                        property: (267, 340),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "labels",
-                                        property: (340, 703),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "metadata",
-                                        property: (703, 853),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "assignee",
-                                        property: (853, 961),
-                                        required: None,
-                                    },
-                                ],
-                            )
-                            .with_signature(
-                                "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Free-form key/value metadata. */ metadata?: Record<string, string>;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
-                                150,
-                            )
-                            .with_dialects(
-                                &DialectSchemas::new(
-                                        DialectSchema::new(
-                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"metadata":{"description":"Free-form key/value metadata.","anyOf":[{"type":"array","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"],"additionalProperties":false}},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","metadata","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
-                                            423,
-                                            &[
-                                                PropSpan {
-                                                    name: "project",
-                                                    property: (31, 92),
-                                                    required: Some((1185, 1195)),
-                                                },
-                                                PropSpan {
-                                                    name: "title",
-                                                    property: (91, 153),
-                                                    required: Some((1194, 1202)),
-                                                },
-                                                PropSpan {
-                                                    name: "due_on",
-                                                    property: (153, 267),
-                                                    required: Some((1202, 1211)),
-                                                },
-                                                PropSpan {
-                                                    name: "thread",
-                                                    property: (267, 368),
-                                                    required: Some((1211, 1220)),
-                                                },
-                                                PropSpan {
-                                                    name: "labels",
-                                                    property: (368, 780),
-                                                    required: Some((1220, 1229)),
-                                                },
-                                                PropSpan {
-                                                    name: "metadata",
-                                                    property: (780, 1063),
-                                                    required: Some((1229, 1240)),
-                                                },
-                                                PropSpan {
-                                                    name: "assignee",
-                                                    property: (1063, 1171),
-                                                    required: Some((1240, 1251)),
-                                                },
-                                            ],
-                                        ),
-                                        DialectSchema::new(
-                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"metadata":{"type":"array","description":"Free-form key/value metadata.","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"]}},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
-                                            338,
-                                            &[
-                                                PropSpan {
-                                                    name: "project",
-                                                    property: (31, 106),
-                                                    required: Some((1006, 1016)),
-                                                },
-                                                PropSpan {
-                                                    name: "title",
-                                                    property: (105, 181),
-                                                    required: Some((1015, 1023)),
-                                                },
-                                                PropSpan {
-                                                    name: "due_on",
-                                                    property: (181, 265),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "thread",
-                                                    property: (265, 336),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "labels",
-                                                    property: (336, 670),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "metadata",
-                                                    property: (670, 896),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "assignee",
-                                                    property: (896, 992),
-                                                    required: None,
-                                                },
-                                            ],
-                                        ),
-                                    )
-                                    .with_anthropic_strict(None),
-                            ),
-                        View::new(
-                                ViewKey::Label("pro"),
-                                r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3.","enum":[1,2,3],"default":2},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
-                                333,
-                            )
-                            .with_active(&["pro"])
-                            .with_paths(
-                                &[
-                                    PathCost {
-                                        path: "thread",
-                                        depth: 1,
-                                        saves: 108,
-                                    },
-                                    PathCost {
-                                        path: "labels",
-                                        depth: 1,
-                                        saves: 90,
-                                    },
-                                    PathCost {
-                                        path: "assignee",
-                                        depth: 1,
-                                        saves: 27,
-                                    },
-                                    PathCost {
-                                        path: "priority",
-                                        depth: 1,
-                                        saves: 25,
-                                    },
-                                    PathCost {
-                                        path: "labels.name",
-                                        depth: 2,
-                                        saves: 23,
-                                    },
-                                    PathCost {
-                                        path: "labels.color",
-                                        depth: 2,
-                                        saves: 23,
-                                    },
-                                    PathCost {
-                                        path: "project",
-                                        depth: 1,
-                                        saves: 21,
-                                    },
-                                    PathCost {
-                                        path: "title",
-                                        depth: 1,
-                                        saves: 21,
-                                    },
-                                    PathCost {
-                                        path: "due_on",
-                                        depth: 1,
-                                        saves: 21,
-                                    },
-                                ],
-                            )
-                            .with_spans(
-                                &[
-                                    PropSpan {
-                                        name: "project",
-                                        property: (31, 106),
-                                        required: Some((926, 936)),
-                                    },
-                                    PropSpan {
-                                        name: "title",
-                                        property: (105, 181),
-                                        required: Some((935, 943)),
-                                    },
-                                    PropSpan {
-                                        name: "due_on",
-                                        property: (181, 267),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "thread",
-                                        property: (267, 340),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "labels",
-                                        property: (340, 703),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "priority",
-                                        property: (703, 804),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "assignee",
-                                        property: (804, 912),
-                                        required: None,
-                                    },
-                                ],
-                            )
-                            .with_signature(
-                                "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Priority, 1 (highest) to 3. */ priority?: 1 | 2 | 3;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
-                                146,
-                            )
-                            .with_dialects(
-                                &DialectSchemas::new(
-                                        DialectSchema::new(
-                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"priority":{"description":"Priority, 1 (highest) to 3. Default: 2.","anyOf":[{"type":"integer","enum":[1,2,3]},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","priority","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
-                                            384,
-                                            &[
-                                                PropSpan {
-                                                    name: "project",
-                                                    property: (31, 92),
-                                                    required: Some((1031, 1041)),
-                                                },
-                                                PropSpan {
-                                                    name: "title",
-                                                    property: (91, 153),
-                                                    required: Some((1040, 1048)),
-                                                },
-                                                PropSpan {
-                                                    name: "due_on",
-                                                    property: (153, 267),
-                                                    required: Some((1048, 1057)),
-                                                },
-                                                PropSpan {
-                                                    name: "thread",
-                                                    property: (267, 368),
-                                                    required: Some((1057, 1066)),
-                                                },
-                                                PropSpan {
-                                                    name: "labels",
-                                                    property: (368, 780),
-                                                    required: Some((1066, 1075)),
-                                                },
-                                                PropSpan {
-                                                    name: "priority",
-                                                    property: (780, 909),
-                                                    required: Some((1075, 1086)),
-                                                },
-                                                PropSpan {
-                                                    name: "assignee",
-                                                    property: (909, 1017),
-                                                    required: Some((1086, 1097)),
-                                                },
-                                            ],
-                                        ),
-                                        DialectSchema::new(
-                                            r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3. One of: 1, 2, 3.","default":2},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
-                                            307,
-                                            &[
-                                                PropSpan {
-                                                    name: "project",
-                                                    property: (31, 106),
-                                                    required: Some((883, 893)),
-                                                },
-                                                PropSpan {
-                                                    name: "title",
-                                                    property: (105, 181),
-                                                    required: Some((892, 900)),
-                                                },
-                                                PropSpan {
-                                                    name: "due_on",
-                                                    property: (181, 265),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "thread",
-                                                    property: (265, 336),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "labels",
-                                                    property: (336, 670),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "priority",
-                                                    property: (670, 773),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "assignee",
-                                                    property: (773, 869),
-                                                    required: None,
-                                                },
-                                            ],
-                                        ),
-                                    )
-                                    .with_anthropic_strict(None),
-                            ),
+                            modes: &["beta"],
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "assignee",
+                            wire: "assignee",
+                            description: "Who to assign, or null for nobody.",
+                            shape: &Shape::Nullable(&Shape::String(STRING)),
+                            location: Location::Body,
+                            ..FIELD
+                        },
                     ],
-                )
-                .with_search(
-                    SearchData::new("open an issue in a project.", &[])
-                        .with_terms(
-                            "assign creat due issu label metadata open priority project thread titl",
-                            &[8, 1, 8, 5, 8, 8, 36, 8, 12, 8, 8],
-                        ),
-                ),
-            ToolDef::new(
-                    "tracker_issues_update",
-                    "tracker",
-                    "issues_update",
-                    "Change an issue's title, state or estimate.",
-                    Exec::Http(&ROUTE_ISSUES_UPDATE),
-                )
-                .with_annotations(Annotations {
-                    read_only: false,
-                    idempotent: false,
-                    destructive: false,
-                    open_world: true,
-                })
-                .with_mode("update")
-                .with_input(
-                    &ObjectShape {
-                        fields: &[
-                            Field {
-                                name: "project",
-                                wire: "project",
-                                description: "The project key.",
-                                shape: &Shape::String(StringRules {
-                                    min_length: Some(1),
-                                    ..STRING
-                                }),
-                                required: true,
-                                location: Location::Path,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "number",
-                                wire: "number",
-                                description: "The issue number.",
-                                shape: &Shape::Integer(NumberRules {
-                                    minimum: Some(Num { value: 1f64, text: "1" }),
-                                    ..NUMBER
-                                }),
-                                required: true,
-                                location: Location::Path,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "title",
-                                wire: "title",
-                                description: "The new title.",
-                                shape: &Shape::String(STRING),
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "state",
-                                wire: "state",
-                                description: "The new state.",
-                                shape: &Shape::String(StringRules {
-                                    enum_values: &["open", "closed"],
-                                    ..STRING
-                                }),
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "reason",
-                                wire: "reason",
-                                description: "Why the state changes.",
-                                shape: &Shape::String(StringRules {
-                                    enum_values: &["completed", "not_planned"],
-                                    ..STRING
-                                }),
-                                required: true,
-                                modes: &["update"],
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "estimate",
-                                wire: "estimate",
-                                description: "Estimate in hours.",
-                                shape: &Shape::Number(NUMBER),
-                                modes: &["pro"],
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "audit_id",
-                                wire: "audit_id",
-                                description: "The audit record id.",
-                                shape: &Shape::String(STRING),
-                                modes: &["response_only"],
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "legacy_flag",
-                                wire: "legacy_flag",
-                                description: "A retired switch.",
-                                shape: &Shape::Bool,
-                                modes: &["disabled"],
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "extra",
-                                wire: "extra",
-                                description: "When the change applies.",
-                                shape: &Shape::Nullable(&Shape::Named(&T_Range)),
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "duplicate_of",
-                                wire: "duplicate_of",
-                                description: "The issue this one duplicates, by URL or number; null clears it.",
-                                shape: &Shape::Nullable(
-                                    &Shape::Object(ObjectShape {
-                                        fields: &[
-                                            Field {
-                                                name: "url",
-                                                wire: "url",
-                                                description: "The issue's URL.",
-                                                shape: &Shape::String(STRING),
-                                                ..FIELD
-                                            },
-                                            Field {
-                                                name: "number",
-                                                wire: "number",
-                                                description: "The issue's number.",
-                                                shape: &Shape::Integer(NUMBER),
-                                                ..FIELD
-                                            },
-                                        ],
-                                        require_one_of: &[],
-                                        require_exactly_one_of: &[&["url"], &["number"]],
-                                    }),
-                                ),
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                        ],
-                        require_one_of: &[],
-                        require_exactly_one_of: &[],
-                    },
-                )
-                .with_views(
-                    &[
-                        View::new(ViewKey::Default, ISSUES_UPDATE_0_SCHEMA, 291)
-                            .with_active(&["update"])
-                            .with_paths(ISSUES_UPDATE_0_PATHS)
-                            .with_spans(ISSUES_UPDATE_0_SPANS)
-                            .with_signature(ISSUES_UPDATE_0_SIGNATURE, 148)
-                            .with_dialects(&ISSUES_UPDATE_0_DIALECTS),
-                        View::new(ViewKey::Unmatched, ISSUES_UPDATE_0_SCHEMA, 291)
-                            .with_active(&["update"])
-                            .with_paths(ISSUES_UPDATE_0_PATHS)
-                            .with_spans(ISSUES_UPDATE_0_SPANS)
-                            .with_signature(ISSUES_UPDATE_0_SIGNATURE, 148)
-                            .with_dialects(&ISSUES_UPDATE_0_DIALECTS),
-                        View::new(
-                                ViewKey::Label("pro"),
-                                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"oneOf":[{"required":["url"]},{"required":["number"]}],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#,
-                                307,
-                            )
-                            .with_active(&["update", "pro"])
-                            .with_paths(
-                                &[
-                                    PathCost {
-                                        path: "duplicate_of",
-                                        depth: 1,
-                                        saves: 91,
-                                    },
-                                    PathCost {
-                                        path: "extra",
-                                        depth: 1,
-                                        saves: 78,
-                                    },
-                                    PathCost {
-                                        path: "reason",
-                                        depth: 1,
-                                        saves: 28,
-                                    },
-                                    PathCost {
-                                        path: "extra.gte",
-                                        depth: 2,
-                                        saves: 23,
-                                    },
-                                    PathCost {
-                                        path: "project",
-                                        depth: 1,
-                                        saves: 21,
-                                    },
-                                    PathCost {
-                                        path: "number",
-                                        depth: 1,
-                                        saves: 21,
-                                    },
-                                    PathCost {
-                                        path: "state",
-                                        depth: 1,
-                                        saves: 21,
-                                    },
-                                    PathCost {
-                                        path: "extra.lt",
-                                        depth: 2,
-                                        saves: 20,
-                                    },
-                                    PathCost {
-                                        path: "estimate",
-                                        depth: 1,
-                                        saves: 16,
-                                    },
-                                    PathCost {
-                                        path: "duplicate_of.number",
-                                        depth: 2,
-                                        saves: 16,
-                                    },
-                                    PathCost {
-                                        path: "title",
-                                        depth: 1,
-                                        saves: 14,
-                                    },
-                                    PathCost {
-                                        path: "duplicate_of.url",
-                                        depth: 2,
-                                        saves: 14,
-                                    },
-                                ],
-                            )
-                            .with_spans(
-                                &[
-                                    PropSpan {
-                                        name: "project",
-                                        property: (31, 106),
-                                        required: Some((1171, 1181)),
-                                    },
-                                    PropSpan {
-                                        name: "number",
-                                        property: (105, 179),
-                                        required: Some((1180, 1189)),
-                                    },
-                                    PropSpan {
-                                        name: "title",
-                                        property: (179, 236),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "state",
-                                        property: (236, 318),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "reason",
-                                        property: (318, 419),
-                                        required: Some((1189, 1198)),
-                                    },
-                                    PropSpan {
-                                        name: "estimate",
-                                        property: (419, 483),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "extra",
-                                        property: (483, 795),
-                                        required: None,
-                                    },
-                                    PropSpan {
-                                        name: "duplicate_of",
-                                        property: (795, 1157),
-                                        required: None,
-                                    },
-                                ],
-                            )
-                            .with_signature(
-                                r#"(args: {
-  /** The project key. */ project: string;
-  /** The issue number. */ number: number;
-  /** The new title. */ title?: string;
-  /** The new state. */ state?: "open" | "closed";
-  /** Why the state changes. */ reason: "completed" | "not_planned";
-  /** Estimate in hours. */ estimate?: number;
-  /** When the change applies. */ extra?: {/** From this instant (inclusive). */ gte?: string; /** Before this instant. */ lt?: string} | null;
-  /** The issue this one duplicates, by URL or number; null clears it. */ duplicate_of?: {/** The issue's URL. */ url?: string; /** The issue's number. */ number?: number} | null;
-}): Promise<any>"#,
-                                160,
-                            )
-                            .with_dialects(
-                                &DialectSchemas::new(
-                                        DialectSchema::new(
-                                            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"description":"The new title.","anyOf":[{"type":"string"},{"type":"null"}]},"state":{"description":"The new state.","anyOf":[{"type":"string","enum":["open","closed"]},{"type":"null"}]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"description":"Estimate in hours.","anyOf":[{"type":"number"},{"type":"null"}]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"description":"The issue's URL.","anyOf":[{"type":"string"},{"type":"null"}]},"number":{"description":"The issue's number.","anyOf":[{"type":"integer"},{"type":"null"}]}},"required":["url","number"],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","title","state","reason","estimate","extra","duplicate_of"],"additionalProperties":false}"#,
-                                            378,
-                                            &[
-                                                PropSpan {
-                                                    name: "project",
-                                                    property: (31, 92),
-                                                    required: Some((1407, 1417)),
-                                                },
-                                                PropSpan {
-                                                    name: "number",
-                                                    property: (91, 165),
-                                                    required: Some((1416, 1425)),
-                                                },
-                                                PropSpan {
-                                                    name: "title",
-                                                    property: (165, 250),
-                                                    required: Some((1425, 1433)),
-                                                },
-                                                PropSpan {
-                                                    name: "state",
-                                                    property: (250, 360),
-                                                    required: Some((1433, 1441)),
-                                                },
-                                                PropSpan {
-                                                    name: "reason",
-                                                    property: (360, 461),
-                                                    required: Some((1441, 1450)),
-                                                },
-                                                PropSpan {
-                                                    name: "estimate",
-                                                    property: (461, 553),
-                                                    required: Some((1450, 1461)),
-                                                },
-                                                PropSpan {
-                                                    name: "extra",
-                                                    property: (553, 945),
-                                                    required: Some((1461, 1469)),
-                                                },
-                                                PropSpan {
-                                                    name: "duplicate_of",
-                                                    property: (945, 1393),
-                                                    required: Some((1469, 1484)),
-                                                },
-                                            ],
-                                        ),
-                                        DialectSchema::new(
-                                            r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"nullable":true,"type":"object","description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"duplicate_of":{"nullable":true,"type":"object","description":"The issue this one duplicates, by URL or number; null clears it. Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}}}},"required":["project","number","reason"]}"#,
-                                            276,
-                                            &[
-                                                PropSpan {
-                                                    name: "project",
-                                                    property: (31, 106),
-                                                    required: Some((1075, 1085)),
-                                                },
-                                                PropSpan {
-                                                    name: "number",
-                                                    property: (105, 179),
-                                                    required: Some((1084, 1093)),
-                                                },
-                                                PropSpan {
-                                                    name: "title",
-                                                    property: (179, 236),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "state",
-                                                    property: (236, 318),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "reason",
-                                                    property: (318, 419),
-                                                    required: Some((1093, 1102)),
-                                                },
-                                                PropSpan {
-                                                    name: "estimate",
-                                                    property: (419, 483),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "extra",
-                                                    property: (483, 754),
-                                                    required: None,
-                                                },
-                                                PropSpan {
-                                                    name: "duplicate_of",
-                                                    property: (754, 1061),
-                                                    required: None,
-                                                },
-                                            ],
-                                        ),
-                                    )
-                                    .with_anthropic_strict(
-                                        Some(
-                                            DialectSchema::new(
-                                                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number. Minimum: 1."},"title":{"type":"string","description":"The new title."},"state":{"description":"The new state.","enum":["open","closed"]},"reason":{"description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#,
-                                                296,
-                                                &[
-                                                    PropSpan {
-                                                        name: "project",
-                                                        property: (31, 92),
-                                                        required: Some((1127, 1137)),
-                                                    },
-                                                    PropSpan {
-                                                        name: "number",
-                                                        property: (91, 165),
-                                                        required: Some((1136, 1145)),
-                                                    },
-                                                    PropSpan {
-                                                        name: "title",
-                                                        property: (165, 222),
-                                                        required: None,
-                                                    },
-                                                    PropSpan {
-                                                        name: "state",
-                                                        property: (222, 288),
-                                                        required: None,
-                                                    },
-                                                    PropSpan {
-                                                        name: "reason",
-                                                        property: (288, 373),
-                                                        required: Some((1145, 1154)),
-                                                    },
-                                                    PropSpan {
-                                                        name: "estimate",
-                                                        property: (373, 437),
-                                                        required: None,
-                                                    },
-                                                    PropSpan {
-                                                        name: "extra",
-                                                        property: (437, 749),
-                                                        required: None,
-                                                    },
-                                                    PropSpan {
-                                                        name: "duplicate_of",
-                                                        property: (749, 1113),
-                                                        required: None,
-                                                    },
-                                                ],
-                                            ),
-                                        ),
-                                    ),
-                            ),
-                        View::new(ViewKey::Label("update"), ISSUES_UPDATE_0_SCHEMA, 291)
-                            .with_active(&["update"])
-                            .with_paths(ISSUES_UPDATE_0_PATHS)
-                            .with_spans(ISSUES_UPDATE_0_SPANS)
-                            .with_signature(ISSUES_UPDATE_0_SIGNATURE, 148)
-                            .with_dialects(&ISSUES_UPDATE_0_DIALECTS),
-                    ],
-                )
-                .with_search(
-                    SearchData::new("change an issue's title, state or estimate.", &[])
-                        .with_terms(
-                            "chang duplicat estimat extra issu number project reason stat titl updat",
-                            &[36, 8, 12, 8, 5, 8, 8, 8, 12, 12, 1],
-                        ),
-                ),
-            ToolDef::new(
-                    "tracker_issues_lock",
-                    "tracker",
-                    "issues_lock",
-                    "Lock an issue's conversation.",
-                    Exec::Http(&ROUTE_ISSUES_LOCK),
-                )
-                .with_annotations(Annotations {
-                    read_only: false,
-                    idempotent: true,
-                    destructive: false,
-                    open_world: true,
-                })
-                .with_input(
-                    &ObjectShape {
-                        fields: &[
-                            Field {
-                                name: "project",
-                                wire: "project",
-                                description: "The project key.",
-                                shape: &Shape::String(StringRules {
-                                    min_length: Some(1),
-                                    ..STRING
-                                }),
-                                required: true,
-                                location: Location::Path,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "number",
-                                wire: "number",
-                                description: "The issue number.",
-                                shape: &Shape::Integer(NUMBER),
-                                required: true,
-                                location: Location::Path,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "lock_reason",
-                                wire: "lockReason",
-                                description: "Why the conversation is locked.",
-                                shape: &Shape::String(StringRules {
-                                    enum_values: &[
-                                        "off-topic",
-                                        "too heated",
-                                        "resolved",
-                                        "spam",
-                                    ],
-                                    ..STRING
-                                }),
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                        ],
-                        require_one_of: &[],
-                        require_exactly_one_of: &[],
-                    },
-                )
-                .with_views(
-                    &[
-                        View::new(ViewKey::Default, ISSUES_LOCK_0_SCHEMA, 90)
-                            .with_widest(true)
-                            .with_paths(ISSUES_LOCK_0_PATHS)
-                            .with_spans(ISSUES_LOCK_0_SPANS)
-                            .with_signature(ISSUES_LOCK_0_SIGNATURE, 54)
-                            .with_dialects(&ISSUES_LOCK_0_DIALECTS),
-                        View::new(ViewKey::Unmatched, ISSUES_LOCK_0_SCHEMA, 90)
-                            .with_paths(ISSUES_LOCK_0_PATHS)
-                            .with_spans(ISSUES_LOCK_0_SPANS)
-                            .with_signature(ISSUES_LOCK_0_SIGNATURE, 54)
-                            .with_dialects(&ISSUES_LOCK_0_DIALECTS),
-                    ],
-                )
-                .with_search(
-                    SearchData::new("lock an issue's conversation.", &[])
-                        .with_terms(
-                            "conversation issu lock number project reason",
-                            &[4, 5, 45, 8, 8, 8],
-                        ),
-                ),
-            ToolDef::new(
-                    "tracker_issues_delete",
-                    "tracker",
-                    "issues_delete",
-                    "Delete an issue for good.",
-                    Exec::Http(&ROUTE_ISSUES_DELETE),
-                )
-                .with_annotations(Annotations {
-                    read_only: false,
-                    idempotent: true,
-                    destructive: true,
-                    open_world: true,
-                })
-                .with_input(
-                    &ObjectShape {
-                        fields: &[
-                            Field {
-                                name: "project",
-                                wire: "project",
-                                description: "The project key.",
-                                shape: &Shape::String(StringRules {
-                                    min_length: Some(1),
-                                    ..STRING
-                                }),
-                                required: true,
-                                location: Location::Path,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "number",
-                                wire: "number",
-                                description: "The issue number.",
-                                shape: &Shape::Integer(NUMBER),
-                                required: true,
-                                location: Location::Path,
-                                ..FIELD
-                            },
-                        ],
-                        require_one_of: &[],
-                        require_exactly_one_of: &[],
-                    },
-                )
-                .with_views(
-                    &[
-                        View::new(ViewKey::Default, ISSUES_DELETE_0_SCHEMA, 57)
-                            .with_widest(true)
-                            .with_paths(ISSUES_DELETE_0_PATHS)
-                            .with_spans(ISSUES_DELETE_0_SPANS)
-                            .with_signature(ISSUES_DELETE_0_SIGNATURE, 27)
-                            .with_dialects(&ISSUES_DELETE_0_DIALECTS),
-                        View::new(ViewKey::Unmatched, ISSUES_DELETE_0_SCHEMA, 57)
-                            .with_paths(ISSUES_DELETE_0_PATHS)
-                            .with_spans(ISSUES_DELETE_0_SPANS)
-                            .with_signature(ISSUES_DELETE_0_SIGNATURE, 27)
-                            .with_dialects(&ISSUES_DELETE_0_DIALECTS),
-                    ],
-                )
-                .with_search(
-                    SearchData::new("delete an issue for good.", &[])
-                        .with_terms("delet good issu number project", &[37, 4, 5, 8, 8]),
-                ),
-            ToolDef::new(
-                    "tracker_files_get",
-                    "tracker",
-                    "files_get",
-                    "Read a file of a project's repository.",
-                    Exec::Http(&ROUTE_FILES_GET),
-                )
-                .with_annotations(Annotations {
-                    read_only: true,
-                    idempotent: true,
-                    destructive: false,
-                    open_world: true,
-                })
-                .with_input(
-                    &ObjectShape {
-                        fields: &[
-                            Field {
-                                name: "project",
-                                wire: "project",
-                                description: "The project key.",
-                                shape: &Shape::String(StringRules {
-                                    min_length: Some(1),
-                                    ..STRING
-                                }),
-                                required: true,
-                                location: Location::Path,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "path",
-                                wire: "path",
-                                description: "The file path, e.g. `src/main.rs`.",
-                                shape: &Shape::String(StringRules {
-                                    min_length: Some(1),
-                                    ..STRING
-                                }),
-                                required: true,
-                                location: Location::Path,
-                                allow_slash: true,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "if_none_match",
-                                wire: "If-None-Match",
-                                description: "An ETag; the API answers 304 when the file is unchanged.",
-                                shape: &Shape::String(STRING),
-                                location: Location::Header,
-                                ..FIELD
-                            },
-                        ],
-                        require_one_of: &[],
-                        require_exactly_one_of: &[],
-                    },
-                )
-                .with_views(
-                    &[
-                        View::new(ViewKey::Default, FILES_GET_0_SCHEMA, 90)
-                            .with_widest(true)
-                            .with_paths(FILES_GET_0_PATHS)
-                            .with_spans(FILES_GET_0_SPANS)
-                            .with_signature(FILES_GET_0_SIGNATURE, 56)
-                            .with_dialects(&FILES_GET_0_DIALECTS),
-                        View::new(ViewKey::Unmatched, FILES_GET_0_SCHEMA, 90)
-                            .with_paths(FILES_GET_0_PATHS)
-                            .with_spans(FILES_GET_0_SPANS)
-                            .with_signature(FILES_GET_0_SIGNATURE, 56)
-                            .with_dialects(&FILES_GET_0_DIALECTS),
-                    ],
-                )
-                .with_search(
-                    SearchData::new("read a file of a project's repository.", &[])
-                        .with_terms(
-                            "fil get match non path project read repository",
-                            &[5, 1, 8, 8, 8, 12, 36, 4],
-                        ),
-                ),
-            ToolDef::new(
-                    "tracker_files_exists",
-                    "tracker",
-                    "files_exists",
-                    "Check whether a file exists, without reading it.",
-                    Exec::Http(&ROUTE_FILES_EXISTS),
-                )
-                .with_annotations(Annotations {
-                    read_only: true,
-                    idempotent: true,
-                    destructive: false,
-                    open_world: true,
-                })
-                .with_input(
-                    &ObjectShape {
-                        fields: &[
-                            Field {
-                                name: "project",
-                                wire: "project",
-                                description: "The project key.",
-                                shape: &Shape::String(StringRules {
-                                    min_length: Some(1),
-                                    ..STRING
-                                }),
-                                required: true,
-                                location: Location::Path,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "path",
-                                wire: "path",
-                                description: "The file path.",
-                                shape: &Shape::String(StringRules {
-                                    min_length: Some(1),
-                                    ..STRING
-                                }),
-                                required: true,
-                                location: Location::Path,
-                                allow_slash: true,
-                                ..FIELD
-                            },
-                        ],
-                        require_one_of: &[],
-                        require_exactly_one_of: &[],
-                    },
-                )
-                .with_views(
-                    &[
-                        View::new(ViewKey::Default, FILES_EXISTS_0_SCHEMA, 59)
-                            .with_widest(true)
-                            .with_paths(FILES_EXISTS_0_PATHS)
-                            .with_spans(FILES_EXISTS_0_SPANS)
-                            .with_signature(FILES_EXISTS_0_SIGNATURE, 26)
-                            .with_dialects(&FILES_EXISTS_0_DIALECTS),
-                        View::new(ViewKey::Unmatched, FILES_EXISTS_0_SCHEMA, 59)
-                            .with_paths(FILES_EXISTS_0_PATHS)
-                            .with_spans(FILES_EXISTS_0_SPANS)
-                            .with_signature(FILES_EXISTS_0_SIGNATURE, 26)
-                            .with_dialects(&FILES_EXISTS_0_DIALECTS),
-                    ],
-                )
-                .with_search(
-                    SearchData::new(
-                            "check whether a file exists, without reading it.",
-                            &[],
-                        )
-                        .with_terms(
-                            "check exist fil path project read whether without",
-                            &[36, 5, 5, 8, 8, 4, 4, 4],
-                        ),
-                ),
-            ToolDef::new(
-                    "tracker_projects_list",
-                    "tracker",
-                    "projects_list",
-                    "List the projects, by position.",
-                    Exec::Http(&ROUTE_PROJECTS_LIST),
-                )
-                .with_annotations(Annotations {
-                    read_only: true,
-                    idempotent: true,
-                    destructive: false,
-                    open_world: true,
-                })
-                .with_input(
-                    &ObjectShape {
-                        fields: &[
-                            Field {
-                                name: "limit",
-                                wire: "limit",
-                                description: "Projects per page.",
-                                shape: &Shape::Integer(NumberRules {
-                                    minimum: Some(Num { value: 1f64, text: "1" }),
-                                    maximum: Some(Num { value: 100f64, text: "100" }),
-                                    ..NUMBER
-                                }),
-                                location: Location::Query,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "offset",
-                                wire: "offset",
-                                description: "Projects to skip.",
-                                shape: &Shape::Integer(NumberRules {
-                                    minimum: Some(Num { value: 0f64, text: "0" }),
-                                    ..NUMBER
-                                }),
-                                location: Location::Query,
-                                ..FIELD
-                            },
-                        ],
-                        require_one_of: &[],
-                        require_exactly_one_of: &[],
-                    },
-                )
-                .with_views(
-                    &[
-                        View::new(ViewKey::Default, PROJECTS_LIST_0_SCHEMA, 55)
-                            .with_widest(true)
-                            .with_paths(PROJECTS_LIST_0_PATHS)
-                            .with_spans(PROJECTS_LIST_0_SPANS)
-                            .with_signature(PROJECTS_LIST_0_SIGNATURE, 28)
-                            .with_dialects(&PROJECTS_LIST_0_DIALECTS),
-                        View::new(ViewKey::Unmatched, PROJECTS_LIST_0_SCHEMA, 55)
-                            .with_paths(PROJECTS_LIST_0_PATHS)
-                            .with_spans(PROJECTS_LIST_0_SPANS)
-                            .with_signature(PROJECTS_LIST_0_SIGNATURE, 28)
-                            .with_dialects(&PROJECTS_LIST_0_DIALECTS),
-                    ],
-                )
-                .with_search(
-                    SearchData::new("list the projects, by position.", &[])
-                        .with_terms(
-                            "limit list offset position project",
-                            &[8, 37, 8, 4, 5],
-                        ),
-                ),
-            ToolDef::new(
-                    "tracker_events_search",
-                    "tracker",
-                    "events_search",
-                    "Search the events of every project.",
-                    Exec::Http(&ROUTE_EVENTS_SEARCH),
-                )
-                .with_annotations(Annotations {
-                    read_only: true,
-                    idempotent: true,
-                    destructive: false,
-                    open_world: true,
-                })
-                .with_input(
-                    &ObjectShape {
-                        fields: &[
-                            Field {
-                                name: "filter",
-                                wire: "filter",
-                                description: "What to match.",
-                                shape: &Shape::Object(ObjectShape {
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
+                },
+            )
+            .with_views(&ISSUES_CREATE_VIEWS)
+            .with_search(
+                SearchData::new("open an issue in a project.", &[])
+                    .with_terms(
+                        "assign creat due issu label metadata open priority project thread titl",
+                        &[8, 1, 8, 5, 8, 8, 36, 8, 12, 8, 8],
+                    ),
+            ),
+        ToolDef::new(
+                "tracker_issues_update",
+                "tracker",
+                "issues_update",
+                "Change an issue's title, state or estimate.",
+                Exec::Http(&ROUTE_ISSUES_UPDATE),
+            )
+            .with_annotations(Annotations {
+                read_only: false,
+                idempotent: false,
+                destructive: false,
+                open_world: true,
+            })
+            .with_mode("update")
+            .with_input(
+                &ObjectShape {
+                    fields: &[
+                        Field {
+                            name: "project",
+                            wire: "project",
+                            description: "The project key.",
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
+                            required: true,
+                            location: Location::Path,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "number",
+                            wire: "number",
+                            description: "The issue number.",
+                            shape: &Shape::Integer(NumberRules {
+                                minimum: Some(Num { value: 1f64, text: "1" }),
+                                ..NUMBER
+                            }),
+                            required: true,
+                            location: Location::Path,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "title",
+                            wire: "title",
+                            description: "The new title.",
+                            shape: &Shape::String(STRING),
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "state",
+                            wire: "state",
+                            description: "The new state.",
+                            shape: &Shape::String(StringRules {
+                                enum_values: &["open", "closed"],
+                                ..STRING
+                            }),
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "reason",
+                            wire: "reason",
+                            description: "Why the state changes.",
+                            shape: &Shape::String(StringRules {
+                                enum_values: &["completed", "not_planned"],
+                                ..STRING
+                            }),
+                            required: true,
+                            modes: &["update"],
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "estimate",
+                            wire: "estimate",
+                            description: "Estimate in hours.",
+                            shape: &Shape::Number(NUMBER),
+                            modes: &["pro"],
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "audit_id",
+                            wire: "audit_id",
+                            description: "The audit record id.",
+                            shape: &Shape::String(STRING),
+                            modes: &["response_only"],
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "legacy_flag",
+                            wire: "legacy_flag",
+                            description: "A retired switch.",
+                            shape: &Shape::Bool,
+                            modes: &["disabled"],
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "extra",
+                            wire: "extra",
+                            description: "When the change applies.",
+                            shape: &Shape::Nullable(&Shape::Named(&T_Range)),
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "duplicate_of",
+                            wire: "duplicate_of",
+                            description: "The issue this one duplicates, by URL or number; null clears it.",
+                            shape: &Shape::Nullable(
+                                &Shape::Object(ObjectShape {
                                     fields: &[
                                         Field {
-                                            name: "kind",
-                                            wire: "kind",
-                                            description: "The event kind.",
-                                            shape: &Shape::String(StringRules {
-                                                enum_values: &["comment", "state", "label"],
-                                                ..STRING
-                                            }),
-                                            required: true,
+                                            name: "url",
+                                            wire: "url",
+                                            description: "The issue's URL.",
+                                            shape: &Shape::String(STRING),
                                             ..FIELD
                                         },
                                         Field {
-                                            name: "created",
-                                            wire: "created",
-                                            description: "When the event happened.",
-                                            shape: &Shape::Named(&T_Range),
-                                            ..FIELD
-                                        },
-                                        Field {
-                                            name: "actor",
-                                            wire: "actor",
-                                            description: "Who caused the event.",
-                                            shape: &Shape::Object(ObjectShape {
-                                                fields: &[
-                                                    Field {
-                                                        name: "login",
-                                                        wire: "login",
-                                                        description: "The actor's login.",
-                                                        shape: &Shape::String(STRING),
-                                                        ..FIELD
-                                                    },
-                                                ],
-                                                require_one_of: &[],
-                                                require_exactly_one_of: &[],
-                                            }),
+                                            name: "number",
+                                            wire: "number",
+                                            description: "The issue's number.",
+                                            shape: &Shape::Integer(NUMBER),
                                             ..FIELD
                                         },
                                     ],
                                     require_one_of: &[],
-                                    require_exactly_one_of: &[],
+                                    require_exactly_one_of: &[&["url"], &["number"]],
                                 }),
-                                required: true,
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "value",
-                                wire: "value",
-                                description: "An exact value to match (a word or a number).",
-                                shape: &Shape::OneOf(
-                                    &[
-                                        Shape::String(StringRules {
-                                            min_length: Some(1),
+                            ),
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                    ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
+                },
+            )
+            .with_views(&ISSUES_UPDATE_VIEWS)
+            .with_search(
+                SearchData::new("change an issue's title, state or estimate.", &[])
+                    .with_terms(
+                        "chang duplicat estimat extra issu number project reason stat titl updat",
+                        &[36, 8, 12, 8, 5, 8, 8, 8, 12, 12, 1],
+                    ),
+            ),
+        ToolDef::new(
+                "tracker_issues_lock",
+                "tracker",
+                "issues_lock",
+                "Lock an issue's conversation.",
+                Exec::Http(&ROUTE_ISSUES_LOCK),
+            )
+            .with_annotations(Annotations {
+                read_only: false,
+                idempotent: true,
+                destructive: false,
+                open_world: true,
+            })
+            .with_input(
+                &ObjectShape {
+                    fields: &[
+                        Field {
+                            name: "project",
+                            wire: "project",
+                            description: "The project key.",
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
+                            required: true,
+                            location: Location::Path,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "number",
+                            wire: "number",
+                            description: "The issue number.",
+                            shape: &Shape::Integer(NUMBER),
+                            required: true,
+                            location: Location::Path,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "lock_reason",
+                            wire: "lockReason",
+                            description: "Why the conversation is locked.",
+                            shape: &Shape::String(StringRules {
+                                enum_values: &[
+                                    "off-topic",
+                                    "too heated",
+                                    "resolved",
+                                    "spam",
+                                ],
+                                ..STRING
+                            }),
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                    ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
+                },
+            )
+            .with_views(&ISSUES_LOCK_VIEWS)
+            .with_search(
+                SearchData::new("lock an issue's conversation.", &[])
+                    .with_terms(
+                        "conversation issu lock number project reason",
+                        &[4, 5, 45, 8, 8, 8],
+                    ),
+            ),
+        ToolDef::new(
+                "tracker_issues_delete",
+                "tracker",
+                "issues_delete",
+                "Delete an issue for good.",
+                Exec::Http(&ROUTE_ISSUES_DELETE),
+            )
+            .with_annotations(Annotations {
+                read_only: false,
+                idempotent: true,
+                destructive: true,
+                open_world: true,
+            })
+            .with_input(
+                &ObjectShape {
+                    fields: &[
+                        Field {
+                            name: "project",
+                            wire: "project",
+                            description: "The project key.",
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
+                            required: true,
+                            location: Location::Path,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "number",
+                            wire: "number",
+                            description: "The issue number.",
+                            shape: &Shape::Integer(NUMBER),
+                            required: true,
+                            location: Location::Path,
+                            ..FIELD
+                        },
+                    ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
+                },
+            )
+            .with_views(&ISSUES_DELETE_VIEWS)
+            .with_search(
+                SearchData::new("delete an issue for good.", &[])
+                    .with_terms("delet good issu number project", &[37, 4, 5, 8, 8]),
+            ),
+        ToolDef::new(
+                "tracker_files_get",
+                "tracker",
+                "files_get",
+                "Read a file of a project's repository.",
+                Exec::Http(&ROUTE_FILES_GET),
+            )
+            .with_annotations(Annotations {
+                read_only: true,
+                idempotent: true,
+                destructive: false,
+                open_world: true,
+            })
+            .with_input(
+                &ObjectShape {
+                    fields: &[
+                        Field {
+                            name: "project",
+                            wire: "project",
+                            description: "The project key.",
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
+                            required: true,
+                            location: Location::Path,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "path",
+                            wire: "path",
+                            description: "The file path, e.g. `src/main.rs`.",
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
+                            required: true,
+                            location: Location::Path,
+                            allow_slash: true,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "if_none_match",
+                            wire: "If-None-Match",
+                            description: "An ETag; the API answers 304 when the file is unchanged.",
+                            shape: &Shape::String(STRING),
+                            location: Location::Header,
+                            ..FIELD
+                        },
+                    ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
+                },
+            )
+            .with_views(&FILES_GET_VIEWS)
+            .with_search(
+                SearchData::new("read a file of a project's repository.", &[])
+                    .with_terms(
+                        "fil get match non path project read repository",
+                        &[5, 1, 8, 8, 8, 12, 36, 4],
+                    ),
+            ),
+        ToolDef::new(
+                "tracker_files_exists",
+                "tracker",
+                "files_exists",
+                "Check whether a file exists, without reading it.",
+                Exec::Http(&ROUTE_FILES_EXISTS),
+            )
+            .with_annotations(Annotations {
+                read_only: true,
+                idempotent: true,
+                destructive: false,
+                open_world: true,
+            })
+            .with_input(
+                &ObjectShape {
+                    fields: &[
+                        Field {
+                            name: "project",
+                            wire: "project",
+                            description: "The project key.",
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
+                            required: true,
+                            location: Location::Path,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "path",
+                            wire: "path",
+                            description: "The file path.",
+                            shape: &Shape::String(StringRules {
+                                min_length: Some(1),
+                                ..STRING
+                            }),
+                            required: true,
+                            location: Location::Path,
+                            allow_slash: true,
+                            ..FIELD
+                        },
+                    ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
+                },
+            )
+            .with_views(&FILES_EXISTS_VIEWS)
+            .with_search(
+                SearchData::new("check whether a file exists, without reading it.", &[])
+                    .with_terms(
+                        "check exist fil path project read whether without",
+                        &[36, 5, 5, 8, 8, 4, 4, 4],
+                    ),
+            ),
+        ToolDef::new(
+                "tracker_projects_list",
+                "tracker",
+                "projects_list",
+                "List the projects, by position.",
+                Exec::Http(&ROUTE_PROJECTS_LIST),
+            )
+            .with_annotations(Annotations {
+                read_only: true,
+                idempotent: true,
+                destructive: false,
+                open_world: true,
+            })
+            .with_input(
+                &ObjectShape {
+                    fields: &[
+                        Field {
+                            name: "limit",
+                            wire: "limit",
+                            description: "Projects per page.",
+                            shape: &Shape::Integer(NumberRules {
+                                minimum: Some(Num { value: 1f64, text: "1" }),
+                                maximum: Some(Num { value: 100f64, text: "100" }),
+                                ..NUMBER
+                            }),
+                            location: Location::Query,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "offset",
+                            wire: "offset",
+                            description: "Projects to skip.",
+                            shape: &Shape::Integer(NumberRules {
+                                minimum: Some(Num { value: 0f64, text: "0" }),
+                                ..NUMBER
+                            }),
+                            location: Location::Query,
+                            ..FIELD
+                        },
+                    ],
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
+                },
+            )
+            .with_views(&PROJECTS_LIST_VIEWS)
+            .with_search(
+                SearchData::new("list the projects, by position.", &[])
+                    .with_terms("limit list offset position project", &[8, 37, 8, 4, 5]),
+            ),
+        ToolDef::new(
+                "tracker_events_search",
+                "tracker",
+                "events_search",
+                "Search the events of every project.",
+                Exec::Http(&ROUTE_EVENTS_SEARCH),
+            )
+            .with_annotations(Annotations {
+                read_only: true,
+                idempotent: true,
+                destructive: false,
+                open_world: true,
+            })
+            .with_input(
+                &ObjectShape {
+                    fields: &[
+                        Field {
+                            name: "filter",
+                            wire: "filter",
+                            description: "What to match.",
+                            shape: &Shape::Object(ObjectShape {
+                                fields: &[
+                                    Field {
+                                        name: "kind",
+                                        wire: "kind",
+                                        description: "The event kind.",
+                                        shape: &Shape::String(StringRules {
+                                            enum_values: &["comment", "state", "label"],
                                             ..STRING
                                         }),
-                                        Shape::Integer(NUMBER),
-                                    ],
-                                ),
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "expand",
-                                wire: "expand",
-                                description: "Related objects to include.",
-                                shape: &Shape::Array(ArrayRules {
-                                    items: &Shape::String(StringRules {
-                                        enum_values: &["actor", "project"],
+                                        required: true,
+                                        ..FIELD
+                                    },
+                                    Field {
+                                        name: "created",
+                                        wire: "created",
+                                        description: "When the event happened.",
+                                        shape: &Shape::Named(&T_Range),
+                                        ..FIELD
+                                    },
+                                    Field {
+                                        name: "actor",
+                                        wire: "actor",
+                                        description: "Who caused the event.",
+                                        shape: &Shape::Object(ObjectShape {
+                                            fields: &[
+                                                Field {
+                                                    name: "login",
+                                                    wire: "login",
+                                                    description: "The actor's login.",
+                                                    shape: &Shape::String(STRING),
+                                                    ..FIELD
+                                                },
+                                            ],
+                                            require_one_of: &[],
+                                            require_exactly_one_of: &[],
+                                        }),
+                                        ..FIELD
+                                    },
+                                ],
+                                require_one_of: &[],
+                                require_exactly_one_of: &[],
+                            }),
+                            required: true,
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "value",
+                            wire: "value",
+                            description: "An exact value to match (a word or a number).",
+                            shape: &Shape::OneOf(
+                                &[
+                                    Shape::String(StringRules {
+                                        min_length: Some(1),
                                         ..STRING
                                     }),
-                                    min_items: None,
-                                    max_items: None,
-                                    unique_items: false,
+                                    Shape::Integer(NUMBER),
+                                ],
+                            ),
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "expand",
+                            wire: "expand",
+                            description: "Related objects to include.",
+                            shape: &Shape::Array(ArrayRules {
+                                items: &Shape::String(StringRules {
+                                    enum_values: &["actor", "project"],
+                                    ..STRING
                                 }),
-                                location: Location::Query,
-                                style: ListStyle::Brackets,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "starting_after",
-                                wire: "starting_after",
-                                description: "The id of the last event of the previous page.",
-                                shape: &Shape::String(STRING),
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "limit",
-                                wire: "limit",
-                                description: "Events per page.",
-                                shape: &Shape::Integer(NumberRules {
-                                    minimum: Some(Num { value: 1f64, text: "1" }),
-                                    maximum: Some(Num { value: 100f64, text: "100" }),
-                                    ..NUMBER
-                                }),
-                                default: Some("10"),
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                        ],
-                        require_one_of: &[],
-                        require_exactly_one_of: &[],
-                    },
-                )
-                .with_views(
-                    &[
-                        View::new(ViewKey::Default, EVENTS_SEARCH_0_SCHEMA, 301)
-                            .with_widest(true)
-                            .with_paths(EVENTS_SEARCH_0_PATHS)
-                            .with_spans(EVENTS_SEARCH_0_SPANS)
-                            .with_signature(EVENTS_SEARCH_0_SIGNATURE, 159)
-                            .with_dialects(&EVENTS_SEARCH_0_DIALECTS),
-                        View::new(ViewKey::Unmatched, EVENTS_SEARCH_0_SCHEMA, 301)
-                            .with_paths(EVENTS_SEARCH_0_PATHS)
-                            .with_spans(EVENTS_SEARCH_0_SPANS)
-                            .with_signature(EVENTS_SEARCH_0_SIGNATURE, 159)
-                            .with_dialects(&EVENTS_SEARCH_0_DIALECTS),
+                                min_items: None,
+                                max_items: None,
+                                unique_items: false,
+                            }),
+                            location: Location::Query,
+                            style: ListStyle::Brackets,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "starting_after",
+                            wire: "starting_after",
+                            description: "The id of the last event of the previous page.",
+                            shape: &Shape::String(STRING),
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "limit",
+                            wire: "limit",
+                            description: "Events per page.",
+                            shape: &Shape::Integer(NumberRules {
+                                minimum: Some(Num { value: 1f64, text: "1" }),
+                                maximum: Some(Num { value: 100f64, text: "100" }),
+                                ..NUMBER
+                            }),
+                            default: Some("10"),
+                            location: Location::Body,
+                            ..FIELD
+                        },
                     ],
-                )
-                .with_search(
-                    SearchData::new(
-                            "search the events of every project.",
-                            &["audit", "history"],
-                        )
-                        .with_terms(
-                            "after audit event every expand filter history limit project search start valu",
-                            &[8, 2, 5, 4, 8, 8, 2, 8, 4, 37, 8, 8],
-                        ),
-                ),
-            ToolDef::new(
-                    "tracker_issue_graph",
-                    "tracker",
-                    "issue_graph",
-                    "Read an issue and its first comments through the GraphQL API.",
-                    Exec::Http(&ROUTE_ISSUE_GRAPH),
-                )
-                .with_annotations(Annotations {
-                    read_only: true,
-                    idempotent: true,
-                    destructive: false,
-                    open_world: true,
-                })
-                .with_input(
-                    &ObjectShape {
-                        fields: &[
-                            Field {
-                                name: "project",
-                                wire: "project",
-                                description: "The project key.",
-                                shape: &Shape::String(STRING),
-                                required: true,
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                            Field {
-                                name: "number",
-                                wire: "number",
-                                description: "The issue number.",
-                                shape: &Shape::Integer(NUMBER),
-                                required: true,
-                                location: Location::Body,
-                                ..FIELD
-                            },
-                        ],
-                        require_one_of: &[],
-                        require_exactly_one_of: &[],
-                    },
-                )
-                .with_views(
-                    &[
-                        View::new(ViewKey::Default, ISSUE_GRAPH_0_SCHEMA, 54)
-                            .with_widest(true)
-                            .with_paths(ISSUE_GRAPH_0_PATHS)
-                            .with_spans(ISSUE_GRAPH_0_SPANS)
-                            .with_signature(ISSUE_GRAPH_0_SIGNATURE, 27)
-                            .with_dialects(&ISSUE_GRAPH_0_DIALECTS),
-                        View::new(ViewKey::Unmatched, ISSUE_GRAPH_0_SCHEMA, 54)
-                            .with_paths(ISSUE_GRAPH_0_PATHS)
-                            .with_spans(ISSUE_GRAPH_0_SPANS)
-                            .with_signature(ISSUE_GRAPH_0_SIGNATURE, 27)
-                            .with_dialects(&ISSUE_GRAPH_0_DIALECTS),
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
+                },
+            )
+            .with_views(&EVENTS_SEARCH_VIEWS)
+            .with_search(
+                SearchData::new(
+                        "search the events of every project.",
+                        &["audit", "history"],
+                    )
+                    .with_terms(
+                        "after audit event every expand filter history limit project search start valu",
+                        &[8, 2, 5, 4, 8, 8, 2, 8, 4, 37, 8, 8],
+                    ),
+            ),
+        ToolDef::new(
+                "tracker_issue_graph",
+                "tracker",
+                "issue_graph",
+                "Read an issue and its first comments through the GraphQL API.",
+                Exec::Http(&ROUTE_ISSUE_GRAPH),
+            )
+            .with_annotations(Annotations {
+                read_only: true,
+                idempotent: true,
+                destructive: false,
+                open_world: true,
+            })
+            .with_input(
+                &ObjectShape {
+                    fields: &[
+                        Field {
+                            name: "project",
+                            wire: "project",
+                            description: "The project key.",
+                            shape: &Shape::String(STRING),
+                            required: true,
+                            location: Location::Body,
+                            ..FIELD
+                        },
+                        Field {
+                            name: "number",
+                            wire: "number",
+                            description: "The issue number.",
+                            shape: &Shape::Integer(NUMBER),
+                            required: true,
+                            location: Location::Body,
+                            ..FIELD
+                        },
                     ],
-                )
-                .with_search(
-                    SearchData::new(
-                            "read an issue and its first comments through the graphql api.",
-                            &[],
-                        )
-                        .with_terms(
-                            "api comment first graph issu number project ql read through",
-                            &[4, 4, 4, 5, 5, 8, 8, 4, 36, 4],
-                        ),
-                ),
-        ],
-    );
+                    require_one_of: &[],
+                    require_exactly_one_of: &[],
+                },
+            )
+            .with_views(&ISSUE_GRAPH_VIEWS)
+            .with_search(
+                SearchData::new(
+                        "read an issue and its first comments through the graphql api.",
+                        &[],
+                    )
+                    .with_terms(
+                        "api comment first graph issu number project ql read through",
+                        &[4, 4, 4, 5, 5, 8, 8, 4, 36, 4],
+                    ),
+            ),
+    ];
     /// What every tool of this pack shares: base URL, auth, constants, envelope.
     static HTTP: HttpPack = HttpPack::new(
             "tracker",
@@ -2316,118 +992,148 @@ pub mod tracker {
         .with_graphql(
             "query Issue($project: String!, $number: Int!) {\n  issue(project: $project, number: $number) { title comments(first: 5) { body } }\n}\n",
         );
-    /// Shared by the views that show the same fields.
+    /// Code mode's declaration and the dialects' schemas of `tracker_issues_list` (the views showing these fields): no `tools/list` reads them.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_LIST_0_SIGNATURE: ColdText<430> = ColdText::new(
+        r#"(args: {
+  /** The project key, e.g. `CORE`. */ project: string;
+  /** Only issues carrying all of these labels. */ labels?: string[];
+  /** Which issues to list. */ state?: "open" | "closed" | "all";
+  /** The page to return (1 is the first). */ page?: number;
+  /** Results per page. */ per_page?: number;
+  /** Minimum triage score. */ internal_score?: number;
+}): Promise<{id; title; state; labels: {name}; assignee: {login}}>"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_LIST_0_STRICT: ColdText<843> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]},"internal_score":{"description":"Minimum triage score.","anyOf":[{"type":"number","minimum":-1.5},{"type":"null"}]}},"required":["project","labels","state","page","per_page","internal_score"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LIST_0_STRICT_SPANS: [PropSpan; 6] = [
+        PropSpan {
+            name: "project",
+            property: (31, 105),
+            required: Some((751, 761)),
+        },
+        PropSpan {
+            name: "labels",
+            property: (104, 242),
+            required: Some((760, 769)),
+        },
+        PropSpan {
+            name: "state",
+            property: (242, 384),
+            required: Some((769, 777)),
+        },
+        PropSpan {
+            name: "page",
+            property: (384, 503),
+            required: Some((777, 784)),
+        },
+        PropSpan {
+            name: "per_page",
+            property: (503, 621),
+            required: Some((784, 795)),
+        },
+        PropSpan {
+            name: "internal_score",
+            property: (621, 737),
+            required: Some((795, 812)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_LIST_0_GEMINI: ColdText<634> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100},"internal_score":{"type":"number","description":"Minimum triage score.","minimum":-1.5}},"required":["project"]}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LIST_0_GEMINI_SPANS: [PropSpan; 6] = [
+        PropSpan {
+            name: "project",
+            property: (31, 119),
+            required: Some((610, 633)),
+        },
+        PropSpan {
+            name: "labels",
+            property: (118, 228),
+            required: None,
+        },
+        PropSpan {
+            name: "state",
+            property: (228, 340),
+            required: None,
+        },
+        PropSpan {
+            name: "page",
+            property: (340, 431),
+            required: None,
+        },
+        PropSpan {
+            name: "per_page",
+            property: (431, 521),
+            required: None,
+        },
+        PropSpan {
+            name: "internal_score",
+            property: (521, 609),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_LIST_0_ANTHROPIC_STRICT: ColdText<635> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"description":"Which issues to list. Default: \"open\".","enum":["open","closed","all"]},"page":{"type":"integer","description":"The page to return (1 is the first). Minimum: 1."},"per_page":{"type":"integer","description":"Results per page. Minimum: 1. Maximum: 100."},"internal_score":{"type":"number","description":"Minimum triage score. Minimum: -1.5."}},"required":["project"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LIST_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 6] = [
+        PropSpan {
+            name: "project",
+            property: (31, 105),
+            required: Some((582, 605)),
+        },
+        PropSpan {
+            name: "labels",
+            property: (104, 214),
+            required: None,
+        },
+        PropSpan {
+            name: "state",
+            property: (214, 312),
+            required: None,
+        },
+        PropSpan {
+            name: "page",
+            property: (312, 403),
+            required: None,
+        },
+        PropSpan {
+            name: "per_page",
+            property: (403, 493),
+            required: None,
+        },
+        PropSpan {
+            name: "internal_score",
+            property: (493, 581),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static ISSUES_LIST_0_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]},"internal_score":{"description":"Minimum triage score.","anyOf":[{"type":"number","minimum":-1.5},{"type":"null"}]}},"required":["project","labels","state","page","per_page","internal_score"],"additionalProperties":false}"#,
+                ISSUES_LIST_0_STRICT.as_str(),
                 210,
-                &[
-                    PropSpan {
-                        name: "project",
-                        property: (31, 105),
-                        required: Some((751, 761)),
-                    },
-                    PropSpan {
-                        name: "labels",
-                        property: (104, 242),
-                        required: Some((760, 769)),
-                    },
-                    PropSpan {
-                        name: "state",
-                        property: (242, 384),
-                        required: Some((769, 777)),
-                    },
-                    PropSpan {
-                        name: "page",
-                        property: (384, 503),
-                        required: Some((777, 784)),
-                    },
-                    PropSpan {
-                        name: "per_page",
-                        property: (503, 621),
-                        required: Some((784, 795)),
-                    },
-                    PropSpan {
-                        name: "internal_score",
-                        property: (621, 737),
-                        required: Some((795, 812)),
-                    },
-                ],
+                &ISSUES_LIST_0_STRICT_SPANS,
             ),
             DialectSchema::new(
-                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100},"internal_score":{"type":"number","description":"Minimum triage score.","minimum":-1.5}},"required":["project"]}"#,
+                ISSUES_LIST_0_GEMINI.as_str(),
                 158,
-                &[
-                    PropSpan {
-                        name: "project",
-                        property: (31, 119),
-                        required: Some((610, 633)),
-                    },
-                    PropSpan {
-                        name: "labels",
-                        property: (118, 228),
-                        required: None,
-                    },
-                    PropSpan {
-                        name: "state",
-                        property: (228, 340),
-                        required: None,
-                    },
-                    PropSpan {
-                        name: "page",
-                        property: (340, 431),
-                        required: None,
-                    },
-                    PropSpan {
-                        name: "per_page",
-                        property: (431, 521),
-                        required: None,
-                    },
-                    PropSpan {
-                        name: "internal_score",
-                        property: (521, 609),
-                        required: None,
-                    },
-                ],
+                &ISSUES_LIST_0_GEMINI_SPANS,
             ),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"description":"Which issues to list. Default: \"open\".","enum":["open","closed","all"]},"page":{"type":"integer","description":"The page to return (1 is the first). Minimum: 1."},"per_page":{"type":"integer","description":"Results per page. Minimum: 1. Maximum: 100."},"internal_score":{"type":"number","description":"Minimum triage score. Minimum: -1.5."}},"required":["project"],"additionalProperties":false}"#,
+                    ISSUES_LIST_0_ANTHROPIC_STRICT.as_str(),
                     158,
-                    &[
-                        PropSpan {
-                            name: "project",
-                            property: (31, 105),
-                            required: Some((582, 605)),
-                        },
-                        PropSpan {
-                            name: "labels",
-                            property: (104, 214),
-                            required: None,
-                        },
-                        PropSpan {
-                            name: "state",
-                            property: (214, 312),
-                            required: None,
-                        },
-                        PropSpan {
-                            name: "page",
-                            property: (312, 403),
-                            required: None,
-                        },
-                        PropSpan {
-                            name: "per_page",
-                            property: (403, 493),
-                            required: None,
-                        },
-                        PropSpan {
-                            name: "internal_score",
-                            property: (493, 581),
-                            required: None,
-                        },
-                    ],
+                    &ISSUES_LIST_0_ANTHROPIC_STRICT_SPANS,
                 ),
             ),
         );
@@ -2497,141 +1203,1177 @@ pub mod tracker {
             required: None,
         },
     ];
-    const ISSUES_LIST_0_SIGNATURE: &str = r#"(args: {
+    /// Code mode's declaration and the dialects' schemas of `tracker_issues_list` (the views showing these fields): no `tools/list` reads them.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_LIST_1_SIGNATURE: ColdText<374> = ColdText::new(
+        r#"(args: {
   /** The project key, e.g. `CORE`. */ project: string;
   /** Only issues carrying all of these labels. */ labels?: string[];
   /** Which issues to list. */ state?: "open" | "closed" | "all";
   /** The page to return (1 is the first). */ page?: number;
   /** Results per page. */ per_page?: number;
-  /** Minimum triage score. */ internal_score?: number;
-}): Promise<{id; title; state; labels: {name}; assignee: {login}}>"#;
-    /// Shared by the views that show the same fields.
-    static ISSUES_UPDATE_0_DIALECTS: DialectSchemas = DialectSchemas::new(
+}): Promise<{id; title; state; labels: {name}; assignee: {login}}>"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_LIST_1_STRICT: ColdText<710> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"required":["project","labels","state","page","per_page"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LIST_1_STRICT_SPANS: [PropSpan; 5] = [
+        PropSpan {
+            name: "project",
+            property: (31, 105),
+            required: Some((635, 645)),
+        },
+        PropSpan {
+            name: "labels",
+            property: (104, 242),
+            required: Some((644, 653)),
+        },
+        PropSpan {
+            name: "state",
+            property: (242, 384),
+            required: Some((653, 661)),
+        },
+        PropSpan {
+            name: "page",
+            property: (384, 503),
+            required: Some((661, 668)),
+        },
+        PropSpan {
+            name: "per_page",
+            property: (503, 621),
+            required: Some((668, 679)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_LIST_1_GEMINI: ColdText<546> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100}},"required":["project"]}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LIST_1_GEMINI_SPANS: [PropSpan; 5] = [
+        PropSpan {
+            name: "project",
+            property: (31, 119),
+            required: Some((522, 545)),
+        },
+        PropSpan {
+            name: "labels",
+            property: (118, 228),
+            required: None,
+        },
+        PropSpan {
+            name: "state",
+            property: (228, 340),
+            required: None,
+        },
+        PropSpan {
+            name: "page",
+            property: (340, 431),
+            required: None,
+        },
+        PropSpan {
+            name: "per_page",
+            property: (431, 521),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_LIST_1_ANTHROPIC_STRICT: ColdText<547> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"description":"Which issues to list. Default: \"open\".","enum":["open","closed","all"]},"page":{"type":"integer","description":"The page to return (1 is the first). Minimum: 1."},"per_page":{"type":"integer","description":"Results per page. Minimum: 1. Maximum: 100."}},"required":["project"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LIST_1_ANTHROPIC_STRICT_SPANS: [PropSpan; 5] = [
+        PropSpan {
+            name: "project",
+            property: (31, 105),
+            required: Some((494, 517)),
+        },
+        PropSpan {
+            name: "labels",
+            property: (104, 214),
+            required: None,
+        },
+        PropSpan {
+            name: "state",
+            property: (214, 312),
+            required: None,
+        },
+        PropSpan {
+            name: "page",
+            property: (312, 403),
+            required: None,
+        },
+        PropSpan {
+            name: "per_page",
+            property: (403, 493),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LIST_1_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"description":"The new title.","anyOf":[{"type":"string"},{"type":"null"}]},"state":{"description":"The new state.","anyOf":[{"type":"string","enum":["open","closed"]},{"type":"null"}]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"description":"The issue's URL.","anyOf":[{"type":"string"},{"type":"null"}]},"number":{"description":"The issue's number.","anyOf":[{"type":"integer"},{"type":"null"}]}},"required":["url","number"],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","title","state","reason","extra","duplicate_of"],"additionalProperties":false}"#,
-                353,
-                &[
-                    PropSpan {
-                        name: "project",
-                        property: (31, 92),
-                        required: Some((1315, 1325)),
-                    },
-                    PropSpan {
-                        name: "number",
-                        property: (91, 165),
-                        required: Some((1324, 1333)),
-                    },
-                    PropSpan {
-                        name: "title",
-                        property: (165, 250),
-                        required: Some((1333, 1341)),
-                    },
-                    PropSpan {
-                        name: "state",
-                        property: (250, 360),
-                        required: Some((1341, 1349)),
-                    },
-                    PropSpan {
-                        name: "reason",
-                        property: (360, 461),
-                        required: Some((1349, 1358)),
-                    },
-                    PropSpan {
-                        name: "extra",
-                        property: (461, 853),
-                        required: Some((1358, 1366)),
-                    },
-                    PropSpan {
-                        name: "duplicate_of",
-                        property: (853, 1301),
-                        required: Some((1366, 1381)),
-                    },
-                ],
+                ISSUES_LIST_1_STRICT.as_str(),
+                177,
+                &ISSUES_LIST_1_STRICT_SPANS,
             ),
             DialectSchema::new(
-                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"nullable":true,"type":"object","description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"duplicate_of":{"nullable":true,"type":"object","description":"The issue this one duplicates, by URL or number; null clears it. Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}}}},"required":["project","number","reason"]}"#,
-                260,
-                &[
-                    PropSpan {
-                        name: "project",
-                        property: (31, 106),
-                        required: Some((1011, 1021)),
-                    },
-                    PropSpan {
-                        name: "number",
-                        property: (105, 179),
-                        required: Some((1020, 1029)),
-                    },
-                    PropSpan {
-                        name: "title",
-                        property: (179, 236),
-                        required: None,
-                    },
-                    PropSpan {
-                        name: "state",
-                        property: (236, 318),
-                        required: None,
-                    },
-                    PropSpan {
-                        name: "reason",
-                        property: (318, 419),
-                        required: Some((1029, 1038)),
-                    },
-                    PropSpan {
-                        name: "extra",
-                        property: (419, 690),
-                        required: None,
-                    },
-                    PropSpan {
-                        name: "duplicate_of",
-                        property: (690, 997),
-                        required: None,
-                    },
-                ],
+                ISSUES_LIST_1_GEMINI.as_str(),
+                136,
+                &ISSUES_LIST_1_GEMINI_SPANS,
             ),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number. Minimum: 1."},"title":{"type":"string","description":"The new title."},"state":{"description":"The new state.","enum":["open","closed"]},"reason":{"description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#,
+                    ISSUES_LIST_1_ANTHROPIC_STRICT.as_str(),
+                    136,
+                    &ISSUES_LIST_1_ANTHROPIC_STRICT_SPANS,
+                ),
+            ),
+        );
+    #[cfg_attr(
+        target_os = "linux",
+        unsafe(link_section = ".data.rel.ro.charter_listed")
+    )]
+    static ISSUES_LIST_VIEWS: [View; 3] = [
+        View::new(ViewKey::Default, ISSUES_LIST_0_SCHEMA, 165)
+            .with_widest(true)
+            .with_paths(ISSUES_LIST_0_PATHS)
+            .with_spans(ISSUES_LIST_0_SPANS)
+            .with_signature(ISSUES_LIST_0_SIGNATURE.as_str(), 107)
+            .with_dialects(&ISSUES_LIST_0_DIALECTS),
+        View::new(
+                ViewKey::Unmatched,
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100}},"required":["project"],"additionalProperties":false}"#,
+                143,
+            )
+            .with_paths(
+                &[
+                    PathCost {
+                        path: "state",
+                        depth: 1,
+                        saves: 28,
+                    },
+                    PathCost {
+                        path: "project",
+                        depth: 1,
+                        saves: 27,
+                    },
+                    PathCost {
+                        path: "labels",
+                        depth: 1,
+                        saves: 27,
+                    },
+                    PathCost {
+                        path: "page",
+                        depth: 1,
+                        saves: 22,
+                    },
+                    PathCost {
+                        path: "per_page",
+                        depth: 1,
+                        saves: 22,
+                    },
+                ],
+            )
+            .with_spans(
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 119),
+                        required: Some((522, 545)),
+                    },
+                    PropSpan {
+                        name: "labels",
+                        property: (118, 228),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "state",
+                        property: (228, 340),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "page",
+                        property: (340, 431),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "per_page",
+                        property: (431, 521),
+                        required: None,
+                    },
+                ],
+            )
+            .with_signature(ISSUES_LIST_1_SIGNATURE.as_str(), 93)
+            .with_dialects(&ISSUES_LIST_1_DIALECTS),
+        View::new(ViewKey::Label("pro"), ISSUES_LIST_0_SCHEMA, 165)
+            .with_active(&["pro"])
+            .with_paths(ISSUES_LIST_0_PATHS)
+            .with_spans(ISSUES_LIST_0_SPANS)
+            .with_signature(ISSUES_LIST_0_SIGNATURE.as_str(), 107)
+            .with_dialects(&ISSUES_LIST_0_DIALECTS),
+    ];
+    /// Code mode's declaration and the dialects' schemas of `tracker_issues_create` (the views showing these fields): no `tools/list` reads them.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_CREATE_0_SIGNATURE: ColdText<659> = ColdText::new(
+        "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Priority, 1 (highest) to 3. */ priority?: 1 | 2 | 3;\n  /** Free-form key/value metadata. */ metadata?: Record<string, string>;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_CREATE_0_STRICT: ColdText<1833> = ColdText::new(
+        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"priority":{"description":"Priority, 1 (highest) to 3. Default: 2.","anyOf":[{"type":"integer","enum":[1,2,3]},{"type":"null"}]},"metadata":{"description":"Free-form key/value metadata.","anyOf":[{"type":"array","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"],"additionalProperties":false}},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","priority","metadata","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_0_STRICT_SPANS: [PropSpan; 8] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((1314, 1324)),
+        },
+        PropSpan {
+            name: "title",
+            property: (91, 153),
+            required: Some((1323, 1331)),
+        },
+        PropSpan {
+            name: "due_on",
+            property: (153, 267),
+            required: Some((1331, 1340)),
+        },
+        PropSpan {
+            name: "thread",
+            property: (267, 368),
+            required: Some((1340, 1349)),
+        },
+        PropSpan {
+            name: "labels",
+            property: (368, 780),
+            required: Some((1349, 1358)),
+        },
+        PropSpan {
+            name: "priority",
+            property: (780, 909),
+            required: Some((1358, 1369)),
+        },
+        PropSpan {
+            name: "metadata",
+            property: (909, 1192),
+            required: Some((1369, 1380)),
+        },
+        PropSpan {
+            name: "assignee",
+            property: (1192, 1300),
+            required: Some((1380, 1391)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_CREATE_0_GEMINI: ColdText<1457> = ColdText::new(
+        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3. One of: 1, 2, 3.","default":2},"metadata":{"type":"array","description":"Free-form key/value metadata.","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"]}},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_0_GEMINI_SPANS: [PropSpan; 8] = [
+        PropSpan {
+            name: "project",
+            property: (31, 106),
+            required: Some((1109, 1119)),
+        },
+        PropSpan {
+            name: "title",
+            property: (105, 181),
+            required: Some((1118, 1126)),
+        },
+        PropSpan {
+            name: "due_on",
+            property: (181, 265),
+            required: None,
+        },
+        PropSpan {
+            name: "thread",
+            property: (265, 336),
+            required: None,
+        },
+        PropSpan {
+            name: "labels",
+            property: (336, 670),
+            required: None,
+        },
+        PropSpan {
+            name: "priority",
+            property: (670, 773),
+            required: None,
+        },
+        PropSpan {
+            name: "metadata",
+            property: (773, 999),
+            required: None,
+        },
+        PropSpan {
+            name: "assignee",
+            property: (999, 1095),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_0_DIALECTS: DialectSchemas = DialectSchemas::new(
+            DialectSchema::new(
+                ISSUES_CREATE_0_STRICT.as_str(),
+                458,
+                &ISSUES_CREATE_0_STRICT_SPANS,
+            ),
+            DialectSchema::new(
+                ISSUES_CREATE_0_GEMINI.as_str(),
+                364,
+                &ISSUES_CREATE_0_GEMINI_SPANS,
+            ),
+        )
+        .with_anthropic_strict(None);
+    /// Code mode's declaration and the dialects' schemas of `tracker_issues_create` (the views showing these fields): no `tools/list` reads them.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_CREATE_1_SIGNATURE: ColdText<526> = ColdText::new(
+        "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_CREATE_1_STRICT: ColdText<1399> = ColdText::new(
+        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_1_STRICT_SPANS: [PropSpan; 6] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((902, 912)),
+        },
+        PropSpan {
+            name: "title",
+            property: (91, 153),
+            required: Some((911, 919)),
+        },
+        PropSpan {
+            name: "due_on",
+            property: (153, 267),
+            required: Some((919, 928)),
+        },
+        PropSpan {
+            name: "thread",
+            property: (267, 368),
+            required: Some((928, 937)),
+        },
+        PropSpan {
+            name: "labels",
+            property: (368, 780),
+            required: Some((937, 946)),
+        },
+        PropSpan {
+            name: "assignee",
+            property: (780, 888),
+            required: Some((946, 957)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_CREATE_1_GEMINI: ColdText<1128> = ColdText::new(
+        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_1_GEMINI_SPANS: [PropSpan; 6] = [
+        PropSpan {
+            name: "project",
+            property: (31, 106),
+            required: Some((780, 790)),
+        },
+        PropSpan {
+            name: "title",
+            property: (105, 181),
+            required: Some((789, 797)),
+        },
+        PropSpan {
+            name: "due_on",
+            property: (181, 265),
+            required: None,
+        },
+        PropSpan {
+            name: "thread",
+            property: (265, 336),
+            required: None,
+        },
+        PropSpan {
+            name: "labels",
+            property: (336, 670),
+            required: None,
+        },
+        PropSpan {
+            name: "assignee",
+            property: (670, 766),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_1_DIALECTS: DialectSchemas = DialectSchemas::new(
+            DialectSchema::new(
+                ISSUES_CREATE_1_STRICT.as_str(),
+                349,
+                &ISSUES_CREATE_1_STRICT_SPANS,
+            ),
+            DialectSchema::new(
+                ISSUES_CREATE_1_GEMINI.as_str(),
+                282,
+                &ISSUES_CREATE_1_GEMINI_SPANS,
+            ),
+        )
+        .with_anthropic_strict(None);
+    /// Code mode's declaration and the dialects' schemas of `tracker_issues_create` (the views showing these fields): no `tools/list` reads them.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_CREATE_2_SIGNATURE: ColdText<600> = ColdText::new(
+        "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Free-form key/value metadata. */ metadata?: Record<string, string>;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_CREATE_2_STRICT: ColdText<1693> = ColdText::new(
+        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"metadata":{"description":"Free-form key/value metadata.","anyOf":[{"type":"array","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"],"additionalProperties":false}},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","metadata","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_2_STRICT_SPANS: [PropSpan; 7] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((1185, 1195)),
+        },
+        PropSpan {
+            name: "title",
+            property: (91, 153),
+            required: Some((1194, 1202)),
+        },
+        PropSpan {
+            name: "due_on",
+            property: (153, 267),
+            required: Some((1202, 1211)),
+        },
+        PropSpan {
+            name: "thread",
+            property: (267, 368),
+            required: Some((1211, 1220)),
+        },
+        PropSpan {
+            name: "labels",
+            property: (368, 780),
+            required: Some((1220, 1229)),
+        },
+        PropSpan {
+            name: "metadata",
+            property: (780, 1063),
+            required: Some((1229, 1240)),
+        },
+        PropSpan {
+            name: "assignee",
+            property: (1063, 1171),
+            required: Some((1240, 1251)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_CREATE_2_GEMINI: ColdText<1354> = ColdText::new(
+        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"metadata":{"type":"array","description":"Free-form key/value metadata.","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"]}},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_2_GEMINI_SPANS: [PropSpan; 7] = [
+        PropSpan {
+            name: "project",
+            property: (31, 106),
+            required: Some((1006, 1016)),
+        },
+        PropSpan {
+            name: "title",
+            property: (105, 181),
+            required: Some((1015, 1023)),
+        },
+        PropSpan {
+            name: "due_on",
+            property: (181, 265),
+            required: None,
+        },
+        PropSpan {
+            name: "thread",
+            property: (265, 336),
+            required: None,
+        },
+        PropSpan {
+            name: "labels",
+            property: (336, 670),
+            required: None,
+        },
+        PropSpan {
+            name: "metadata",
+            property: (670, 896),
+            required: None,
+        },
+        PropSpan {
+            name: "assignee",
+            property: (896, 992),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_2_DIALECTS: DialectSchemas = DialectSchemas::new(
+            DialectSchema::new(
+                ISSUES_CREATE_2_STRICT.as_str(),
+                423,
+                &ISSUES_CREATE_2_STRICT_SPANS,
+            ),
+            DialectSchema::new(
+                ISSUES_CREATE_2_GEMINI.as_str(),
+                338,
+                &ISSUES_CREATE_2_GEMINI_SPANS,
+            ),
+        )
+        .with_anthropic_strict(None);
+    /// Code mode's declaration and the dialects' schemas of `tracker_issues_create` (the views showing these fields): no `tools/list` reads them.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_CREATE_3_SIGNATURE: ColdText<585> = ColdText::new(
+        "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Priority, 1 (highest) to 3. */ priority?: 1 | 2 | 3;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_CREATE_3_STRICT: ColdText<1539> = ColdText::new(
+        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"priority":{"description":"Priority, 1 (highest) to 3. Default: 2.","anyOf":[{"type":"integer","enum":[1,2,3]},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","priority","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_3_STRICT_SPANS: [PropSpan; 7] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((1031, 1041)),
+        },
+        PropSpan {
+            name: "title",
+            property: (91, 153),
+            required: Some((1040, 1048)),
+        },
+        PropSpan {
+            name: "due_on",
+            property: (153, 267),
+            required: Some((1048, 1057)),
+        },
+        PropSpan {
+            name: "thread",
+            property: (267, 368),
+            required: Some((1057, 1066)),
+        },
+        PropSpan {
+            name: "labels",
+            property: (368, 780),
+            required: Some((1066, 1075)),
+        },
+        PropSpan {
+            name: "priority",
+            property: (780, 909),
+            required: Some((1075, 1086)),
+        },
+        PropSpan {
+            name: "assignee",
+            property: (909, 1017),
+            required: Some((1086, 1097)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_CREATE_3_GEMINI: ColdText<1231> = ColdText::new(
+        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3. One of: 1, 2, 3.","default":2},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_3_GEMINI_SPANS: [PropSpan; 7] = [
+        PropSpan {
+            name: "project",
+            property: (31, 106),
+            required: Some((883, 893)),
+        },
+        PropSpan {
+            name: "title",
+            property: (105, 181),
+            required: Some((892, 900)),
+        },
+        PropSpan {
+            name: "due_on",
+            property: (181, 265),
+            required: None,
+        },
+        PropSpan {
+            name: "thread",
+            property: (265, 336),
+            required: None,
+        },
+        PropSpan {
+            name: "labels",
+            property: (336, 670),
+            required: None,
+        },
+        PropSpan {
+            name: "priority",
+            property: (670, 773),
+            required: None,
+        },
+        PropSpan {
+            name: "assignee",
+            property: (773, 869),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_3_DIALECTS: DialectSchemas = DialectSchemas::new(
+            DialectSchema::new(
+                ISSUES_CREATE_3_STRICT.as_str(),
+                384,
+                &ISSUES_CREATE_3_STRICT_SPANS,
+            ),
+            DialectSchema::new(
+                ISSUES_CREATE_3_GEMINI.as_str(),
+                307,
+                &ISSUES_CREATE_3_GEMINI_SPANS,
+            ),
+        )
+        .with_anthropic_strict(None);
+    #[cfg_attr(
+        target_os = "linux",
+        unsafe(link_section = ".data.rel.ro.charter_listed")
+    )]
+    static ISSUES_CREATE_VIEWS: [View; 4] = [
+        View::new(
+                ViewKey::Default,
+                r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3.","enum":[1,2,3],"default":2},"metadata":{"type":"object","description":"Free-form key/value metadata.","additionalProperties":{"type":"string","description":"A metadata value."}},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
+                371,
+            )
+            .with_widest(true)
+            .with_paths(
+                &[
+                    PathCost {
+                        path: "thread",
+                        depth: 1,
+                        saves: 109,
+                    },
+                    PathCost {
+                        path: "labels",
+                        depth: 1,
+                        saves: 91,
+                    },
+                    PathCost {
+                        path: "metadata",
+                        depth: 1,
+                        saves: 38,
+                    },
+                    PathCost {
+                        path: "assignee",
+                        depth: 1,
+                        saves: 27,
+                    },
+                    PathCost {
+                        path: "priority",
+                        depth: 1,
+                        saves: 25,
+                    },
+                    PathCost {
+                        path: "labels.name",
+                        depth: 2,
+                        saves: 23,
+                    },
+                    PathCost {
+                        path: "labels.color",
+                        depth: 2,
+                        saves: 23,
+                    },
+                    PathCost {
+                        path: "due_on",
+                        depth: 1,
+                        saves: 22,
+                    },
+                    PathCost {
+                        path: "project",
+                        depth: 1,
+                        saves: 21,
+                    },
+                    PathCost {
+                        path: "title",
+                        depth: 1,
+                        saves: 21,
+                    },
+                ],
+            )
+            .with_spans(
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 106),
+                        required: Some((1076, 1086)),
+                    },
+                    PropSpan {
+                        name: "title",
+                        property: (105, 181),
+                        required: Some((1085, 1093)),
+                    },
+                    PropSpan {
+                        name: "due_on",
+                        property: (181, 267),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "thread",
+                        property: (267, 340),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "labels",
+                        property: (340, 703),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "priority",
+                        property: (703, 804),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "metadata",
+                        property: (804, 954),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "assignee",
+                        property: (954, 1062),
+                        required: None,
+                    },
+                ],
+            )
+            .with_signature(ISSUES_CREATE_0_SIGNATURE.as_str(), 164)
+            .with_dialects(&ISSUES_CREATE_0_DIALECTS),
+        View::new(
+                ViewKey::Unmatched,
+                r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
+                308,
+            )
+            .with_paths(
+                &[
+                    PathCost {
+                        path: "thread",
+                        depth: 1,
+                        saves: 108,
+                    },
+                    PathCost {
+                        path: "labels",
+                        depth: 1,
+                        saves: 91,
+                    },
+                    PathCost {
+                        path: "assignee",
+                        depth: 1,
+                        saves: 27,
+                    },
+                    PathCost {
+                        path: "labels.name",
+                        depth: 2,
+                        saves: 23,
+                    },
+                    PathCost {
+                        path: "labels.color",
+                        depth: 2,
+                        saves: 23,
+                    },
+                    PathCost {
+                        path: "project",
+                        depth: 1,
+                        saves: 21,
+                    },
+                    PathCost {
+                        path: "title",
+                        depth: 1,
+                        saves: 21,
+                    },
+                    PathCost {
+                        path: "due_on",
+                        depth: 1,
+                        saves: 21,
+                    },
+                ],
+            )
+            .with_spans(
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 106),
+                        required: Some((825, 835)),
+                    },
+                    PropSpan {
+                        name: "title",
+                        property: (105, 181),
+                        required: Some((834, 842)),
+                    },
+                    PropSpan {
+                        name: "due_on",
+                        property: (181, 267),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "thread",
+                        property: (267, 340),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "labels",
+                        property: (340, 703),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "assignee",
+                        property: (703, 811),
+                        required: None,
+                    },
+                ],
+            )
+            .with_signature(ISSUES_CREATE_1_SIGNATURE.as_str(), 131)
+            .with_dialects(&ISSUES_CREATE_1_DIALECTS),
+        View::new(
+                ViewKey::Label("beta"),
+                r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"metadata":{"type":"object","description":"Free-form key/value metadata.","additionalProperties":{"type":"string","description":"A metadata value."}},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
+                346,
+            )
+            .with_active(&["beta"])
+            .with_paths(
+                &[
+                    PathCost {
+                        path: "thread",
+                        depth: 1,
+                        saves: 109,
+                    },
+                    PathCost {
+                        path: "labels",
+                        depth: 1,
+                        saves: 91,
+                    },
+                    PathCost {
+                        path: "metadata",
+                        depth: 1,
+                        saves: 38,
+                    },
+                    PathCost {
+                        path: "assignee",
+                        depth: 1,
+                        saves: 27,
+                    },
+                    PathCost {
+                        path: "labels.name",
+                        depth: 2,
+                        saves: 23,
+                    },
+                    PathCost {
+                        path: "labels.color",
+                        depth: 2,
+                        saves: 23,
+                    },
+                    PathCost {
+                        path: "project",
+                        depth: 1,
+                        saves: 22,
+                    },
+                    PathCost {
+                        path: "due_on",
+                        depth: 1,
+                        saves: 22,
+                    },
+                    PathCost {
+                        path: "title",
+                        depth: 1,
+                        saves: 21,
+                    },
+                ],
+            )
+            .with_spans(
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 106),
+                        required: Some((975, 985)),
+                    },
+                    PropSpan {
+                        name: "title",
+                        property: (105, 181),
+                        required: Some((984, 992)),
+                    },
+                    PropSpan {
+                        name: "due_on",
+                        property: (181, 267),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "thread",
+                        property: (267, 340),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "labels",
+                        property: (340, 703),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "metadata",
+                        property: (703, 853),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "assignee",
+                        property: (853, 961),
+                        required: None,
+                    },
+                ],
+            )
+            .with_signature(ISSUES_CREATE_2_SIGNATURE.as_str(), 150)
+            .with_dialects(&ISSUES_CREATE_2_DIALECTS),
+        View::new(
+                ViewKey::Label("pro"),
+                r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD).","format":"date"},"thread":{"$ref":"#/$defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"],"additionalProperties":false},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3.","enum":[1,2,3],"default":2},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"$ref":"#/$defs/Comment","description":"A comment and its replies."}}},"required":["body"],"additionalProperties":false}}}"##,
+                333,
+            )
+            .with_active(&["pro"])
+            .with_paths(
+                &[
+                    PathCost {
+                        path: "thread",
+                        depth: 1,
+                        saves: 108,
+                    },
+                    PathCost {
+                        path: "labels",
+                        depth: 1,
+                        saves: 90,
+                    },
+                    PathCost {
+                        path: "assignee",
+                        depth: 1,
+                        saves: 27,
+                    },
+                    PathCost {
+                        path: "priority",
+                        depth: 1,
+                        saves: 25,
+                    },
+                    PathCost {
+                        path: "labels.name",
+                        depth: 2,
+                        saves: 23,
+                    },
+                    PathCost {
+                        path: "labels.color",
+                        depth: 2,
+                        saves: 23,
+                    },
+                    PathCost {
+                        path: "project",
+                        depth: 1,
+                        saves: 21,
+                    },
+                    PathCost {
+                        path: "title",
+                        depth: 1,
+                        saves: 21,
+                    },
+                    PathCost {
+                        path: "due_on",
+                        depth: 1,
+                        saves: 21,
+                    },
+                ],
+            )
+            .with_spans(
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 106),
+                        required: Some((926, 936)),
+                    },
+                    PropSpan {
+                        name: "title",
+                        property: (105, 181),
+                        required: Some((935, 943)),
+                    },
+                    PropSpan {
+                        name: "due_on",
+                        property: (181, 267),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "thread",
+                        property: (267, 340),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "labels",
+                        property: (340, 703),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "priority",
+                        property: (703, 804),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "assignee",
+                        property: (804, 912),
+                        required: None,
+                    },
+                ],
+            )
+            .with_signature(ISSUES_CREATE_3_SIGNATURE.as_str(), 146)
+            .with_dialects(&ISSUES_CREATE_3_DIALECTS),
+    ];
+    /// Code mode's declaration and the dialects' schemas of `tracker_issues_update` (the views showing these fields): no `tools/list` reads them.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_UPDATE_0_SIGNATURE: ColdText<595> = ColdText::new(
+        r#"(args: {
+  /** The project key. */ project: string;
+  /** The issue number. */ number: number;
+  /** The new title. */ title?: string;
+  /** The new state. */ state?: "open" | "closed";
+  /** Why the state changes. */ reason: "completed" | "not_planned";
+  /** When the change applies. */ extra?: {/** From this instant (inclusive). */ gte?: string; /** Before this instant. */ lt?: string} | null;
+  /** The issue this one duplicates, by URL or number; null clears it. */ duplicate_of?: {/** The issue's URL. */ url?: string; /** The issue's number. */ number?: number} | null;
+}): Promise<any>"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_UPDATE_0_STRICT: ColdText<1412> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"description":"The new title.","anyOf":[{"type":"string"},{"type":"null"}]},"state":{"description":"The new state.","anyOf":[{"type":"string","enum":["open","closed"]},{"type":"null"}]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"description":"The issue's URL.","anyOf":[{"type":"string"},{"type":"null"}]},"number":{"description":"The issue's number.","anyOf":[{"type":"integer"},{"type":"null"}]}},"required":["url","number"],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","title","state","reason","extra","duplicate_of"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_UPDATE_0_STRICT_SPANS: [PropSpan; 7] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((1315, 1325)),
+        },
+        PropSpan {
+            name: "number",
+            property: (91, 165),
+            required: Some((1324, 1333)),
+        },
+        PropSpan {
+            name: "title",
+            property: (165, 250),
+            required: Some((1333, 1341)),
+        },
+        PropSpan {
+            name: "state",
+            property: (250, 360),
+            required: Some((1341, 1349)),
+        },
+        PropSpan {
+            name: "reason",
+            property: (360, 461),
+            required: Some((1349, 1358)),
+        },
+        PropSpan {
+            name: "extra",
+            property: (461, 853),
+            required: Some((1358, 1366)),
+        },
+        PropSpan {
+            name: "duplicate_of",
+            property: (853, 1301),
+            required: Some((1366, 1381)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_UPDATE_0_GEMINI: ColdText<1040> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"nullable":true,"type":"object","description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"duplicate_of":{"nullable":true,"type":"object","description":"The issue this one duplicates, by URL or number; null clears it. Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}}}},"required":["project","number","reason"]}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_UPDATE_0_GEMINI_SPANS: [PropSpan; 7] = [
+        PropSpan {
+            name: "project",
+            property: (31, 106),
+            required: Some((1011, 1021)),
+        },
+        PropSpan {
+            name: "number",
+            property: (105, 179),
+            required: Some((1020, 1029)),
+        },
+        PropSpan {
+            name: "title",
+            property: (179, 236),
+            required: None,
+        },
+        PropSpan {
+            name: "state",
+            property: (236, 318),
+            required: None,
+        },
+        PropSpan {
+            name: "reason",
+            property: (318, 419),
+            required: Some((1029, 1038)),
+        },
+        PropSpan {
+            name: "extra",
+            property: (419, 690),
+            required: None,
+        },
+        PropSpan {
+            name: "duplicate_of",
+            property: (690, 997),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_UPDATE_0_ANTHROPIC_STRICT: ColdText<1121> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number. Minimum: 1."},"title":{"type":"string","description":"The new title."},"state":{"description":"The new state.","enum":["open","closed"]},"reason":{"description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_UPDATE_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 7] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((1063, 1073)),
+        },
+        PropSpan {
+            name: "number",
+            property: (91, 165),
+            required: Some((1072, 1081)),
+        },
+        PropSpan {
+            name: "title",
+            property: (165, 222),
+            required: None,
+        },
+        PropSpan {
+            name: "state",
+            property: (222, 288),
+            required: None,
+        },
+        PropSpan {
+            name: "reason",
+            property: (288, 373),
+            required: Some((1081, 1090)),
+        },
+        PropSpan {
+            name: "extra",
+            property: (373, 685),
+            required: None,
+        },
+        PropSpan {
+            name: "duplicate_of",
+            property: (685, 1049),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_UPDATE_0_DIALECTS: DialectSchemas = DialectSchemas::new(
+            DialectSchema::new(
+                ISSUES_UPDATE_0_STRICT.as_str(),
+                353,
+                &ISSUES_UPDATE_0_STRICT_SPANS,
+            ),
+            DialectSchema::new(
+                ISSUES_UPDATE_0_GEMINI.as_str(),
+                260,
+                &ISSUES_UPDATE_0_GEMINI_SPANS,
+            ),
+        )
+        .with_anthropic_strict(
+            Some(
+                DialectSchema::new(
+                    ISSUES_UPDATE_0_ANTHROPIC_STRICT.as_str(),
                     280,
-                    &[
-                        PropSpan {
-                            name: "project",
-                            property: (31, 92),
-                            required: Some((1063, 1073)),
-                        },
-                        PropSpan {
-                            name: "number",
-                            property: (91, 165),
-                            required: Some((1072, 1081)),
-                        },
-                        PropSpan {
-                            name: "title",
-                            property: (165, 222),
-                            required: None,
-                        },
-                        PropSpan {
-                            name: "state",
-                            property: (222, 288),
-                            required: None,
-                        },
-                        PropSpan {
-                            name: "reason",
-                            property: (288, 373),
-                            required: Some((1081, 1090)),
-                        },
-                        PropSpan {
-                            name: "extra",
-                            property: (373, 685),
-                            required: None,
-                        },
-                        PropSpan {
-                            name: "duplicate_of",
-                            property: (685, 1049),
-                            required: None,
-                        },
-                    ],
+                    &ISSUES_UPDATE_0_ANTHROPIC_STRICT_SPANS,
                 ),
             ),
         );
@@ -2731,82 +2473,417 @@ pub mod tracker {
             required: None,
         },
     ];
-    const ISSUES_UPDATE_0_SIGNATURE: &str = r#"(args: {
+    /// Code mode's declaration and the dialects' schemas of `tracker_issues_update` (the views showing these fields): no `tools/list` reads them.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_UPDATE_1_SIGNATURE: ColdText<642> = ColdText::new(
+        r#"(args: {
   /** The project key. */ project: string;
   /** The issue number. */ number: number;
   /** The new title. */ title?: string;
   /** The new state. */ state?: "open" | "closed";
   /** Why the state changes. */ reason: "completed" | "not_planned";
+  /** Estimate in hours. */ estimate?: number;
   /** When the change applies. */ extra?: {/** From this instant (inclusive). */ gte?: string; /** Before this instant. */ lt?: string} | null;
   /** The issue this one duplicates, by URL or number; null clears it. */ duplicate_of?: {/** The issue's URL. */ url?: string; /** The issue's number. */ number?: number} | null;
-}): Promise<any>"#;
-    /// Shared by the views that show the same fields.
-    static ISSUES_LOCK_0_DIALECTS: DialectSchemas = DialectSchemas::new(
+}): Promise<any>"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_UPDATE_1_STRICT: ColdText<1515> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"description":"The new title.","anyOf":[{"type":"string"},{"type":"null"}]},"state":{"description":"The new state.","anyOf":[{"type":"string","enum":["open","closed"]},{"type":"null"}]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"description":"Estimate in hours.","anyOf":[{"type":"number"},{"type":"null"}]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"description":"The issue's URL.","anyOf":[{"type":"string"},{"type":"null"}]},"number":{"description":"The issue's number.","anyOf":[{"type":"integer"},{"type":"null"}]}},"required":["url","number"],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","title","state","reason","estimate","extra","duplicate_of"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_UPDATE_1_STRICT_SPANS: [PropSpan; 8] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((1407, 1417)),
+        },
+        PropSpan {
+            name: "number",
+            property: (91, 165),
+            required: Some((1416, 1425)),
+        },
+        PropSpan {
+            name: "title",
+            property: (165, 250),
+            required: Some((1425, 1433)),
+        },
+        PropSpan {
+            name: "state",
+            property: (250, 360),
+            required: Some((1433, 1441)),
+        },
+        PropSpan {
+            name: "reason",
+            property: (360, 461),
+            required: Some((1441, 1450)),
+        },
+        PropSpan {
+            name: "estimate",
+            property: (461, 553),
+            required: Some((1450, 1461)),
+        },
+        PropSpan {
+            name: "extra",
+            property: (553, 945),
+            required: Some((1461, 1469)),
+        },
+        PropSpan {
+            name: "duplicate_of",
+            property: (945, 1393),
+            required: Some((1469, 1484)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_UPDATE_1_GEMINI: ColdText<1104> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"nullable":true,"type":"object","description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"duplicate_of":{"nullable":true,"type":"object","description":"The issue this one duplicates, by URL or number; null clears it. Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}}}},"required":["project","number","reason"]}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_UPDATE_1_GEMINI_SPANS: [PropSpan; 8] = [
+        PropSpan {
+            name: "project",
+            property: (31, 106),
+            required: Some((1075, 1085)),
+        },
+        PropSpan {
+            name: "number",
+            property: (105, 179),
+            required: Some((1084, 1093)),
+        },
+        PropSpan {
+            name: "title",
+            property: (179, 236),
+            required: None,
+        },
+        PropSpan {
+            name: "state",
+            property: (236, 318),
+            required: None,
+        },
+        PropSpan {
+            name: "reason",
+            property: (318, 419),
+            required: Some((1093, 1102)),
+        },
+        PropSpan {
+            name: "estimate",
+            property: (419, 483),
+            required: None,
+        },
+        PropSpan {
+            name: "extra",
+            property: (483, 754),
+            required: None,
+        },
+        PropSpan {
+            name: "duplicate_of",
+            property: (754, 1061),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_UPDATE_1_ANTHROPIC_STRICT: ColdText<1185> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number. Minimum: 1."},"title":{"type":"string","description":"The new title."},"state":{"description":"The new state.","enum":["open","closed"]},"reason":{"description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_UPDATE_1_ANTHROPIC_STRICT_SPANS: [PropSpan; 8] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((1127, 1137)),
+        },
+        PropSpan {
+            name: "number",
+            property: (91, 165),
+            required: Some((1136, 1145)),
+        },
+        PropSpan {
+            name: "title",
+            property: (165, 222),
+            required: None,
+        },
+        PropSpan {
+            name: "state",
+            property: (222, 288),
+            required: None,
+        },
+        PropSpan {
+            name: "reason",
+            property: (288, 373),
+            required: Some((1145, 1154)),
+        },
+        PropSpan {
+            name: "estimate",
+            property: (373, 437),
+            required: None,
+        },
+        PropSpan {
+            name: "extra",
+            property: (437, 749),
+            required: None,
+        },
+        PropSpan {
+            name: "duplicate_of",
+            property: (749, 1113),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_UPDATE_1_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"description":"Why the conversation is locked.","anyOf":[{"type":"string","enum":["off-topic","too heated","resolved","spam"]},{"type":"null"}]}},"required":["project","number","lock_reason"],"additionalProperties":false}"#,
-                97,
-                &[
-                    PropSpan {
-                        name: "project",
-                        property: (31, 92),
-                        required: Some((327, 337)),
-                    },
-                    PropSpan {
-                        name: "number",
-                        property: (91, 153),
-                        required: Some((336, 345)),
-                    },
-                    PropSpan {
-                        name: "lock_reason",
-                        property: (153, 313),
-                        required: Some((345, 359)),
-                    },
-                ],
+                ISSUES_UPDATE_1_STRICT.as_str(),
+                378,
+                &ISSUES_UPDATE_1_STRICT_SPANS,
             ),
             DialectSchema::new(
-                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"type":"string","description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"]}"#,
-                83,
-                &[
-                    PropSpan {
-                        name: "project",
-                        property: (31, 106),
-                        required: Some((313, 323)),
-                    },
-                    PropSpan {
-                        name: "number",
-                        property: (105, 167),
-                        required: Some((322, 331)),
-                    },
-                    PropSpan {
-                        name: "lock_reason",
-                        property: (167, 299),
-                        required: None,
-                    },
-                ],
+                ISSUES_UPDATE_1_GEMINI.as_str(),
+                276,
+                &ISSUES_UPDATE_1_GEMINI_SPANS,
             ),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"],"additionalProperties":false}"#,
+                    ISSUES_UPDATE_1_ANTHROPIC_STRICT.as_str(),
+                    296,
+                    &ISSUES_UPDATE_1_ANTHROPIC_STRICT_SPANS,
+                ),
+            ),
+        );
+    #[cfg_attr(
+        target_os = "linux",
+        unsafe(link_section = ".data.rel.ro.charter_listed")
+    )]
+    static ISSUES_UPDATE_VIEWS: [View; 4] = [
+        View::new(ViewKey::Default, ISSUES_UPDATE_0_SCHEMA, 291)
+            .with_active(&["update"])
+            .with_paths(ISSUES_UPDATE_0_PATHS)
+            .with_spans(ISSUES_UPDATE_0_SPANS)
+            .with_signature(ISSUES_UPDATE_0_SIGNATURE.as_str(), 148)
+            .with_dialects(&ISSUES_UPDATE_0_DIALECTS),
+        View::new(ViewKey::Unmatched, ISSUES_UPDATE_0_SCHEMA, 291)
+            .with_active(&["update"])
+            .with_paths(ISSUES_UPDATE_0_PATHS)
+            .with_spans(ISSUES_UPDATE_0_SPANS)
+            .with_signature(ISSUES_UPDATE_0_SIGNATURE.as_str(), 148)
+            .with_dialects(&ISSUES_UPDATE_0_DIALECTS),
+        View::new(
+                ViewKey::Label("pro"),
+                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"oneOf":[{"required":["url"]},{"required":["number"]}],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#,
+                307,
+            )
+            .with_active(&["update", "pro"])
+            .with_paths(
+                &[
+                    PathCost {
+                        path: "duplicate_of",
+                        depth: 1,
+                        saves: 91,
+                    },
+                    PathCost {
+                        path: "extra",
+                        depth: 1,
+                        saves: 78,
+                    },
+                    PathCost {
+                        path: "reason",
+                        depth: 1,
+                        saves: 28,
+                    },
+                    PathCost {
+                        path: "extra.gte",
+                        depth: 2,
+                        saves: 23,
+                    },
+                    PathCost {
+                        path: "project",
+                        depth: 1,
+                        saves: 21,
+                    },
+                    PathCost {
+                        path: "number",
+                        depth: 1,
+                        saves: 21,
+                    },
+                    PathCost {
+                        path: "state",
+                        depth: 1,
+                        saves: 21,
+                    },
+                    PathCost {
+                        path: "extra.lt",
+                        depth: 2,
+                        saves: 20,
+                    },
+                    PathCost {
+                        path: "estimate",
+                        depth: 1,
+                        saves: 16,
+                    },
+                    PathCost {
+                        path: "duplicate_of.number",
+                        depth: 2,
+                        saves: 16,
+                    },
+                    PathCost {
+                        path: "title",
+                        depth: 1,
+                        saves: 14,
+                    },
+                    PathCost {
+                        path: "duplicate_of.url",
+                        depth: 2,
+                        saves: 14,
+                    },
+                ],
+            )
+            .with_spans(
+                &[
+                    PropSpan {
+                        name: "project",
+                        property: (31, 106),
+                        required: Some((1171, 1181)),
+                    },
+                    PropSpan {
+                        name: "number",
+                        property: (105, 179),
+                        required: Some((1180, 1189)),
+                    },
+                    PropSpan {
+                        name: "title",
+                        property: (179, 236),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "state",
+                        property: (236, 318),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "reason",
+                        property: (318, 419),
+                        required: Some((1189, 1198)),
+                    },
+                    PropSpan {
+                        name: "estimate",
+                        property: (419, 483),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "extra",
+                        property: (483, 795),
+                        required: None,
+                    },
+                    PropSpan {
+                        name: "duplicate_of",
+                        property: (795, 1157),
+                        required: None,
+                    },
+                ],
+            )
+            .with_signature(ISSUES_UPDATE_1_SIGNATURE.as_str(), 160)
+            .with_dialects(&ISSUES_UPDATE_1_DIALECTS),
+        View::new(ViewKey::Label("update"), ISSUES_UPDATE_0_SCHEMA, 291)
+            .with_active(&["update"])
+            .with_paths(ISSUES_UPDATE_0_PATHS)
+            .with_spans(ISSUES_UPDATE_0_SPANS)
+            .with_signature(ISSUES_UPDATE_0_SIGNATURE.as_str(), 148)
+            .with_dialects(&ISSUES_UPDATE_0_DIALECTS),
+    ];
+    /// Code mode's declaration and the dialects' schemas of `tracker_issues_lock` (the views showing these fields): no `tools/list` reads them.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_LOCK_0_SIGNATURE: ColdText<216> = ColdText::new(
+        r#"(args: {
+  /** The project key. */ project: string;
+  /** The issue number. */ number: number;
+  /** Why the conversation is locked. */ lock_reason?: "off-topic" | "too heated" | "resolved" | "spam";
+}): Promise<any>"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_LOCK_0_STRICT: ColdText<390> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"description":"Why the conversation is locked.","anyOf":[{"type":"string","enum":["off-topic","too heated","resolved","spam"]},{"type":"null"}]}},"required":["project","number","lock_reason"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LOCK_0_STRICT_SPANS: [PropSpan; 3] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((327, 337)),
+        },
+        PropSpan {
+            name: "number",
+            property: (91, 153),
+            required: Some((336, 345)),
+        },
+        PropSpan {
+            name: "lock_reason",
+            property: (153, 313),
+            required: Some((345, 359)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_LOCK_0_GEMINI: ColdText<333> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"type":"string","description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"]}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LOCK_0_GEMINI_SPANS: [PropSpan; 3] = [
+        PropSpan {
+            name: "project",
+            property: (31, 106),
+            required: Some((313, 323)),
+        },
+        PropSpan {
+            name: "number",
+            property: (105, 167),
+            required: Some((322, 331)),
+        },
+        PropSpan {
+            name: "lock_reason",
+            property: (167, 299),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_LOCK_0_ANTHROPIC_STRICT: ColdText<332> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LOCK_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 3] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((283, 293)),
+        },
+        PropSpan {
+            name: "number",
+            property: (91, 153),
+            required: Some((292, 301)),
+        },
+        PropSpan {
+            name: "lock_reason",
+            property: (153, 269),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LOCK_0_DIALECTS: DialectSchemas = DialectSchemas::new(
+            DialectSchema::new(
+                ISSUES_LOCK_0_STRICT.as_str(),
+                97,
+                &ISSUES_LOCK_0_STRICT_SPANS,
+            ),
+            DialectSchema::new(
+                ISSUES_LOCK_0_GEMINI.as_str(),
+                83,
+                &ISSUES_LOCK_0_GEMINI_SPANS,
+            ),
+        )
+        .with_anthropic_strict(
+            Some(
+                DialectSchema::new(
+                    ISSUES_LOCK_0_ANTHROPIC_STRICT.as_str(),
                     83,
-                    &[
-                        PropSpan {
-                            name: "project",
-                            property: (31, 92),
-                            required: Some((283, 293)),
-                        },
-                        PropSpan {
-                            name: "number",
-                            property: (91, 153),
-                            required: Some((292, 301)),
-                        },
-                        PropSpan {
-                            name: "lock_reason",
-                            property: (153, 269),
-                            required: None,
-                        },
-                    ],
+                    &ISSUES_LOCK_0_ANTHROPIC_STRICT_SPANS,
                 ),
             ),
         );
@@ -2846,63 +2923,98 @@ pub mod tracker {
             required: None,
         },
     ];
-    const ISSUES_LOCK_0_SIGNATURE: &str = r#"(args: {
-  /** The project key. */ project: string;
-  /** The issue number. */ number: number;
-  /** Why the conversation is locked. */ lock_reason?: "off-topic" | "too heated" | "resolved" | "spam";
-}): Promise<any>"#;
-    /// Shared by the views that show the same fields.
+    #[cfg_attr(
+        target_os = "linux",
+        unsafe(link_section = ".data.rel.ro.charter_listed")
+    )]
+    static ISSUES_LOCK_VIEWS: [View; 2] = [
+        View::new(ViewKey::Default, ISSUES_LOCK_0_SCHEMA, 90)
+            .with_widest(true)
+            .with_paths(ISSUES_LOCK_0_PATHS)
+            .with_spans(ISSUES_LOCK_0_SPANS)
+            .with_signature(ISSUES_LOCK_0_SIGNATURE.as_str(), 54)
+            .with_dialects(&ISSUES_LOCK_0_DIALECTS),
+        View::new(ViewKey::Unmatched, ISSUES_LOCK_0_SCHEMA, 90)
+            .with_paths(ISSUES_LOCK_0_PATHS)
+            .with_spans(ISSUES_LOCK_0_SPANS)
+            .with_signature(ISSUES_LOCK_0_SIGNATURE.as_str(), 54)
+            .with_dialects(&ISSUES_LOCK_0_DIALECTS),
+    ];
+    /// Code mode's declaration and the dialects' schemas of `tracker_issues_delete` (the views showing these fields): no `tools/list` reads them.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_DELETE_0_SIGNATURE: ColdText<111> = ColdText::new(
+        "(args: {\n  /** The project key. */ project: string;\n  /** The issue number. */ number: number;\n}): Promise<any>",
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_DELETE_0_STRICT: ColdText<216> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_DELETE_0_STRICT_SPANS: [PropSpan; 2] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((167, 177)),
+        },
+        PropSpan {
+            name: "number",
+            property: (91, 153),
+            required: Some((176, 185)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_DELETE_0_GEMINI: ColdText<201> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"]}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_DELETE_0_GEMINI_SPANS: [PropSpan; 2] = [
+        PropSpan {
+            name: "project",
+            property: (31, 106),
+            required: Some((181, 191)),
+        },
+        PropSpan {
+            name: "number",
+            property: (105, 167),
+            required: Some((190, 199)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUES_DELETE_0_ANTHROPIC_STRICT: ColdText<216> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_DELETE_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 2] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((167, 177)),
+        },
+        PropSpan {
+            name: "number",
+            property: (91, 153),
+            required: Some((176, 185)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static ISSUES_DELETE_0_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+                ISSUES_DELETE_0_STRICT.as_str(),
                 54,
-                &[
-                    PropSpan {
-                        name: "project",
-                        property: (31, 92),
-                        required: Some((167, 177)),
-                    },
-                    PropSpan {
-                        name: "number",
-                        property: (91, 153),
-                        required: Some((176, 185)),
-                    },
-                ],
+                &ISSUES_DELETE_0_STRICT_SPANS,
             ),
             DialectSchema::new(
-                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"]}"#,
+                ISSUES_DELETE_0_GEMINI.as_str(),
                 50,
-                &[
-                    PropSpan {
-                        name: "project",
-                        property: (31, 106),
-                        required: Some((181, 191)),
-                    },
-                    PropSpan {
-                        name: "number",
-                        property: (105, 167),
-                        required: Some((190, 199)),
-                    },
-                ],
+                &ISSUES_DELETE_0_GEMINI_SPANS,
             ),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+                    ISSUES_DELETE_0_ANTHROPIC_STRICT.as_str(),
                     54,
-                    &[
-                        PropSpan {
-                            name: "project",
-                            property: (31, 92),
-                            required: Some((167, 177)),
-                        },
-                        PropSpan {
-                            name: "number",
-                            property: (91, 153),
-                            required: Some((176, 185)),
-                        },
-                    ],
+                    &ISSUES_DELETE_0_ANTHROPIC_STRICT_SPANS,
                 ),
             ),
         );
@@ -2932,74 +3044,113 @@ pub mod tracker {
             required: Some((190, 199)),
         },
     ];
-    const ISSUES_DELETE_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** The issue number. */ number: number;\n}): Promise<any>";
-    /// Shared by the views that show the same fields.
+    #[cfg_attr(
+        target_os = "linux",
+        unsafe(link_section = ".data.rel.ro.charter_listed")
+    )]
+    static ISSUES_DELETE_VIEWS: [View; 2] = [
+        View::new(ViewKey::Default, ISSUES_DELETE_0_SCHEMA, 57)
+            .with_widest(true)
+            .with_paths(ISSUES_DELETE_0_PATHS)
+            .with_spans(ISSUES_DELETE_0_SPANS)
+            .with_signature(ISSUES_DELETE_0_SIGNATURE.as_str(), 27)
+            .with_dialects(&ISSUES_DELETE_0_DIALECTS),
+        View::new(ViewKey::Unmatched, ISSUES_DELETE_0_SCHEMA, 57)
+            .with_paths(ISSUES_DELETE_0_PATHS)
+            .with_spans(ISSUES_DELETE_0_SPANS)
+            .with_signature(ISSUES_DELETE_0_SIGNATURE.as_str(), 27)
+            .with_dialects(&ISSUES_DELETE_0_DIALECTS),
+    ];
+    /// Code mode's declaration and the dialects' schemas of `tracker_files_get` (the views showing these fields): no `tools/list` reads them.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static FILES_GET_0_SIGNATURE: ColdText<227> = ColdText::new(
+        "(args: {\n  /** The project key. */ project: string;\n  /** The file path, e.g. `src/main.rs`. */ path: string;\n  /** An ETag; the API answers 304 when the file is unchanged. */ if_none_match?: string;\n}): Promise<{content; sha}>",
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static FILES_GET_0_STRICT: ColdText<379> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`."},"if_none_match":{"description":"An ETag; the API answers 304 when the file is unchanged.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","path","if_none_match"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static FILES_GET_0_STRICT_SPANS: [PropSpan; 3] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((316, 326)),
+        },
+        PropSpan {
+            name: "path",
+            property: (91, 167),
+            required: Some((325, 332)),
+        },
+        PropSpan {
+            name: "if_none_match",
+            property: (167, 302),
+            required: Some((332, 348)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static FILES_GET_0_GEMINI: ColdText<334> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`.","minLength":1},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"]}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static FILES_GET_0_GEMINI_SPANS: [PropSpan; 3] = [
+        PropSpan {
+            name: "project",
+            property: (31, 106),
+            required: Some((316, 326)),
+        },
+        PropSpan {
+            name: "path",
+            property: (105, 195),
+            required: Some((325, 332)),
+        },
+        PropSpan {
+            name: "if_none_match",
+            property: (195, 302),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static FILES_GET_0_ANTHROPIC_STRICT: ColdText<335> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`."},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static FILES_GET_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 3] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((288, 298)),
+        },
+        PropSpan {
+            name: "path",
+            property: (91, 167),
+            required: Some((297, 304)),
+        },
+        PropSpan {
+            name: "if_none_match",
+            property: (167, 274),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static FILES_GET_0_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`."},"if_none_match":{"description":"An ETag; the API answers 304 when the file is unchanged.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","path","if_none_match"],"additionalProperties":false}"#,
+                FILES_GET_0_STRICT.as_str(),
                 94,
-                &[
-                    PropSpan {
-                        name: "project",
-                        property: (31, 92),
-                        required: Some((316, 326)),
-                    },
-                    PropSpan {
-                        name: "path",
-                        property: (91, 167),
-                        required: Some((325, 332)),
-                    },
-                    PropSpan {
-                        name: "if_none_match",
-                        property: (167, 302),
-                        required: Some((332, 348)),
-                    },
-                ],
+                &FILES_GET_0_STRICT_SPANS,
             ),
             DialectSchema::new(
-                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`.","minLength":1},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"]}"#,
+                FILES_GET_0_GEMINI.as_str(),
                 83,
-                &[
-                    PropSpan {
-                        name: "project",
-                        property: (31, 106),
-                        required: Some((316, 326)),
-                    },
-                    PropSpan {
-                        name: "path",
-                        property: (105, 195),
-                        required: Some((325, 332)),
-                    },
-                    PropSpan {
-                        name: "if_none_match",
-                        property: (195, 302),
-                        required: None,
-                    },
-                ],
+                &FILES_GET_0_GEMINI_SPANS,
             ),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`."},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"],"additionalProperties":false}"#,
+                    FILES_GET_0_ANTHROPIC_STRICT.as_str(),
                     83,
-                    &[
-                        PropSpan {
-                            name: "project",
-                            property: (31, 92),
-                            required: Some((288, 298)),
-                        },
-                        PropSpan {
-                            name: "path",
-                            property: (91, 167),
-                            required: Some((297, 304)),
-                        },
-                        PropSpan {
-                            name: "if_none_match",
-                            property: (167, 274),
-                            required: None,
-                        },
-                    ],
+                    &FILES_GET_0_ANTHROPIC_STRICT_SPANS,
                 ),
             ),
         );
@@ -3039,59 +3190,98 @@ pub mod tracker {
             required: None,
         },
     ];
-    const FILES_GET_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** The file path, e.g. `src/main.rs`. */ path: string;\n  /** An ETag; the API answers 304 when the file is unchanged. */ if_none_match?: string;\n}): Promise<{content; sha}>";
-    /// Shared by the views that show the same fields.
+    #[cfg_attr(
+        target_os = "linux",
+        unsafe(link_section = ".data.rel.ro.charter_listed")
+    )]
+    static FILES_GET_VIEWS: [View; 2] = [
+        View::new(ViewKey::Default, FILES_GET_0_SCHEMA, 90)
+            .with_widest(true)
+            .with_paths(FILES_GET_0_PATHS)
+            .with_spans(FILES_GET_0_SPANS)
+            .with_signature(FILES_GET_0_SIGNATURE.as_str(), 56)
+            .with_dialects(&FILES_GET_0_DIALECTS),
+        View::new(ViewKey::Unmatched, FILES_GET_0_SCHEMA, 90)
+            .with_paths(FILES_GET_0_PATHS)
+            .with_spans(FILES_GET_0_SPANS)
+            .with_signature(FILES_GET_0_SIGNATURE.as_str(), 56)
+            .with_dialects(&FILES_GET_0_DIALECTS),
+    ];
+    /// Code mode's declaration and the dialects' schemas of `tracker_files_exists` (the views showing these fields): no `tools/list` reads them.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static FILES_EXISTS_0_SIGNATURE: ColdText<106> = ColdText::new(
+        "(args: {\n  /** The project key. */ project: string;\n  /** The file path. */ path: string;\n}): Promise<any>",
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static FILES_EXISTS_0_STRICT: ColdText<208> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path."}},"required":["project","path"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static FILES_EXISTS_0_STRICT_SPANS: [PropSpan; 2] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((161, 171)),
+        },
+        PropSpan {
+            name: "path",
+            property: (91, 147),
+            required: Some((170, 177)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static FILES_EXISTS_0_GEMINI: ColdText<207> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path.","minLength":1}},"required":["project","path"]}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static FILES_EXISTS_0_GEMINI_SPANS: [PropSpan; 2] = [
+        PropSpan {
+            name: "project",
+            property: (31, 106),
+            required: Some((189, 199)),
+        },
+        PropSpan {
+            name: "path",
+            property: (105, 175),
+            required: Some((198, 205)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static FILES_EXISTS_0_ANTHROPIC_STRICT: ColdText<208> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path."}},"required":["project","path"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static FILES_EXISTS_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 2] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((161, 171)),
+        },
+        PropSpan {
+            name: "path",
+            property: (91, 147),
+            required: Some((170, 177)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static FILES_EXISTS_0_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path."}},"required":["project","path"],"additionalProperties":false}"#,
+                FILES_EXISTS_0_STRICT.as_str(),
                 52,
-                &[
-                    PropSpan {
-                        name: "project",
-                        property: (31, 92),
-                        required: Some((161, 171)),
-                    },
-                    PropSpan {
-                        name: "path",
-                        property: (91, 147),
-                        required: Some((170, 177)),
-                    },
-                ],
+                &FILES_EXISTS_0_STRICT_SPANS,
             ),
             DialectSchema::new(
-                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path.","minLength":1}},"required":["project","path"]}"#,
+                FILES_EXISTS_0_GEMINI.as_str(),
                 51,
-                &[
-                    PropSpan {
-                        name: "project",
-                        property: (31, 106),
-                        required: Some((189, 199)),
-                    },
-                    PropSpan {
-                        name: "path",
-                        property: (105, 175),
-                        required: Some((198, 205)),
-                    },
-                ],
+                &FILES_EXISTS_0_GEMINI_SPANS,
             ),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path."}},"required":["project","path"],"additionalProperties":false}"#,
+                    FILES_EXISTS_0_ANTHROPIC_STRICT.as_str(),
                     52,
-                    &[
-                        PropSpan {
-                            name: "project",
-                            property: (31, 92),
-                            required: Some((161, 171)),
-                        },
-                        PropSpan {
-                            name: "path",
-                            property: (91, 147),
-                            required: Some((170, 177)),
-                        },
-                    ],
+                    &FILES_EXISTS_0_ANTHROPIC_STRICT_SPANS,
                 ),
             ),
         );
@@ -3121,59 +3311,98 @@ pub mod tracker {
             required: Some((198, 205)),
         },
     ];
-    const FILES_EXISTS_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** The file path. */ path: string;\n}): Promise<any>";
-    /// Shared by the views that show the same fields.
+    #[cfg_attr(
+        target_os = "linux",
+        unsafe(link_section = ".data.rel.ro.charter_listed")
+    )]
+    static FILES_EXISTS_VIEWS: [View; 2] = [
+        View::new(ViewKey::Default, FILES_EXISTS_0_SCHEMA, 59)
+            .with_widest(true)
+            .with_paths(FILES_EXISTS_0_PATHS)
+            .with_spans(FILES_EXISTS_0_SPANS)
+            .with_signature(FILES_EXISTS_0_SIGNATURE.as_str(), 26)
+            .with_dialects(&FILES_EXISTS_0_DIALECTS),
+        View::new(ViewKey::Unmatched, FILES_EXISTS_0_SCHEMA, 59)
+            .with_paths(FILES_EXISTS_0_PATHS)
+            .with_spans(FILES_EXISTS_0_SPANS)
+            .with_signature(FILES_EXISTS_0_SIGNATURE.as_str(), 26)
+            .with_dialects(&FILES_EXISTS_0_DIALECTS),
+    ];
+    /// Code mode's declaration and the dialects' schemas of `tracker_projects_list` (the views showing these fields): no `tools/list` reads them.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static PROJECTS_LIST_0_SIGNATURE: ColdText<114> = ColdText::new(
+        "(args?: {\n  /** Projects per page. */ limit?: number;\n  /** Projects to skip. */ offset?: number;\n}): Promise<any>",
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static PROJECTS_LIST_0_STRICT: ColdText<309> = ColdText::new(
+        r#"{"type":"object","properties":{"limit":{"description":"Projects per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]},"offset":{"description":"Projects to skip.","anyOf":[{"type":"integer","minimum":0},{"type":"null"}]}},"required":["limit","offset"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static PROJECTS_LIST_0_STRICT_SPANS: [PropSpan; 2] = [
+        PropSpan {
+            name: "limit",
+            property: (31, 147),
+            required: Some((262, 270)),
+        },
+        PropSpan {
+            name: "offset",
+            property: (146, 248),
+            required: Some((269, 278)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static PROJECTS_LIST_0_GEMINI: ColdText<194> = ColdText::new(
+        r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Projects per page.","minimum":1,"maximum":100},"offset":{"type":"integer","description":"Projects to skip.","minimum":0}}}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static PROJECTS_LIST_0_GEMINI_SPANS: [PropSpan; 2] = [
+        PropSpan {
+            name: "limit",
+            property: (31, 119),
+            required: None,
+        },
+        PropSpan {
+            name: "offset",
+            property: (118, 192),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static PROJECTS_LIST_0_ANTHROPIC_STRICT: ColdText<223> = ColdText::new(
+        r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Projects per page. Minimum: 1. Maximum: 100."},"offset":{"type":"integer","description":"Projects to skip. Minimum: 0."}},"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static PROJECTS_LIST_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 2] = [
+        PropSpan {
+            name: "limit",
+            property: (31, 119),
+            required: None,
+        },
+        PropSpan {
+            name: "offset",
+            property: (118, 192),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static PROJECTS_LIST_0_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                r#"{"type":"object","properties":{"limit":{"description":"Projects per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]},"offset":{"description":"Projects to skip.","anyOf":[{"type":"integer","minimum":0},{"type":"null"}]}},"required":["limit","offset"],"additionalProperties":false}"#,
+                PROJECTS_LIST_0_STRICT.as_str(),
                 77,
-                &[
-                    PropSpan {
-                        name: "limit",
-                        property: (31, 147),
-                        required: Some((262, 270)),
-                    },
-                    PropSpan {
-                        name: "offset",
-                        property: (146, 248),
-                        required: Some((269, 278)),
-                    },
-                ],
+                &PROJECTS_LIST_0_STRICT_SPANS,
             ),
             DialectSchema::new(
-                r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Projects per page.","minimum":1,"maximum":100},"offset":{"type":"integer","description":"Projects to skip.","minimum":0}}}"#,
+                PROJECTS_LIST_0_GEMINI.as_str(),
                 48,
-                &[
-                    PropSpan {
-                        name: "limit",
-                        property: (31, 119),
-                        required: None,
-                    },
-                    PropSpan {
-                        name: "offset",
-                        property: (118, 192),
-                        required: None,
-                    },
-                ],
+                &PROJECTS_LIST_0_GEMINI_SPANS,
             ),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Projects per page. Minimum: 1. Maximum: 100."},"offset":{"type":"integer","description":"Projects to skip. Minimum: 0."}},"additionalProperties":false}"#,
+                    PROJECTS_LIST_0_ANTHROPIC_STRICT.as_str(),
                     55,
-                    &[
-                        PropSpan {
-                            name: "limit",
-                            property: (31, 119),
-                            required: None,
-                        },
-                        PropSpan {
-                            name: "offset",
-                            property: (118, 192),
-                            required: None,
-                        },
-                    ],
+                    &PROJECTS_LIST_0_ANTHROPIC_STRICT_SPANS,
                 ),
             ),
         );
@@ -3203,104 +3432,149 @@ pub mod tracker {
             required: None,
         },
     ];
-    const PROJECTS_LIST_0_SIGNATURE: &str = "(args?: {\n  /** Projects per page. */ limit?: number;\n  /** Projects to skip. */ offset?: number;\n}): Promise<any>";
-    /// Shared by the views that show the same fields.
+    #[cfg_attr(
+        target_os = "linux",
+        unsafe(link_section = ".data.rel.ro.charter_listed")
+    )]
+    static PROJECTS_LIST_VIEWS: [View; 2] = [
+        View::new(ViewKey::Default, PROJECTS_LIST_0_SCHEMA, 55)
+            .with_widest(true)
+            .with_paths(PROJECTS_LIST_0_PATHS)
+            .with_spans(PROJECTS_LIST_0_SPANS)
+            .with_signature(PROJECTS_LIST_0_SIGNATURE.as_str(), 28)
+            .with_dialects(&PROJECTS_LIST_0_DIALECTS),
+        View::new(ViewKey::Unmatched, PROJECTS_LIST_0_SCHEMA, 55)
+            .with_paths(PROJECTS_LIST_0_PATHS)
+            .with_spans(PROJECTS_LIST_0_SPANS)
+            .with_signature(PROJECTS_LIST_0_SIGNATURE.as_str(), 28)
+            .with_dialects(&PROJECTS_LIST_0_DIALECTS),
+    ];
+    /// Code mode's declaration and the dialects' schemas of `tracker_events_search` (the views showing these fields): no `tools/list` reads them.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static EVENTS_SEARCH_0_SIGNATURE: ColdText<636> = ColdText::new(
+        r#"(args: {
+  /** What to match. */ filter: {/** The event kind. */ kind: "comment" | "state" | "label"; /** When the event happened. */ created?: {/** From this instant (inclusive). */ gte?: string; /** Before this instant. */ lt?: string}; /** Who caused the event. */ actor?: {/** The actor's login. */ login?: string}};
+  /** An exact value to match (a word or a number). */ value?: string | number;
+  /** Related objects to include. */ expand?: ("actor" | "project")[];
+  /** The id of the last event of the previous page. */ starting_after?: string;
+  /** Events per page. */ limit?: number;
+}): Promise<{data: {id; kind}; has_more}>"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static EVENTS_SEARCH_0_STRICT: ColdText<1536> = ColdText::new(
+        r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"description":"When the event happened.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"actor":{"description":"Who caused the event.","anyOf":[{"type":"object","properties":{"login":{"description":"The actor's login.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["login"],"additionalProperties":false},{"type":"null"}]}},"required":["kind","created","actor"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string"},{"type":"integer"},{"type":"null"}]},"expand":{"description":"Related objects to include.","anyOf":[{"type":"array","items":{"type":"string","enum":["actor","project"]}},{"type":"null"}]},"starting_after":{"description":"The id of the last event of the previous page.","anyOf":[{"type":"string"},{"type":"null"}]},"limit":{"description":"Events per page. Default: 10.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"required":["filter","value","expand","starting_after","limit"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static EVENTS_SEARCH_0_STRICT_SPANS: [PropSpan; 5] = [
+        PropSpan {
+            name: "filter",
+            property: (31, 903),
+            required: Some((1455, 1464)),
+        },
+        PropSpan {
+            name: "value",
+            property: (902, 1037),
+            required: Some((1463, 1471)),
+        },
+        PropSpan {
+            name: "expand",
+            property: (1037, 1188),
+            required: Some((1471, 1480)),
+        },
+        PropSpan {
+            name: "starting_after",
+            property: (1188, 1314),
+            required: Some((1480, 1497)),
+        },
+        PropSpan {
+            name: "limit",
+            property: (1314, 1441),
+            required: Some((1497, 1505)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static EVENTS_SEARCH_0_GEMINI: ColdText<1089> = ColdText::new(
+        r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}}}},"required":["kind"]},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string","minLength":1},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"type":"string","enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page.","default":10,"minimum":1,"maximum":100}},"required":["filter"]}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static EVENTS_SEARCH_0_GEMINI_SPANS: [PropSpan; 5] = [
+        PropSpan {
+            name: "filter",
+            property: (31, 613),
+            required: Some((1066, 1088)),
+        },
+        PropSpan {
+            name: "value",
+            property: (612, 745),
+            required: None,
+        },
+        PropSpan {
+            name: "expand",
+            property: (745, 868),
+            required: None,
+        },
+        PropSpan {
+            name: "starting_after",
+            property: (868, 966),
+            required: None,
+        },
+        PropSpan {
+            name: "limit",
+            property: (966, 1065),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static EVENTS_SEARCH_0_ANTHROPIC_STRICT: ColdText<1159> = ColdText::new(
+        r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}},"additionalProperties":false}},"required":["kind"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string"},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page. Minimum: 1. Maximum: 100. Default: 10."}},"required":["filter"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static EVENTS_SEARCH_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 5] = [
+        PropSpan {
+            name: "filter",
+            property: (31, 684),
+            required: Some((1107, 1129)),
+        },
+        PropSpan {
+            name: "value",
+            property: (683, 802),
+            required: None,
+        },
+        PropSpan {
+            name: "expand",
+            property: (802, 909),
+            required: None,
+        },
+        PropSpan {
+            name: "starting_after",
+            property: (909, 1007),
+            required: None,
+        },
+        PropSpan {
+            name: "limit",
+            property: (1007, 1106),
+            required: None,
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static EVENTS_SEARCH_0_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"description":"When the event happened.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"actor":{"description":"Who caused the event.","anyOf":[{"type":"object","properties":{"login":{"description":"The actor's login.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["login"],"additionalProperties":false},{"type":"null"}]}},"required":["kind","created","actor"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string"},{"type":"integer"},{"type":"null"}]},"expand":{"description":"Related objects to include.","anyOf":[{"type":"array","items":{"type":"string","enum":["actor","project"]}},{"type":"null"}]},"starting_after":{"description":"The id of the last event of the previous page.","anyOf":[{"type":"string"},{"type":"null"}]},"limit":{"description":"Events per page. Default: 10.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"required":["filter","value","expand","starting_after","limit"],"additionalProperties":false}"#,
+                EVENTS_SEARCH_0_STRICT.as_str(),
                 384,
-                &[
-                    PropSpan {
-                        name: "filter",
-                        property: (31, 903),
-                        required: Some((1455, 1464)),
-                    },
-                    PropSpan {
-                        name: "value",
-                        property: (902, 1037),
-                        required: Some((1463, 1471)),
-                    },
-                    PropSpan {
-                        name: "expand",
-                        property: (1037, 1188),
-                        required: Some((1471, 1480)),
-                    },
-                    PropSpan {
-                        name: "starting_after",
-                        property: (1188, 1314),
-                        required: Some((1480, 1497)),
-                    },
-                    PropSpan {
-                        name: "limit",
-                        property: (1314, 1441),
-                        required: Some((1497, 1505)),
-                    },
-                ],
+                &EVENTS_SEARCH_0_STRICT_SPANS,
             ),
             DialectSchema::new(
-                r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}}}},"required":["kind"]},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string","minLength":1},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"type":"string","enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page.","default":10,"minimum":1,"maximum":100}},"required":["filter"]}"#,
+                EVENTS_SEARCH_0_GEMINI.as_str(),
                 272,
-                &[
-                    PropSpan {
-                        name: "filter",
-                        property: (31, 613),
-                        required: Some((1066, 1088)),
-                    },
-                    PropSpan {
-                        name: "value",
-                        property: (612, 745),
-                        required: None,
-                    },
-                    PropSpan {
-                        name: "expand",
-                        property: (745, 868),
-                        required: None,
-                    },
-                    PropSpan {
-                        name: "starting_after",
-                        property: (868, 966),
-                        required: None,
-                    },
-                    PropSpan {
-                        name: "limit",
-                        property: (966, 1065),
-                        required: None,
-                    },
-                ],
+                &EVENTS_SEARCH_0_GEMINI_SPANS,
             ),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}},"additionalProperties":false}},"required":["kind"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string"},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page. Minimum: 1. Maximum: 100. Default: 10."}},"required":["filter"],"additionalProperties":false}"#,
+                    EVENTS_SEARCH_0_ANTHROPIC_STRICT.as_str(),
                     289,
-                    &[
-                        PropSpan {
-                            name: "filter",
-                            property: (31, 684),
-                            required: Some((1107, 1129)),
-                        },
-                        PropSpan {
-                            name: "value",
-                            property: (683, 802),
-                            required: None,
-                        },
-                        PropSpan {
-                            name: "expand",
-                            property: (802, 909),
-                            required: None,
-                        },
-                        PropSpan {
-                            name: "starting_after",
-                            property: (909, 1007),
-                            required: None,
-                        },
-                        PropSpan {
-                            name: "limit",
-                            property: (1007, 1106),
-                            required: None,
-                        },
-                    ],
+                    &EVENTS_SEARCH_0_ANTHROPIC_STRICT_SPANS,
                 ),
             ),
         );
@@ -3390,65 +3664,98 @@ pub mod tracker {
             required: None,
         },
     ];
-    const EVENTS_SEARCH_0_SIGNATURE: &str = r#"(args: {
-  /** What to match. */ filter: {/** The event kind. */ kind: "comment" | "state" | "label"; /** When the event happened. */ created?: {/** From this instant (inclusive). */ gte?: string; /** Before this instant. */ lt?: string}; /** Who caused the event. */ actor?: {/** The actor's login. */ login?: string}};
-  /** An exact value to match (a word or a number). */ value?: string | number;
-  /** Related objects to include. */ expand?: ("actor" | "project")[];
-  /** The id of the last event of the previous page. */ starting_after?: string;
-  /** Events per page. */ limit?: number;
-}): Promise<{data: {id; kind}; has_more}>"#;
-    /// Shared by the views that show the same fields.
+    #[cfg_attr(
+        target_os = "linux",
+        unsafe(link_section = ".data.rel.ro.charter_listed")
+    )]
+    static EVENTS_SEARCH_VIEWS: [View; 2] = [
+        View::new(ViewKey::Default, EVENTS_SEARCH_0_SCHEMA, 301)
+            .with_widest(true)
+            .with_paths(EVENTS_SEARCH_0_PATHS)
+            .with_spans(EVENTS_SEARCH_0_SPANS)
+            .with_signature(EVENTS_SEARCH_0_SIGNATURE.as_str(), 159)
+            .with_dialects(&EVENTS_SEARCH_0_DIALECTS),
+        View::new(ViewKey::Unmatched, EVENTS_SEARCH_0_SCHEMA, 301)
+            .with_paths(EVENTS_SEARCH_0_PATHS)
+            .with_spans(EVENTS_SEARCH_0_SPANS)
+            .with_signature(EVENTS_SEARCH_0_SIGNATURE.as_str(), 159)
+            .with_dialects(&EVENTS_SEARCH_0_DIALECTS),
+    ];
+    /// Code mode's declaration and the dialects' schemas of `tracker_issue_graph` (the views showing these fields): no `tools/list` reads them.
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUE_GRAPH_0_SIGNATURE: ColdText<111> = ColdText::new(
+        "(args: {\n  /** The project key. */ project: string;\n  /** The issue number. */ number: number;\n}): Promise<any>",
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUE_GRAPH_0_STRICT: ColdText<216> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUE_GRAPH_0_STRICT_SPANS: [PropSpan; 2] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((167, 177)),
+        },
+        PropSpan {
+            name: "number",
+            property: (91, 153),
+            required: Some((176, 185)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUE_GRAPH_0_GEMINI: ColdText<187> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"]}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUE_GRAPH_0_GEMINI_SPANS: [PropSpan; 2] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((167, 177)),
+        },
+        PropSpan {
+            name: "number",
+            property: (91, 153),
+            required: Some((176, 185)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
+    static ISSUE_GRAPH_0_ANTHROPIC_STRICT: ColdText<216> = ColdText::new(
+        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+    );
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUE_GRAPH_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 2] = [
+        PropSpan {
+            name: "project",
+            property: (31, 92),
+            required: Some((167, 177)),
+        },
+        PropSpan {
+            name: "number",
+            property: (91, 153),
+            required: Some((176, 185)),
+        },
+    ];
+    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static ISSUE_GRAPH_0_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+                ISSUE_GRAPH_0_STRICT.as_str(),
                 54,
-                &[
-                    PropSpan {
-                        name: "project",
-                        property: (31, 92),
-                        required: Some((167, 177)),
-                    },
-                    PropSpan {
-                        name: "number",
-                        property: (91, 153),
-                        required: Some((176, 185)),
-                    },
-                ],
+                &ISSUE_GRAPH_0_STRICT_SPANS,
             ),
             DialectSchema::new(
-                r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"]}"#,
+                ISSUE_GRAPH_0_GEMINI.as_str(),
                 46,
-                &[
-                    PropSpan {
-                        name: "project",
-                        property: (31, 92),
-                        required: Some((167, 177)),
-                    },
-                    PropSpan {
-                        name: "number",
-                        property: (91, 153),
-                        required: Some((176, 185)),
-                    },
-                ],
+                &ISSUE_GRAPH_0_GEMINI_SPANS,
             ),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
+                    ISSUE_GRAPH_0_ANTHROPIC_STRICT.as_str(),
                     54,
-                    &[
-                        PropSpan {
-                            name: "project",
-                            property: (31, 92),
-                            required: Some((167, 177)),
-                        },
-                        PropSpan {
-                            name: "number",
-                            property: (91, 153),
-                            required: Some((176, 185)),
-                        },
-                    ],
+                    &ISSUE_GRAPH_0_ANTHROPIC_STRICT_SPANS,
                 ),
             ),
         );
@@ -3478,7 +3785,23 @@ pub mod tracker {
             required: Some((176, 185)),
         },
     ];
-    const ISSUE_GRAPH_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** The issue number. */ number: number;\n}): Promise<any>";
+    #[cfg_attr(
+        target_os = "linux",
+        unsafe(link_section = ".data.rel.ro.charter_listed")
+    )]
+    static ISSUE_GRAPH_VIEWS: [View; 2] = [
+        View::new(ViewKey::Default, ISSUE_GRAPH_0_SCHEMA, 54)
+            .with_widest(true)
+            .with_paths(ISSUE_GRAPH_0_PATHS)
+            .with_spans(ISSUE_GRAPH_0_SPANS)
+            .with_signature(ISSUE_GRAPH_0_SIGNATURE.as_str(), 27)
+            .with_dialects(&ISSUE_GRAPH_0_DIALECTS),
+        View::new(ViewKey::Unmatched, ISSUE_GRAPH_0_SCHEMA, 54)
+            .with_paths(ISSUE_GRAPH_0_PATHS)
+            .with_spans(ISSUE_GRAPH_0_SPANS)
+            .with_signature(ISSUE_GRAPH_0_SIGNATURE.as_str(), 27)
+            .with_dialects(&ISSUE_GRAPH_0_DIALECTS),
+    ];
     /// The `Comment` type.
     #[allow(non_upper_case_globals)]
     static T_Comment: Named = Named {
