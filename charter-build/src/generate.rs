@@ -85,30 +85,28 @@ fn text(v: &str) -> Literal {
         .unwrap_or_else(|_| s(v))
 }
 
-/// A struct literal that spells out only the fields differing from `base` (`..BASE`).
-fn struct_lit(
-    name: TokenStream,
-    fields: Vec<(&str, TokenStream, bool)>,
-    base: &str,
-) -> TokenStream {
-    let base = format_ident!("{}", base);
-    let mut omitted = false;
-    let mut out = Vec::new();
-    for (field, value, is_default) in fields {
-        if is_default {
-            omitted = true;
-            continue;
-        }
-        let field = format_ident!("{}", field);
-        out.push(quote!(#field: #value));
-    }
-    if omitted && out.is_empty() {
-        quote!(#base)
-    } else if omitted {
-        quote!(#name { #(#out,)* ..#base })
-    } else {
-        quote!(#name { #(#out),* })
-    }
+/// `head` and a `.with_<field>(value)` for each field that differs from its default: the
+/// const constructors of the shape types and `Annotations` (their structs are
+/// `#[non_exhaustive]`), so the code says only what a field, rule or tool sets.
+fn with_chain(head: TokenStream, fields: Vec<(&str, TokenStream, bool)>) -> TokenStream {
+    let withs = fields
+        .into_iter()
+        .filter(|(_, _, is_default)| !is_default)
+        .map(|(field, value, _)| {
+            let method = format_ident!("with_{}", field);
+            quote!(.#method(#value))
+        });
+    quote!(#head #(#withs)*)
+}
+
+/// The literal of a bound that is there (`0` stands in for one that is not, never printed).
+fn u_or_zero(v: Option<u32>) -> TokenStream {
+    lit(u(v.unwrap_or(0)))
+}
+
+/// A literal as tokens (a [`with_chain`] value).
+fn lit(l: Literal) -> TokenStream {
+    quote!(#l)
 }
 
 fn u(v: u32) -> Literal {
@@ -119,16 +117,6 @@ fn opt_str(v: Option<&str>) -> TokenStream {
     match v {
         Some(v) => {
             let v = s(v);
-            quote!(Some(#v))
-        }
-        None => quote!(None),
-    }
-}
-
-fn opt_u32(v: Option<u32>) -> TokenStream {
-    match v {
-        Some(v) => {
-            let v = u(v);
             quote!(Some(#v))
         }
         None => quote!(None),
@@ -400,7 +388,15 @@ impl Gen<'_> {
         let tool = s(&t.tool);
         let description = s(&t.description);
         let a = t.annotations;
-        let (ro, id, de, ow) = (a.read_only, a.idempotent, a.destructive, a.open_world);
+        let annotations = with_chain(
+            quote!(Annotations::new()),
+            vec![
+                ("read_only", quote!(true), !a.read_only),
+                ("idempotent", quote!(true), !a.idempotent),
+                ("destructive", quote!(true), !a.destructive),
+                ("open_world", quote!(true), !a.open_world),
+            ],
+        );
         let input = shapes::object(self.lowered.inputs[index]);
         let (at_least_one, exactly_one) = self.lowered.groups[index];
         let schemas: Vec<ViewSchema> = t
@@ -446,7 +442,7 @@ impl Gen<'_> {
         }
         let def = quote! {
             ToolDef::new(#name, #pack, #tool, #description, Exec::Http(&#route))
-                .with_annotations(Annotations { read_only: #ro, idempotent: #id, destructive: #de, open_world: #ow })
+                .with_annotations(#annotations)
                 #(#with)*
                 .with_input(&#input)
                 .with_views(&#views_static)
@@ -609,32 +605,6 @@ impl Gen<'_> {
             #[doc = #module_doc]
             pub mod #module {
                 use #runtime::table::*;
-
-                /// What a field spells out only where it differs.
-                #[allow(dead_code)]
-                const FIELD: Field = Field {
-                    name: "",
-                    wire: "",
-                    description: "",
-                    shape: &Shape::Any,
-                    required: false,
-                    modes: &[],
-                    default: None,
-                    location: Location::Arg,
-                    style: ListStyle::Repeat,
-                    allow_slash: false,
-                    from_context: None,
-                };
-                #[allow(dead_code)]
-                const STRING: StringRules = StringRules {
-                    enum_values: &[],
-                    min_length: None,
-                    max_length: None,
-                    pattern: None,
-                    format: None,
-                };
-                #[allow(dead_code)]
-                const NUMBER: NumberRules = NumberRules { minimum: None, maximum: None, enum_values: &[] };
 
                 #[doc = #tools_doc]
                 pub static TOOLS: Table = Table::new(#label, #description, &TOOL_DEFS);

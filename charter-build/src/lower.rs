@@ -65,18 +65,12 @@ pub fn lower(pack: &PackModel) -> Lowered {
             .map(|t| {
                 t.recursive.then(|| {
                     let shape: &'static Shape = match &t.node.description {
-                        Some(d) => leak(Shape::Doc(leak(Doc {
-                            description: Some(leak_str(d)),
-                            default: None,
-                            shape: &Shape::Any,
-                        }))),
+                        Some(d) => leak(Shape::Doc(leak(
+                            Doc::new(&Shape::Any).with_description(leak_str(d)),
+                        ))),
                         None => &Shape::Any,
                     };
-                    leak(Named {
-                        name: leak_str(&t.name),
-                        shape,
-                        recursive: true,
-                    })
+                    leak(Named::new(leak_str(&t.name), shape).with_recursive(true))
                 })
             })
             .collect(),
@@ -99,11 +93,8 @@ pub fn lower(pack: &PackModel) -> Lowered {
             continue;
         }
         let named = if t.recursive {
-            let real: &'static Named = leak(Named {
-                name: leak_str(&t.name),
-                shape: l.typed(&t.node),
-                recursive: true,
-            });
+            let real: &'static Named =
+                leak(Named::new(leak_str(&t.name), l.typed(&t.node)).with_recursive(true));
             defs.push(real);
             real
         } else {
@@ -137,11 +128,7 @@ impl Lowerer<'_> {
             return n;
         }
         let t = &self.pack.types[i];
-        let n: &'static Named = leak(Named {
-            name: leak_str(&t.name),
-            shape: self.typed(&t.node),
-            recursive: false,
-        });
+        let n: &'static Named = leak(Named::new(leak_str(&t.name), self.typed(&t.node)));
         self.named[i] = Some(n);
         n
     }
@@ -153,11 +140,10 @@ impl Lowerer<'_> {
         if node.description.is_none() && node.default.is_none() {
             return bare;
         }
-        leak(Shape::Doc(leak(Doc {
-            description: node.description.as_deref().map(leak_str),
-            default: node.default.as_ref().map(|d| leak_str(&d.to_string())),
-            shape: bare,
-        })))
+        let mut doc = Doc::new(bare);
+        doc.description = node.description.as_deref().map(leak_str);
+        doc.default = node.default.as_ref().map(|d| leak_str(&d.to_string()));
+        leak(Shape::Doc(leak(doc)))
     }
 
     /// A shape in a place that is not a field (list items, map values, alternatives): with its
@@ -168,11 +154,9 @@ impl Lowerer<'_> {
             Ty::Ref { description, .. } => {
                 let shape = self.reference(ty);
                 match description {
-                    Some(d) => leak(Shape::Doc(leak(Doc {
-                        description: Some(leak_str(d)),
-                        default: None,
-                        shape,
-                    }))),
+                    Some(d) => leak(Shape::Doc(leak(
+                        Doc::new(shape).with_description(leak_str(d)),
+                    ))),
                     None => shape,
                 }
             }
@@ -212,23 +196,26 @@ impl Lowerer<'_> {
             NodeKind::Bool => Shape::Bool,
             NodeKind::Integer(n) => Shape::Integer(numbers(n)),
             NodeKind::Number(n) => Shape::Number(numbers(n)),
-            NodeKind::String(s) => Shape::String(StringRules {
-                enum_values: leak_slice(s.enum_values.iter().map(|v| leak_str(v)).collect()),
-                min_length: s.min_length,
-                max_length: s.max_length,
-                pattern: s.pattern.as_deref().map(leak_str),
-                format: s.format.map(format),
-            }),
+            NodeKind::String(s) => {
+                let mut rules = StringRules::NONE.with_enum_values(leak_slice(
+                    s.enum_values.iter().map(|v| leak_str(v)).collect(),
+                ));
+                rules.min_length = s.min_length;
+                rules.max_length = s.max_length;
+                rules.pattern = s.pattern.as_deref().map(leak_str);
+                rules.format = s.format.map(format);
+                Shape::String(rules)
+            }
             NodeKind::Array {
                 items,
                 min_items,
                 max_items,
-            } => Shape::Array(ArrayRules {
-                items: self.ty(items),
-                min_items: *min_items,
-                max_items: *max_items,
-                unique_items: false,
-            }),
+            } => {
+                let mut rules = ArrayRules::of(self.ty(items));
+                rules.min_items = *min_items;
+                rules.max_items = *max_items;
+                Shape::Array(rules)
+            }
             NodeKind::Object(fields, groups) => Shape::Object(self.object(fields, groups)),
             NodeKind::Map(values) => Shape::Map(self.ty(values)),
             NodeKind::OneOf(alts) => {
@@ -260,38 +247,35 @@ impl Lowerer<'_> {
 
     fn object(&mut self, fields: &[FieldModel], g: &GroupsModel) -> ObjectShape {
         let fields: Vec<Field> = fields.iter().map(|f| self.field(f)).collect();
-        ObjectShape {
-            fields: leak_slice(fields),
-            require_one_of: groups(&g.at_least_one),
-            require_exactly_one_of: groups(&g.exactly_one),
-        }
+        ObjectShape::of(leak_slice(fields))
+            .with_require_one_of(groups(&g.at_least_one))
+            .with_require_exactly_one_of(groups(&g.exactly_one))
     }
 
     fn field(&mut self, f: &FieldModel) -> Field {
-        Field {
-            name: leak_str(&f.name),
-            wire: leak_str(&f.wire),
-            description: leak_str(&f.description),
-            shape: self.field_shape(&f.ty),
-            required: f.required,
-            modes: leak_slice(f.modes.iter().map(|m| leak_str(m)).collect()),
-            default: f.default.as_ref().map(|d| leak_str(&d.to_string())),
-            location: match f.location {
+        let shape = self.field_shape(&f.ty);
+        let mut field = Field::new(leak_str(&f.name), leak_str(&f.description), shape)
+            .with_wire(leak_str(&f.wire))
+            .with_required(f.required)
+            .with_modes(leak_slice(f.modes.iter().map(|m| leak_str(m)).collect()))
+            .with_location(match f.location {
                 None => Location::Arg,
                 Some(In::Path) => Location::Path,
                 Some(In::Query) => Location::Query,
                 Some(In::Header) => Location::Header,
                 Some(In::Body) if f.spread => Location::BodySpread,
                 Some(In::Body) => Location::Body,
-            },
-            style: match f.style {
+            })
+            .with_style(match f.style {
                 Style::Repeat => ListStyle::Repeat,
                 Style::Brackets => ListStyle::Brackets,
                 Style::Comma => ListStyle::Comma,
-            },
-            allow_slash: f.allow_slash,
-            from_context: f.from_context.as_deref().map(leak_str),
-        }
+            })
+            .with_allow_slash(f.allow_slash);
+        // What may be absent is set as it is (a `with_*` takes a value that is there).
+        field.default = f.default.as_ref().map(|d| leak_str(&d.to_string()));
+        field.from_context = f.from_context.as_deref().map(leak_str);
+        field
     }
 }
 
@@ -303,11 +287,11 @@ fn num(n: &Number) -> Num {
 }
 
 fn numbers(n: &NumModel) -> NumberRules {
-    NumberRules {
-        minimum: n.minimum.as_ref().map(num),
-        maximum: n.maximum.as_ref().map(num),
-        enum_values: leak_slice(n.enum_values.iter().map(num).collect()),
-    }
+    let mut rules =
+        NumberRules::NONE.with_enum_values(leak_slice(n.enum_values.iter().map(num).collect()));
+    rules.minimum = n.minimum.as_ref().map(num);
+    rules.maximum = n.maximum.as_ref().map(num);
+    rules
 }
 
 fn format(f: FormatName) -> Format {

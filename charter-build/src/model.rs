@@ -727,18 +727,11 @@ mod tests {
 
     #[test]
     fn a_graphql_document_of_queries_only_is_read_only_and_idempotent() {
-        let read = Annotations {
-            read_only: true,
-            idempotent: true,
-            destructive: false,
-            open_world: true,
-        };
-        let write = Annotations {
-            read_only: false,
-            idempotent: false,
-            destructive: false,
-            open_world: true,
-        };
+        let read = Annotations::new()
+            .with_read_only(true)
+            .with_idempotent(true)
+            .with_open_world(true);
+        let write = Annotations::new().with_open_world(true);
         let post = |doc| default_annotations(HttpMethod::Post, Some(doc));
         assert_eq!(
             post("query Q($id: String!) { issue(id: $id) { id } }"),

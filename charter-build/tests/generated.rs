@@ -118,12 +118,12 @@ tools:
     let code = charter_build::compile_str("notes.yaml", pack, "::charter").unwrap();
     let compact: String = code.split_whitespace().collect();
     assert!(
-        compact.contains(r#"name:"data",wire:"data","#)
-            && compact.contains("location:Location::BodySpread"),
+        compact.contains(r#"Field::new("data","Keysbesidethetitle.""#)
+            && compact.contains(".with_location(Location::BodySpread)"),
         "{code}"
     );
     assert_eq!(compact.matches("Location::BodySpread").count(), 1);
-    assert_eq!(compact.matches("location:Location::Body,").count(), 1);
+    assert_eq!(compact.matches(".with_location(Location::Body)").count(), 1);
     assert!(
         compact.contains(r#".with_pagination(Pagination::Offset{param:"skip",size_param:None,})"#),
         "{code}"

@@ -72,17 +72,13 @@ pub(crate) fn schema_shape(ty: &Type) -> TokenStream {
     quote_spanned!(span=> &<#ty as #k::schema::Schema>::SHAPE)
 }
 
-/// `Shape::Doc(&Doc { description: Some(..), .. })` around `shape` (an expression of type
+/// `Shape::Doc(&Doc::new(..).with_description(..))` around `shape` (an expression of type
 /// `Shape`) when there is a description: an enum variant's doc comment.
 pub(crate) fn described(shape: TokenStream, desc: &Option<String>) -> TokenStream {
     let k = krate();
     match desc {
         Some(d) => quote! {
-            #k::table::Shape::Doc(&#k::table::Doc {
-                description: ::core::option::Option::Some(#d),
-                default: ::core::option::Option::None,
-                shape: &#shape,
-            })
+            #k::table::Shape::Doc(&#k::table::Doc::new(&#shape).with_description(#d))
         },
         None => shape,
     }
@@ -109,24 +105,14 @@ impl ToTokens for FieldTokens<'_> {
             modes,
             from_context,
         } = self;
-        let from_context = match from_context {
-            Some(key) => quote!(::core::option::Option::Some(#key)),
-            None => quote!(::core::option::Option::None),
-        };
+        // `Field::new`'s defaults (optional, unlabelled, not from the context) left out.
+        let required = required.then(|| quote!(.with_required(true)));
+        let modes = (!modes.is_empty()).then(|| quote!(.with_modes(&[#(#modes),*])));
+        let from_context = from_context
+            .as_ref()
+            .map(|key| quote!(.with_from_context(#key)));
         tokens.extend(quote! {
-            #k::table::Field {
-                name: #name,
-                wire: #name,
-                description: #description,
-                shape: #shape,
-                required: #required,
-                modes: &[#(#modes),*],
-                default: ::core::option::Option::None,
-                location: #k::table::Location::Arg,
-                style: #k::table::ListStyle::Repeat,
-                allow_slash: false,
-                from_context: #from_context,
-            }
+            #k::table::Field::new(#name, #description, #shape) #required #modes #from_context
         });
     }
 }

@@ -92,12 +92,9 @@ async fn lists_every_page_with_valid_names_sizes_and_annotations() {
     // Annotations: explicit booleans only.
     assert_eq!(
         echo.annotations,
-        Annotations {
-            read_only: true,
-            idempotent: true,
-            destructive: false,
-            open_world: false
-        }
+        Annotations::new()
+            .with_read_only(true)
+            .with_idempotent(true)
     );
     assert!(tools[1].annotations.read_only);
     assert!(!tools[1].annotations.idempotent, "an absent hint is false");

@@ -72,12 +72,9 @@ async fn lists_and_calls_the_reference_server() {
         .unwrap();
     assert_eq!(
         echo.annotations,
-        Annotations {
-            read_only: true,
-            idempotent: true,
-            destructive: false,
-            open_world: false
-        }
+        Annotations::new()
+            .with_read_only(true)
+            .with_idempotent(true)
     );
     assert!(echo.schema.contains("\"message\""), "{}", echo.schema);
 

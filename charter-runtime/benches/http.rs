@@ -17,54 +17,18 @@ use charter_runtime::table::*;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
 
-static STRING: Shape = Shape::String(StringRules {
-    enum_values: &[],
-    min_length: None,
-    max_length: None,
-    pattern: None,
-    format: None,
-});
-static INTEGER: Shape = Shape::Integer(NumberRules {
-    minimum: None,
-    maximum: None,
-    enum_values: &[],
-});
-static STRINGS: Shape = Shape::Array(ArrayRules {
-    items: &STRING,
-    min_items: None,
-    max_items: None,
-    unique_items: false,
-});
+static STRING: Shape = Shape::String(StringRules::NONE);
+static INTEGER: Shape = Shape::Integer(NumberRules::NONE);
+static STRINGS: Shape = Shape::Array(ArrayRules::of(&STRING));
 static STRING_MAP: Shape = Shape::Map(&STRING);
-static LINE_ITEM: Shape = Shape::Object(ObjectShape {
-    fields: &[
-        field("price", &STRING, Location::Arg),
-        field("quantity", &INTEGER, Location::Arg),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-});
-static LINE_ITEMS: Shape = Shape::Array(ArrayRules {
-    items: &LINE_ITEM,
-    min_items: None,
-    max_items: None,
-    unique_items: false,
-});
+static LINE_ITEM: Shape = Shape::Object(ObjectShape::of(&[
+    field("price", &STRING, Location::Arg),
+    field("quantity", &INTEGER, Location::Arg),
+]));
+static LINE_ITEMS: Shape = Shape::Array(ArrayRules::of(&LINE_ITEM));
 
 const fn field(name: &'static str, shape: &'static Shape, location: Location) -> Field {
-    Field {
-        name,
-        wire: name,
-        description: "A field.",
-        shape,
-        required: false,
-        modes: &[],
-        default: None,
-        location,
-        style: ListStyle::Repeat,
-        allow_slash: false,
-        from_context: None,
-    }
+    Field::new(name, "A field.", shape).with_location(location)
 }
 
 const fn tool(name: &'static str, input: &'static ObjectShape, route: &'static Route) -> ToolDef {
@@ -97,24 +61,11 @@ static STRIPE: HttpPack = HttpPack::new(
 )
 .with_headers(&[("Stripe-Version", "2024-06-20")]);
 
-static ISSUE_FIELDS: ObjectShape = ObjectShape {
-    fields: &[
-        Field {
-            required: true,
-            ..field("owner", &STRING, Location::Path)
-        },
-        Field {
-            required: true,
-            ..field("repo", &STRING, Location::Path)
-        },
-        Field {
-            required: true,
-            ..field("issue_number", &INTEGER, Location::Path)
-        },
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static ISSUE_FIELDS: ObjectShape = ObjectShape::of(&[
+    field("owner", &STRING, Location::Path).with_required(true),
+    field("repo", &STRING, Location::Path).with_required(true),
+    field("issue_number", &INTEGER, Location::Path).with_required(true),
+]);
 static ISSUE_ROUTE: Route = Route::new(
     &GITHUB,
     Method::Get,
@@ -132,27 +83,14 @@ static ISSUE_ROUTE: Route = Route::new(
 ]);
 static ISSUE: ToolDef = tool("github_issue_get", &ISSUE_FIELDS, &ISSUE_ROUTE);
 
-static LIST_FIELDS: ObjectShape = ObjectShape {
-    fields: &[
-        Field {
-            required: true,
-            ..field("owner", &STRING, Location::Path)
-        },
-        Field {
-            required: true,
-            ..field("repo", &STRING, Location::Path)
-        },
-        field("state", &STRING, Location::Query),
-        Field {
-            style: ListStyle::Comma,
-            ..field("labels", &STRINGS, Location::Query)
-        },
-        field("per_page", &INTEGER, Location::Query),
-        field("page", &INTEGER, Location::Query),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static LIST_FIELDS: ObjectShape = ObjectShape::of(&[
+    field("owner", &STRING, Location::Path).with_required(true),
+    field("repo", &STRING, Location::Path).with_required(true),
+    field("state", &STRING, Location::Query),
+    field("labels", &STRINGS, Location::Query).with_style(ListStyle::Comma),
+    field("per_page", &INTEGER, Location::Query),
+    field("page", &INTEGER, Location::Query),
+]);
 static LIST_ROUTE: Route = Route::new(&GITHUB, Method::Get, "/repos/{owner}/{repo}/issues")
     .with_projection(&["number", "title", "state", "labels.name", "user.login"])
     .with_pagination(Pagination::Page {
@@ -161,17 +99,13 @@ static LIST_ROUTE: Route = Route::new(&GITHUB, Method::Get, "/repos/{owner}/{rep
     });
 static LIST: ToolDef = tool("github_issues_list", &LIST_FIELDS, &LIST_ROUTE);
 
-static CHECKOUT_FIELDS: ObjectShape = ObjectShape {
-    fields: &[
-        field("mode", &STRING, Location::Body),
-        field("line_items", &LINE_ITEMS, Location::Body),
-        field("metadata", &STRING_MAP, Location::Body),
-        field("success_url", &STRING, Location::Body),
-        field("expand", &STRINGS, Location::Body),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static CHECKOUT_FIELDS: ObjectShape = ObjectShape::of(&[
+    field("mode", &STRING, Location::Body),
+    field("line_items", &LINE_ITEMS, Location::Body),
+    field("metadata", &STRING_MAP, Location::Body),
+    field("success_url", &STRING, Location::Body),
+    field("expand", &STRINGS, Location::Body),
+]);
 static CHECKOUT_ROUTE: Route = Route::new(&STRIPE, Method::Post, "/v1/checkout/sessions")
     .with_body(BodyEncoding::Form)
     .with_projection(&["id", "url", "status"]);

@@ -929,54 +929,25 @@ mod recursive {
     use charter_runtime::table::*;
 
     const fn text(enum_values: &'static [&'static str]) -> Shape {
-        Shape::String(StringRules {
-            enum_values,
-            min_length: None,
-            max_length: None,
-            pattern: None,
-            format: None,
-        })
+        Shape::String(StringRules::NONE.with_enum_values(enum_values))
     }
     static AND: Shape = text(&["and"]);
     static OR: Shape = text(&["or"]);
-    static ITEMS: Shape = Shape::Array(ArrayRules {
-        items: &FILTER,
-        min_items: None,
-        max_items: None,
-        unique_items: false,
-    });
+    static ITEMS: Shape = Shape::Array(ArrayRules::of(&FILTER));
     const fn field(name: &'static str, shape: &'static Shape, required: bool) -> Field {
-        Field {
-            name,
-            wire: name,
-            description: "A field.",
-            shape,
-            required,
-            modes: &[],
-            default: None,
-            location: Location::Arg,
-            style: ListStyle::Repeat,
-            allow_slash: false,
-            from_context: None,
-        }
+        Field::new(name, "A field.", shape).with_required(required)
     }
     static FILTER: Shape = Shape::OneOf(&[
-        Shape::Object(ObjectShape {
-            fields: &[field("op", &AND, true), field("items", &ITEMS, false)],
-            require_one_of: &[],
-            require_exactly_one_of: &[],
-        }),
-        Shape::Object(ObjectShape {
-            fields: &[field("op", &OR, true), field("items", &ITEMS, false)],
-            require_one_of: &[],
-            require_exactly_one_of: &[],
-        }),
+        Shape::Object(ObjectShape::of(&[
+            field("op", &AND, true),
+            field("items", &ITEMS, false),
+        ])),
+        Shape::Object(ObjectShape::of(&[
+            field("op", &OR, true),
+            field("items", &ITEMS, false),
+        ])),
     ]);
-    static INPUT: ObjectShape = ObjectShape {
-        fields: &[field("filter", &FILTER, true)],
-        require_one_of: &[],
-        require_exactly_one_of: &[],
-    };
+    static INPUT: ObjectShape = ObjectShape::of(&[field("filter", &FILTER, true)]);
     pub static VIEWS: [View; 1] = [View::new(ViewKey::Default, "{}", 0).with_widest(true)];
     pub static TOOL: ToolDef = ToolDef::new(
         "rec_filter",
@@ -985,12 +956,11 @@ mod recursive {
         "Filters.",
         Exec::Rust(charter_testkit::echo),
     )
-    .with_annotations(Annotations {
-        read_only: true,
-        idempotent: true,
-        destructive: false,
-        open_world: false,
-    })
+    .with_annotations(
+        Annotations::new()
+            .with_read_only(true)
+            .with_idempotent(true),
+    )
     .with_input(&INPUT)
     .with_views(&VIEWS)
     .with_search(SearchData::new("filters.", &[]));

@@ -63,163 +63,101 @@ static SLACK: HttpPack =
     });
 
 // Path encoding.
-static CONTENTS_FIELDS: ObjectShape = ObjectShape {
-    fields: &[
-        field("owner", &STRING, Location::Path),
-        field("repo", &STRING, Location::Path),
-        Field {
-            allow_slash: true,
-            ..field("path", &STRING, Location::Path)
-        },
-        wired("git_ref", "ref", &STRING, Location::Query),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static CONTENTS_FIELDS: ObjectShape = ObjectShape::of(&[
+    field("owner", &STRING, Location::Path),
+    field("repo", &STRING, Location::Path),
+    field("path", &STRING, Location::Path).with_allow_slash(true),
+    wired("git_ref", "ref", &STRING, Location::Query),
+]);
 static CONTENTS_ROUTE: Route = route(&OPEN, Method::Get, "/repos/{owner}/{repo}/contents/{path}");
 static CONTENTS: ToolDef = tool("open_contents", &CONTENTS_FIELDS, &CONTENTS_ROUTE);
 
 // Query lists.
-static FILTER_SHAPE: Shape = Shape::Object(ObjectShape {
-    fields: &[
-        wired("created_after", "createdAfter", &STRING, Location::Arg),
-        field("state", &STRING, Location::Arg),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-});
-static LIST_FIELDS: ObjectShape = ObjectShape {
-    fields: &[
-        field("state", &STRING, Location::Query),
-        field("labels", &STRINGS, Location::Query),
-        Field {
-            style: ListStyle::Brackets,
-            ..wired("tags", "tag", &STRINGS, Location::Query)
-        },
-        Field {
-            style: ListStyle::Comma,
-            ..field("ids", &INTEGERS, Location::Query)
-        },
-        Field {
-            style: ListStyle::Comma,
-            ..field("names", &STRINGS, Location::Query)
-        },
-        wired("per_page", "perPage", &INTEGER, Location::Query),
-        field("draft", &BOOL, Location::Query),
-        field("filter", &FILTER_SHAPE, Location::Query),
-        field("since", &STRING, Location::Query),
-        wired("request_id", "X-Request-Id", &STRING, Location::Header),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static FILTER_SHAPE: Shape = Shape::Object(ObjectShape::of(&[
+    wired("created_after", "createdAfter", &STRING, Location::Arg),
+    field("state", &STRING, Location::Arg),
+]));
+static LIST_FIELDS: ObjectShape = ObjectShape::of(&[
+    field("state", &STRING, Location::Query),
+    field("labels", &STRINGS, Location::Query),
+    wired("tags", "tag", &STRINGS, Location::Query).with_style(ListStyle::Brackets),
+    field("ids", &INTEGERS, Location::Query).with_style(ListStyle::Comma),
+    field("names", &STRINGS, Location::Query).with_style(ListStyle::Comma),
+    wired("per_page", "perPage", &INTEGER, Location::Query),
+    field("draft", &BOOL, Location::Query),
+    field("filter", &FILTER_SHAPE, Location::Query),
+    field("since", &STRING, Location::Query),
+    wired("request_id", "X-Request-Id", &STRING, Location::Header),
+]);
 static LIST_ROUTE: Route = route(&OPEN, Method::Get, "/issues");
 static LIST: ToolDef = tool("open_list", &LIST_FIELDS, &LIST_ROUTE);
 
 // Form bodies.
-static LINE_ITEM: Shape = Shape::Object(ObjectShape {
-    fields: &[
-        field("price", &STRING, Location::Arg),
-        field("quantity", &INTEGER, Location::Arg),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-});
-static LINE_ITEMS: Shape = Shape::Array(ArrayRules {
-    items: &LINE_ITEM,
-    min_items: None,
-    max_items: None,
-    unique_items: false,
-});
-static PAYMENT_DATA: Shape = Shape::Object(ObjectShape {
-    fields: &[
-        wired("capture_method", "capture_method", &STRING, Location::Arg),
-        wired(
-            "statement_suffix",
-            "statement_descriptor_suffix",
-            &STRING,
-            Location::Arg,
-        ),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-});
-static FORM_FIELDS: ObjectShape = ObjectShape {
-    fields: &[
-        field("mode", &STRING, Location::Body),
-        field("line_items", &LINE_ITEMS, Location::Body),
-        field("metadata", &STRING_MAP, Location::Body),
-        wired("customerEmail", "customer_email", &STRING, Location::Body),
-        field("expand", &STRINGS, Location::Body),
-        field("payment_intent_data", &PAYMENT_DATA, Location::Body),
-        field("allow_promotion_codes", &BOOL, Location::Body),
-        field("coupon", &STRING, Location::Body),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static LINE_ITEM: Shape = Shape::Object(ObjectShape::of(&[
+    field("price", &STRING, Location::Arg),
+    field("quantity", &INTEGER, Location::Arg),
+]));
+static LINE_ITEMS: Shape = Shape::Array(ArrayRules::of(&LINE_ITEM));
+static PAYMENT_DATA: Shape = Shape::Object(ObjectShape::of(&[
+    wired("capture_method", "capture_method", &STRING, Location::Arg),
+    wired(
+        "statement_suffix",
+        "statement_descriptor_suffix",
+        &STRING,
+        Location::Arg,
+    ),
+]));
+static FORM_FIELDS: ObjectShape = ObjectShape::of(&[
+    field("mode", &STRING, Location::Body),
+    field("line_items", &LINE_ITEMS, Location::Body),
+    field("metadata", &STRING_MAP, Location::Body),
+    wired("customerEmail", "customer_email", &STRING, Location::Body),
+    field("expand", &STRINGS, Location::Body),
+    field("payment_intent_data", &PAYMENT_DATA, Location::Body),
+    field("allow_promotion_codes", &BOOL, Location::Body),
+    field("coupon", &STRING, Location::Body),
+]);
 static FORM_ROUTE: Route =
     route(&FORM_STATICS, Method::Post, "/v1/checkout/sessions").with_body(BodyEncoding::Form);
 static FORM: ToolDef = tool("formstatics_checkout", &FORM_FIELDS, &FORM_ROUTE);
 
 // JSON bodies.
-static ASSIGNEE: Shape = Shape::Object(ObjectShape {
-    fields: &[
-        wired("userId", "user_id", &INTEGER, Location::Arg),
-        wired("displayName", "display_name", &STRING, Location::Arg),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-});
-static CHECK_ITEM: Shape = Shape::Object(ObjectShape {
-    fields: &[
-        wired("itemText", "item_text", &STRING, Location::Arg),
-        field("done", &BOOL, Location::Arg),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-});
-static CHECKLIST: Shape = Shape::Array(ArrayRules {
-    items: &CHECK_ITEM,
-    min_items: None,
-    max_items: None,
-    unique_items: false,
-});
+static ASSIGNEE: Shape = Shape::Object(ObjectShape::of(&[
+    wired("userId", "user_id", &INTEGER, Location::Arg),
+    wired("displayName", "display_name", &STRING, Location::Arg),
+]));
+static CHECK_ITEM: Shape = Shape::Object(ObjectShape::of(&[
+    wired("itemText", "item_text", &STRING, Location::Arg),
+    field("done", &BOOL, Location::Arg),
+]));
+static CHECKLIST: Shape = Shape::Array(ArrayRules::of(&CHECK_ITEM));
 static NULLABLE_STRING: Shape = Shape::Nullable(&STRING);
-static JSON_FIELDS: ObjectShape = ObjectShape {
-    fields: &[
-        field("project", &STRING, Location::Path),
-        field("title", &STRING, Location::Body),
-        wired("dueOn", "due_on", &STRING, Location::Body),
-        field("assignee", &ASSIGNEE, Location::Body),
-        field("checklist", &CHECKLIST, Location::Body),
-        field("extra", &ANY, Location::Body),
-        field("milestone", &NULLABLE_STRING, Location::Body),
-        wired(
-            "idempotency_key",
-            "Idempotency-Key",
-            &STRING,
-            Location::Header,
-        ),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static JSON_FIELDS: ObjectShape = ObjectShape::of(&[
+    field("project", &STRING, Location::Path),
+    field("title", &STRING, Location::Body),
+    wired("dueOn", "due_on", &STRING, Location::Body),
+    field("assignee", &ASSIGNEE, Location::Body),
+    field("checklist", &CHECKLIST, Location::Body),
+    field("extra", &ANY, Location::Body),
+    field("milestone", &NULLABLE_STRING, Location::Body),
+    wired(
+        "idempotency_key",
+        "Idempotency-Key",
+        &STRING,
+        Location::Header,
+    ),
+]);
 static JSON_ROUTE: Route =
     route(&OPEN, Method::Post, "/projects/{project}/issues").with_body(BodyEncoding::Json);
 static JSON_TOOL: ToolDef = tool("open_create", &JSON_FIELDS, &JSON_ROUTE);
 
 // A spread map: its members sit beside the other body fields (an open extension).
-static EXTENSION_FIELDS: ObjectShape = ObjectShape {
-    fields: &[
-        field("message_id", &STRING, Location::Path),
-        wired("odata_type", "@odata.type", &STRING, Location::Body),
-        wired("extension_name", "extensionName", &STRING, Location::Body),
-        field("data", &ANY_MAP, Location::BodySpread),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static EXTENSION_FIELDS: ObjectShape = ObjectShape::of(&[
+    field("message_id", &STRING, Location::Path),
+    wired("odata_type", "@odata.type", &STRING, Location::Body),
+    wired("extension_name", "extensionName", &STRING, Location::Body),
+    field("data", &ANY_MAP, Location::BodySpread),
+]);
 static ANY_MAP: Shape = Shape::Map(&ANY);
 static EXTENSION_ROUTE: Route = route(&OPEN, Method::Post, "/me/messages/{message_id}/extensions")
     .with_body(BodyEncoding::Json);
@@ -234,29 +172,21 @@ static EXTENSION_FORM_TOOL: ToolDef = tool(
 );
 
 // Static constants.
-static STATIC_FIELDS: ObjectShape = ObjectShape {
-    fields: &[
-        wired("api_version", "api-version", &STRING, Location::Query),
-        field("q", &STRING, Location::Query),
-        wired("version_header", "X-Api-Version", &STRING, Location::Header),
-        field("source", &STRING, Location::Body),
-        field("name", &STRING, Location::Body),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static STATIC_FIELDS: ObjectShape = ObjectShape::of(&[
+    wired("api_version", "api-version", &STRING, Location::Query),
+    field("q", &STRING, Location::Query),
+    wired("version_header", "X-Api-Version", &STRING, Location::Header),
+    field("source", &STRING, Location::Body),
+    field("name", &STRING, Location::Body),
+]);
 static STATIC_ROUTE: Route = route(&STATICS, Method::Post, "/things").with_body(BodyEncoding::Json);
 static STATIC_TOOL: ToolDef = tool("statics_create", &STATIC_FIELDS, &STATIC_ROUTE);
-static FORM_STATIC_FIELDS: ObjectShape = ObjectShape {
-    fields: &[
-        wired("api_version", "api-version", &STRING, Location::Query),
-        field("livemode", &BOOL, Location::Body),
-        field("metadata", &STRING_MAP, Location::Body),
-        field("name", &STRING, Location::Body),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static FORM_STATIC_FIELDS: ObjectShape = ObjectShape::of(&[
+    wired("api_version", "api-version", &STRING, Location::Query),
+    field("livemode", &BOOL, Location::Body),
+    field("metadata", &STRING_MAP, Location::Body),
+    field("name", &STRING, Location::Body),
+]);
 static FORM_STATIC_ROUTE: Route =
     route(&FORM_STATICS, Method::Post, "/v1/customers").with_body(BodyEncoding::Form);
 static FORM_STATIC_TOOL: ToolDef = tool(
@@ -266,11 +196,7 @@ static FORM_STATIC_TOOL: ToolDef = tool(
 );
 
 // Credentials.
-static NO_FIELDS: ObjectShape = ObjectShape {
-    fields: &[],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static NO_FIELDS: ObjectShape = ObjectShape::of(&[]);
 static WHOAMI_ROUTE: Route = route(&BEARER, Method::Get, "/user");
 static WHOAMI: ToolDef = tool("bearer_whoami", &NO_FIELDS, &WHOAMI_ROUTE);
 static APIKEY_ROUTE: Route = route(&APIKEY, Method::Get, "/me");
@@ -279,11 +205,7 @@ static BASIC_ROUTE: Route = route(&BASIC, Method::Get, "/v1/balance");
 static BASIC_TOOL: ToolDef = tool("basic_balance", &NO_FIELDS, &BASIC_ROUTE);
 
 // Envelopes.
-static GQL_FIELDS: ObjectShape = ObjectShape {
-    fields: &[field("login", &STRING, Location::Body)],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static GQL_FIELDS: ObjectShape = ObjectShape::of(&[field("login", &STRING, Location::Body)]);
 static GQL_ROUTE: Route = route(&GQL, Method::Post, "/graphql")
     .with_graphql("query($login: String!) { user(login: $login) { name } }")
     .with_projection(&["data.user.name"]);
@@ -293,27 +215,19 @@ static GQL_BARE: HttpPack = pack("gqlbare", Auth::None);
 static GQL_BARE_ROUTE: Route = route(&GQL_BARE, Method::Post, "")
     .with_graphql("query($login: String!) { user(login: $login) { name } }");
 static GQL_BARE_TOOL: ToolDef = tool("gqlbare_user", &GQL_FIELDS, &GQL_BARE_ROUTE);
-static SLACK_FIELDS: ObjectShape = ObjectShape {
-    fields: &[
-        field("channel", &STRING, Location::Body),
-        field("text", &STRING, Location::Body),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static SLACK_FIELDS: ObjectShape = ObjectShape::of(&[
+    field("channel", &STRING, Location::Body),
+    field("text", &STRING, Location::Body),
+]);
 static SLACK_ROUTE: Route =
     route(&SLACK, Method::Post, "/chat.postMessage").with_body(BodyEncoding::Json);
 static SLACK_TOOL: ToolDef = tool("slack_post", &SLACK_FIELDS, &SLACK_ROUTE);
 
 // Projection and pagination.
-static PAGE_FIELDS: ObjectShape = ObjectShape {
-    fields: &[
-        field("page", &INTEGER, Location::Query),
-        field("per_page", &INTEGER, Location::Query),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static PAGE_FIELDS: ObjectShape = ObjectShape::of(&[
+    field("page", &INTEGER, Location::Query),
+    field("per_page", &INTEGER, Location::Query),
+]);
 static ISSUES_ROUTE: Route = route(&OPEN, Method::Get, "/repos/o/r/issues")
     .with_projection(&["number", "title", "labels.name", "user.login"])
     .with_pagination(Pagination::Page {
@@ -331,14 +245,10 @@ static UNSIZED_OFFSET_ROUTE: Route =
         param: "offset",
         size_param: None,
     });
-static CURSOR_FIELDS: ObjectShape = ObjectShape {
-    fields: &[
-        field("limit", &INTEGER, Location::Query),
-        field("starting_after", &STRING, Location::Query),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static CURSOR_FIELDS: ObjectShape = ObjectShape::of(&[
+    field("limit", &INTEGER, Location::Query),
+    field("starting_after", &STRING, Location::Query),
+]);
 static CUSTOMERS_ROUTE: Route = route(&OPEN, Method::Get, "/v1/customers")
     .with_projection(&["data.id", "data.email"])
     .with_pagination(Pagination::Cursor {
@@ -370,11 +280,7 @@ static BASIC_REDIRECT_ROUTE: Route = route(&BASIC, Method::Get, "/start")
     .with_headers(&[])
     .with_query(&[]);
 static BASIC_REDIRECT: ToolDef = tool("basic_redirect", &NO_FIELDS, &BASIC_REDIRECT_ROUTE);
-static POST_FIELDS: ObjectShape = ObjectShape {
-    fields: &[field("x", &STRING, Location::Body)],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static POST_FIELDS: ObjectShape = ObjectShape::of(&[field("x", &STRING, Location::Body)]);
 static POST_REDIRECT_ROUTE: Route = route(&BEARER, Method::Post, "/submit")
     .with_body(BodyEncoding::Json)
     .with_max_redirects(1)
@@ -1008,11 +914,7 @@ async fn status_429_and_rate_limits_carry_retry_after() {
     })
     .await;
     let exec = executor(&server, &["open"]);
-    static CASE_FIELDS: ObjectShape = ObjectShape {
-        fields: &[field("case", &STRING, Location::Query)],
-        require_one_of: &[],
-        require_exactly_one_of: &[],
-    };
+    static CASE_FIELDS: ObjectShape = ObjectShape::of(&[field("case", &STRING, Location::Query)]);
     static CASE_ROUTE: Route = route(&OPEN, Method::Get, "/limited");
     static CASE: ToolDef = tool("open_limited", &CASE_FIELDS, &CASE_ROUTE);
 
@@ -1428,11 +1330,7 @@ async fn non_text_bodies_come_back_as_base64_and_text_as_text() {
             .body("a,b\n1,2\n"),
     })
     .await;
-    static KIND_FIELDS: ObjectShape = ObjectShape {
-        fields: &[field("kind", &STRING, Location::Query)],
-        require_one_of: &[],
-        require_exactly_one_of: &[],
-    };
+    static KIND_FIELDS: ObjectShape = ObjectShape::of(&[field("kind", &STRING, Location::Query)]);
     static KIND: ToolDef = tool("open_file", &KIND_FIELDS, &FILE_ROUTE);
     let exec = executor(&server, &["open"]);
 
@@ -1469,11 +1367,7 @@ async fn responses_over_the_cap_are_refused_clearly() {
         }
     })
     .await;
-    static KIND_FIELDS: ObjectShape = ObjectShape {
-        fields: &[field("kind", &STRING, Location::Query)],
-        require_one_of: &[],
-        require_exactly_one_of: &[],
-    };
+    static KIND_FIELDS: ObjectShape = ObjectShape::of(&[field("kind", &STRING, Location::Query)]);
     static BIG: ToolDef = tool("open_file", &KIND_FIELDS, &FILE_ROUTE);
     let exec = HttpExecutor::builder()
         .no_proxy()
@@ -1861,15 +1755,11 @@ fn request_building_needs_no_network() {
 static AWS: HttpPack = pack("aws", Auth::None)
     .with_headers(&[("Accept", "application/x-amz-json-1.0")])
     .with_query(&[("api", "pack")]);
-static AWS_FIELDS: ObjectShape = ObjectShape {
-    fields: &[
-        wired("action", "Action", &STRING, Location::Query),
-        wired("target", "X-Amz-Target", &STRING, Location::Header),
-        field("TableName", &STRING, Location::Body),
-    ],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static AWS_FIELDS: ObjectShape = ObjectShape::of(&[
+    wired("action", "Action", &STRING, Location::Query),
+    wired("target", "X-Amz-Target", &STRING, Location::Header),
+    field("TableName", &STRING, Location::Body),
+]);
 static AWS_ROUTE: Route = route(&AWS, Method::Post, "/")
     .with_body(BodyEncoding::Json)
     .with_headers(&[("X-Amz-Target", "DynamoDB_20120810.GetItem")])

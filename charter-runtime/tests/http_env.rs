@@ -35,11 +35,7 @@ static EMPTY: HttpPack = pack(
         env: "EMPTY_PACK_KEY",
     },
 );
-static NO_FIELDS: ObjectShape = ObjectShape {
-    fields: &[],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static NO_FIELDS: ObjectShape = ObjectShape::of(&[]);
 static PING_ROUTE: Route = route(&ENVPACK, Method::Get, "/ping");
 static PING: ToolDef = tool("envpack_ping", &NO_FIELDS, &PING_ROUTE);
 static UNSET_ROUTE: Route = route(&UNSET, Method::Get, "/ping");

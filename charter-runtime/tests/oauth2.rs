@@ -45,11 +45,7 @@ static MACHINE: OAuth2 = OAuth2::new(
 static GOOG: HttpPack = pack("goog", Auth::OAuth2(&REFRESHING));
 static SHOP: HttpPack = pack("shop", Auth::OAuth2(&MACHINE));
 static OTHER: HttpPack = pack("other", Auth::Bearer { env: "OTHER_TOKEN" });
-static NO_FIELDS: ObjectShape = ObjectShape {
-    fields: &[],
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static NO_FIELDS: ObjectShape = ObjectShape::of(&[]);
 static GOOG_ROUTE: Route = route(&GOOG, Method::Get, "/whoami");
 static GOOG_TOOL: ToolDef = tool("goog_whoami", &NO_FIELDS, &GOOG_ROUTE);
 static SHOP_ROUTE: Route = route(&SHOP, Method::Get, "/whoami");

@@ -121,11 +121,11 @@ fn concurrency_safe_needs_both_hints_explicitly_true() {
 
 #[test]
 fn concurrency_safe_annotations_needs_read_only_and_idempotent() {
-    let a = |read_only, idempotent| Annotations {
-        read_only,
-        idempotent,
-        destructive: false,
-        open_world: true,
+    let a = |read_only, idempotent| {
+        Annotations::new()
+            .with_read_only(read_only)
+            .with_idempotent(idempotent)
+            .with_open_world(true)
     };
     assert!(concurrency_safe_annotations(&a(true, true)));
     assert!(!concurrency_safe_annotations(&a(true, false)));
@@ -614,21 +614,15 @@ async fn batch_builds_slots_from_calls_and_an_annotation_lookup() {
     let annotations: HashMap<&str, Annotations> = HashMap::from([
         (
             "fs_read",
-            Annotations {
-                read_only: true,
-                idempotent: true,
-                destructive: false,
-                open_world: false,
-            },
+            Annotations::new()
+                .with_read_only(true)
+                .with_idempotent(true),
         ),
         (
             "fs_write",
-            Annotations {
-                read_only: false,
-                idempotent: true,
-                destructive: true,
-                open_world: false,
-            },
+            Annotations::new()
+                .with_idempotent(true)
+                .with_destructive(true),
         ),
     ]);
     let call = |id: &str, name: &str, arguments: Value| ToolCall {

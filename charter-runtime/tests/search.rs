@@ -287,17 +287,13 @@ fn hand_built_definitions_are_searchable_from_their_text() {
         "Current weather for a city.",
         charter_runtime::table::Exec::Rust(testing::echo),
     )
-    .with_annotations(Annotations {
-        read_only: true,
-        idempotent: true,
-        destructive: false,
-        open_world: true,
-    })
-    .with_input(&charter_runtime::table::ObjectShape {
-        fields: &[],
-        require_one_of: &[],
-        require_exactly_one_of: &[],
-    })
+    .with_annotations(
+        Annotations::new()
+            .with_read_only(true)
+            .with_idempotent(true)
+            .with_open_world(true),
+    )
+    .with_input(&charter_runtime::table::ObjectShape::of(&[]))
     .with_views(&[charter_runtime::table::View::new(
         charter_runtime::table::ViewKey::Default,
         r#"{"type":"object","properties":{},"additionalProperties":false}"#,

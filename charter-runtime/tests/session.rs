@@ -660,11 +660,9 @@ impl Toolkit for Remote {
                 description: "Search the Remote wiki.".into(),
                 tokens: text_tokens(&schema),
                 schema: schema.clone(),
-                annotations: Annotations {
-                    read_only: true,
-                    idempotent: true,
-                    ..Annotations::default()
-                },
+                annotations: Annotations::new()
+                    .with_read_only(true)
+                    .with_idempotent(true),
             },
             DynamicTool {
                 name: "remote_tiny".into(),

@@ -6,8 +6,7 @@ use charter_runtime::Annotations;
 use charter_runtime::CharterError;
 use charter_runtime::session::{Source, ToolSession};
 use charter_runtime::table::{
-    ArrayRules, Exec, Field, ListStyle, Location, ObjectShape, SearchData, Shape, Table, ToolDef,
-    View, ViewKey,
+    ArrayRules, Exec, Field, ObjectShape, SearchData, Shape, Table, ToolDef, View, ViewKey,
 };
 use charter_testkit as testing;
 use common::*;
@@ -275,48 +274,11 @@ fn long_values_are_cut_in_messages() {
 }
 
 // A recursive shape, hand-built: a tree whose nodes hold children of the same shape.
-static NODE_FIELDS: [Field; 1] = [Field {
-    name: "children",
-    wire: "children",
-    description: "Child nodes.",
-    shape: &CHILDREN,
-    required: false,
-    modes: &[],
-    default: None,
-    location: Location::Arg,
-    style: ListStyle::Repeat,
-    allow_slash: false,
-    from_context: None,
-}];
-static NODE: Shape = Shape::Object(ObjectShape {
-    fields: &NODE_FIELDS,
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-});
-static CHILDREN: Shape = Shape::Array(ArrayRules {
-    items: &NODE,
-    min_items: None,
-    max_items: None,
-    unique_items: false,
-});
-static ROOT_FIELDS: [Field; 1] = [Field {
-    name: "tree",
-    wire: "tree",
-    description: "A tree.",
-    shape: &NODE,
-    required: true,
-    modes: &[],
-    default: None,
-    location: Location::Arg,
-    style: ListStyle::Repeat,
-    allow_slash: false,
-    from_context: None,
-}];
-static ROOT: ObjectShape = ObjectShape {
-    fields: &ROOT_FIELDS,
-    require_one_of: &[],
-    require_exactly_one_of: &[],
-};
+static NODE_FIELDS: [Field; 1] = [Field::new("children", "Child nodes.", &CHILDREN)];
+static NODE: Shape = Shape::Object(ObjectShape::of(&NODE_FIELDS));
+static CHILDREN: Shape = Shape::Array(ArrayRules::of(&NODE));
+static ROOT_FIELDS: [Field; 1] = [Field::new("tree", "A tree.", &NODE).with_required(true)];
+static ROOT: ObjectShape = ObjectShape::of(&ROOT_FIELDS);
 const TREE_SCHEMA: &str = r##"{"type":"object","properties":{"tree":{"$ref":"#/$defs/Node","description":"A tree."}},"required":["tree"],"additionalProperties":false,"$defs":{"Node":{"type":"object","properties":{"children":{"type":"array","description":"Child nodes.","items":{"$ref":"#/$defs/Node"}}},"additionalProperties":false}}}"##;
 static TREE_VIEWS: [View; 2] = [
     View::new(ViewKey::Default, TREE_SCHEMA, 0).with_widest(true),
@@ -329,12 +291,11 @@ static TREE_TOOLS: [ToolDef; 1] = [ToolDef::new(
     "Walk a tree.",
     Exec::Rust(testing::echo),
 )
-.with_annotations(Annotations {
-    read_only: true,
-    idempotent: true,
-    destructive: false,
-    open_world: false,
-})
+.with_annotations(
+    Annotations::new()
+        .with_read_only(true)
+        .with_idempotent(true),
+)
 .with_input(&ROOT)
 .with_views(&TREE_VIEWS)
 .with_search(SearchData::new("walk a tree.", &[]))];

@@ -4,6 +4,10 @@
 //!
 //! Every type here is built in `const` context by generated code (the pack compiler's output
 //! and `#[charter::tool]`), or leaked by a build script or a test, so everything is `'static`.
+//! The structs are `#[non_exhaustive]`: outside this crate they are built with the const
+//! constructors of `construct` (`new`, `of` or `NONE`, then `with_*`).
+
+mod construct;
 
 /// The shape of a value, mirroring its JSON schema.
 #[derive(Debug)]
@@ -56,6 +60,7 @@ impl Shape {
 }
 
 /// A description and a default around a shape (see [`Shape::Doc`]).
+#[non_exhaustive]
 #[derive(Debug)]
 pub struct Doc {
     /// What the model reads about the value.
@@ -67,6 +72,7 @@ pub struct Doc {
 }
 
 /// A named type (see [`Shape::Named`]).
+#[non_exhaustive]
 #[derive(Debug)]
 pub struct Named {
     /// Its name, unique in its pack (the `$defs` key of a recursive type).
@@ -108,6 +114,7 @@ macro_rules! num {
 }
 
 /// Bounds on a number.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy)]
 pub struct NumberRules {
     /// Inclusive lower bound.
@@ -118,15 +125,6 @@ pub struct NumberRules {
     pub enum_values: &'static [Num],
 }
 
-impl NumberRules {
-    /// No bounds, no enum.
-    pub const NONE: NumberRules = NumberRules {
-        minimum: None,
-        maximum: None,
-        enum_values: &[],
-    };
-}
-
 impl Default for NumberRules {
     fn default() -> Self {
         Self::NONE
@@ -134,6 +132,7 @@ impl Default for NumberRules {
 }
 
 /// Constraints on a string.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StringRules {
     /// Allowed values, if restricted.
@@ -146,17 +145,6 @@ pub struct StringRules {
     pub pattern: Option<&'static str>,
     /// A declared format.
     pub format: Option<Format>,
-}
-
-impl StringRules {
-    /// Any string.
-    pub const NONE: StringRules = StringRules {
-        enum_values: &[],
-        min_length: None,
-        max_length: None,
-        pattern: None,
-        format: None,
-    };
 }
 
 /// String formats a pack may declare; validation checks each.
@@ -195,6 +183,7 @@ impl Format {
 }
 
 /// Constraints on a list.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy)]
 pub struct ArrayRules {
     /// The shape of every item.
@@ -207,19 +196,8 @@ pub struct ArrayRules {
     pub unique_items: bool,
 }
 
-impl ArrayRules {
-    /// A list of `items` without bounds.
-    pub const fn of(items: &'static Shape) -> ArrayRules {
-        ArrayRules {
-            items,
-            min_items: None,
-            max_items: None,
-            unique_items: false,
-        }
-    }
-}
-
 /// An object with declared fields, in declaration order.
+#[non_exhaustive]
 #[derive(Debug)]
 pub struct ObjectShape {
     /// The fields.
@@ -232,18 +210,8 @@ pub struct ObjectShape {
     pub require_exactly_one_of: &'static [&'static [&'static str]],
 }
 
-impl ObjectShape {
-    /// An object of these fields, without groups.
-    pub const fn of(fields: &'static [Field]) -> ObjectShape {
-        ObjectShape {
-            fields,
-            require_one_of: &[],
-            require_exactly_one_of: &[],
-        }
-    }
-}
-
 /// One declared field, at any depth.
+#[non_exhaustive]
 #[derive(Debug)]
 pub struct Field {
     /// The key the model sends.
@@ -274,28 +242,6 @@ pub struct Field {
 }
 
 impl Field {
-    /// A field of a Rust tool or a nested object: `name` on the wire too, an argument, optional,
-    /// unlabelled (spell out the rest with `..Field::new(..)`).
-    pub const fn new(
-        name: &'static str,
-        description: &'static str,
-        shape: &'static Shape,
-    ) -> Field {
-        Field {
-            name,
-            wire: name,
-            description,
-            shape,
-            required: false,
-            modes: &[],
-            default: None,
-            location: Location::Arg,
-            style: ListStyle::Repeat,
-            allow_slash: false,
-            from_context: None,
-        }
-    }
-
     /// Whether this field is shown (and settable) in a view with these labels in force.
     #[inline]
     pub const fn visible_in(&self, active: &[&str], widest: bool) -> bool {

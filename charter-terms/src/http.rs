@@ -34,6 +34,10 @@ impl Method {
 
 /// The MCP tool annotations. For HTTP tools they default from the method
 /// ([`Annotations::for_method`]) and a pack may override them per tool.
+///
+/// `#[non_exhaustive]` (MCP may add hints): build one with [`Annotations::new`] and the `with_*`
+/// methods, which are `const` for generated tables.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct Annotations {
     /// Changes nothing in the world (`readOnlyHint`).
@@ -47,6 +51,40 @@ pub struct Annotations {
 }
 
 impl Annotations {
+    /// No hint claimed (every flag `false`).
+    pub const fn new() -> Annotations {
+        Annotations {
+            read_only: false,
+            idempotent: false,
+            destructive: false,
+            open_world: false,
+        }
+    }
+
+    /// Changes nothing in the world (`readOnlyHint`).
+    pub const fn with_read_only(mut self, read_only: bool) -> Annotations {
+        self.read_only = read_only;
+        self
+    }
+
+    /// Calling again with the same arguments adds nothing (`idempotentHint`).
+    pub const fn with_idempotent(mut self, idempotent: bool) -> Annotations {
+        self.idempotent = idempotent;
+        self
+    }
+
+    /// May destroy data (`destructiveHint`).
+    pub const fn with_destructive(mut self, destructive: bool) -> Annotations {
+        self.destructive = destructive;
+        self
+    }
+
+    /// Reaches outside the process (`openWorldHint`).
+    pub const fn with_open_world(mut self, open_world: bool) -> Annotations {
+        self.open_world = open_world;
+        self
+    }
+
     /// What an HTTP tool's method implies: GET/HEAD read-only and idempotent; PUT idempotent;
     /// DELETE destructive and idempotent; POST/PATCH none. Every HTTP tool is open-world.
     pub const fn for_method(method: Method) -> Self {

@@ -100,21 +100,16 @@ fn tool_def(
             field(field_name, field_spec, true).map_err(|e| format!("{name}.{field_name}: {e}"))?,
         );
     }
-    let input: &'static ObjectShape = leak_one(ObjectShape {
-        fields: leak(fields),
-        require_one_of: &[],
-        require_exactly_one_of: &[],
-    });
+    let input: &'static ObjectShape = leak_one(ObjectShape::of(leak(fields)));
     let (exec, method) = exec(name, http_pack, spec, input, handlers)?;
     let mut annotations = method.map(Annotations::for_method).unwrap_or_default();
     if let Some(a) = spec.get("annotations") {
         let flag = |k: &str, d: bool| a.get(k).and_then(Value::as_bool).unwrap_or(d);
-        annotations = Annotations {
-            read_only: flag("read_only", annotations.read_only),
-            idempotent: flag("idempotent", annotations.idempotent),
-            destructive: flag("destructive", annotations.destructive),
-            open_world: flag("open_world", annotations.open_world),
-        };
+        annotations = Annotations::new()
+            .with_read_only(flag("read_only", annotations.read_only))
+            .with_idempotent(flag("idempotent", annotations.idempotent))
+            .with_destructive(flag("destructive", annotations.destructive))
+            .with_open_world(flag("open_world", annotations.open_world));
     }
     let hints: Vec<&'static str> = match spec.get("hints") {
         None => Vec::new(),
@@ -239,25 +234,21 @@ fn field(name: &str, spec: &Value, top: bool) -> Result<Field, String> {
         Some("comma") => ListStyle::Comma,
         Some(other) => return Err(format!("unknown style {other}")),
     };
-    Ok(Field {
-        name: leak_str(name.to_owned()),
-        wire: leak_str(str_of(spec, "wire")?.unwrap_or(name).to_owned()),
-        description: leak_str(description),
-        shape: shape(spec)?,
-        required: spec
-            .get("required")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-        modes: leak(modes),
-        default: spec.get("default").map(|d| leak_str(d.to_string())),
-        location,
-        style,
-        allow_slash: spec
-            .get("allow_slash")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-        from_context: str_of(spec, "from_context")?.map(|k| leak_str(k.to_owned())),
-    })
+    let flag = |k: &str| spec.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let mut field = Field::new(
+        leak_str(name.to_owned()),
+        leak_str(description),
+        shape(spec)?,
+    )
+    .with_wire(leak_str(str_of(spec, "wire")?.unwrap_or(name).to_owned()))
+    .with_required(flag("required"))
+    .with_modes(leak(modes))
+    .with_location(location)
+    .with_style(style)
+    .with_allow_slash(flag("allow_slash"));
+    field.default = spec.get("default").map(|d| leak_str(d.to_string()));
+    field.from_context = str_of(spec, "from_context")?.map(|k| leak_str(k.to_owned()));
+    Ok(field)
 }
 
 fn shape(spec: &Value) -> Result<&'static Shape, String> {
@@ -271,23 +262,24 @@ fn shape(spec: &Value) -> Result<&'static Shape, String> {
     } else {
         let ty = str_of(spec, "type")?.ok_or("a field needs `type` or `one_of`")?;
         let u32_of = |k: &str| spec.get(k).and_then(Value::as_u64).map(|n| n as u32);
-        let numbers = || NumberRules {
-            minimum: spec.get("minimum").and_then(num),
-            maximum: spec.get("maximum").and_then(num),
-            enum_values: leak(
+        let numbers = || {
+            let mut rules = NumberRules::NONE.with_enum_values(leak(
                 spec.get("enum")
                     .and_then(Value::as_array)
                     .map(|e| e.iter().filter_map(num).collect())
                     .unwrap_or_default(),
-            ),
+            ));
+            rules.minimum = spec.get("minimum").and_then(num);
+            rules.maximum = spec.get("maximum").and_then(num);
+            rules
         };
         match ty {
             "any" => Shape::Any,
             "boolean" => Shape::Bool,
             "integer" => Shape::Integer(numbers()),
             "number" => Shape::Number(numbers()),
-            "string" => Shape::String(StringRules {
-                enum_values: leak(
+            "string" => {
+                let mut rules = StringRules::NONE.with_enum_values(leak(
                     spec.get("enum")
                         .and_then(Value::as_array)
                         .map(|e| {
@@ -297,11 +289,11 @@ fn shape(spec: &Value) -> Result<&'static Shape, String> {
                                 .collect()
                         })
                         .unwrap_or_default(),
-                ),
-                min_length: u32_of("min_length"),
-                max_length: u32_of("max_length"),
-                pattern: str_of(spec, "pattern")?.map(|p| leak_str(p.to_owned())),
-                format: match str_of(spec, "format")? {
+                ));
+                rules.min_length = u32_of("min_length");
+                rules.max_length = u32_of("max_length");
+                rules.pattern = str_of(spec, "pattern")?.map(|p| leak_str(p.to_owned()));
+                rules.format = match str_of(spec, "format")? {
                     None => None,
                     Some("date-time") => Some(Format::DateTime),
                     Some("date") => Some(Format::Date),
@@ -311,17 +303,20 @@ fn shape(spec: &Value) -> Result<&'static Shape, String> {
                     Some("uuid") => Some(Format::Uuid),
                     Some("base64url") => Some(Format::Base64Url),
                     Some(other) => return Err(format!("unknown format {other}")),
-                },
-            }),
-            "array" => Shape::Array(ArrayRules {
-                items: shape(spec.get("items").ok_or("an array needs `items`")?)?,
-                min_items: u32_of("min_items"),
-                max_items: u32_of("max_items"),
-                unique_items: spec
-                    .get("unique_items")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-            }),
+                };
+                Shape::String(rules)
+            }
+            "array" => {
+                let items = shape(spec.get("items").ok_or("an array needs `items`")?)?;
+                let mut rules = ArrayRules::of(items).with_unique_items(
+                    spec.get("unique_items")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
+                );
+                rules.min_items = u32_of("min_items");
+                rules.max_items = u32_of("max_items");
+                Shape::Array(rules)
+            }
             "object" => {
                 let props = match spec.get("properties") {
                     None => Map::new(),
@@ -332,11 +327,11 @@ fn shape(spec: &Value) -> Result<&'static Shape, String> {
                     .iter()
                     .map(|(n, s)| field(n, s, false).map_err(|e| format!("{n}: {e}")))
                     .collect::<Result<_, _>>()?;
-                Shape::Object(ObjectShape {
-                    fields: leak(fields),
-                    require_one_of: groups_of(spec, "require_one_of")?,
-                    require_exactly_one_of: groups_of(spec, "require_exactly_one_of")?,
-                })
+                Shape::Object(
+                    ObjectShape::of(leak(fields))
+                        .with_require_one_of(groups_of(spec, "require_one_of")?)
+                        .with_require_exactly_one_of(groups_of(spec, "require_exactly_one_of")?),
+                )
             }
             "map" => Shape::Map(shape(spec.get("values").ok_or("a map needs `values`")?)?),
             other => return Err(format!("unknown type {other}")),
@@ -389,11 +384,11 @@ fn own(shape: &'static Shape) -> Shape {
         Shape::Number(r) => Shape::Number(*r),
         Shape::String(r) => Shape::String(*r),
         Shape::Array(r) => Shape::Array(*r),
-        Shape::Object(o) => Shape::Object(ObjectShape {
-            fields: o.fields,
-            require_one_of: o.require_one_of,
-            require_exactly_one_of: o.require_exactly_one_of,
-        }),
+        Shape::Object(o) => Shape::Object(
+            ObjectShape::of(o.fields)
+                .with_require_one_of(o.require_one_of)
+                .with_require_exactly_one_of(o.require_exactly_one_of),
+        ),
         Shape::Map(s) => Shape::Map(s),
         Shape::Nullable(s) => Shape::Nullable(s),
         Shape::OneOf(s) => Shape::OneOf(s),

@@ -3,35 +3,6 @@
 /// The `tracker` pack (charter-build/tests/fixtures/tracker.yaml): An issue tracker's REST API.
 pub mod tracker {
     use ::charter::table::*;
-    /// What a field spells out only where it differs.
-    #[allow(dead_code)]
-    const FIELD: Field = Field {
-        name: "",
-        wire: "",
-        description: "",
-        shape: &Shape::Any,
-        required: false,
-        modes: &[],
-        default: None,
-        location: Location::Arg,
-        style: ListStyle::Repeat,
-        allow_slash: false,
-        from_context: None,
-    };
-    #[allow(dead_code)]
-    const STRING: StringRules = StringRules {
-        enum_values: &[],
-        min_length: None,
-        max_length: None,
-        pattern: None,
-        format: None,
-    };
-    #[allow(dead_code)]
-    const NUMBER: NumberRules = NumberRules {
-        minimum: None,
-        maximum: None,
-        enum_values: &[],
-    };
     /// The 10 tools of the `tracker` pack.
     pub static TOOLS: Table = Table::new(
         "tracker",
@@ -50,95 +21,75 @@ pub mod tracker {
                 "List the issues of a project, newest first.",
                 Exec::Http(&ROUTE_ISSUES_LIST),
             )
-            .with_annotations(Annotations {
-                read_only: true,
-                idempotent: true,
-                destructive: false,
-                open_world: true,
-            })
+            .with_annotations(
+                Annotations::new()
+                    .with_read_only(true)
+                    .with_idempotent(true)
+                    .with_open_world(true),
+            )
             .with_input(
-                &ObjectShape {
-                    fields: &[
-                        Field {
-                            name: "project",
-                            wire: "project",
-                            description: "The project key, e.g. `CORE`.",
-                            shape: &Shape::String(StringRules {
-                                min_length: Some(1),
-                                ..STRING
-                            }),
-                            required: true,
-                            location: Location::Path,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "labels",
-                            wire: "labels",
-                            description: "Only issues carrying all of these labels.",
-                            shape: &Shape::Array(ArrayRules {
-                                items: &Shape::String(STRING),
-                                min_items: None,
-                                max_items: None,
-                                unique_items: false,
-                            }),
-                            location: Location::Query,
-                            style: ListStyle::Comma,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "state",
-                            wire: "state",
-                            description: "Which issues to list.",
-                            shape: &Shape::String(StringRules {
-                                enum_values: &["open", "closed", "all"],
-                                ..STRING
-                            }),
-                            default: Some(r#""open""#),
-                            location: Location::Query,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "page",
-                            wire: "page",
-                            description: "The page to return (1 is the first).",
-                            shape: &Shape::Integer(NumberRules {
-                                minimum: Some(Num { value: 1f64, text: "1" }),
-                                ..NUMBER
-                            }),
-                            location: Location::Query,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "per_page",
-                            wire: "per_page",
-                            description: "Results per page.",
-                            shape: &Shape::Integer(NumberRules {
-                                minimum: Some(Num { value: 1f64, text: "1" }),
-                                maximum: Some(Num { value: 100f64, text: "100" }),
-                                ..NUMBER
-                            }),
-                            location: Location::Query,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "internal_score",
-                            wire: "internal_score",
-                            description: "Minimum triage score.",
-                            shape: &Shape::Number(NumberRules {
-                                minimum: Some(Num {
-                                    value: -1.5f64,
-                                    text: "-1.5",
-                                }),
-                                ..NUMBER
-                            }),
-                            modes: &["pro"],
-                            location: Location::Query,
-                            ..FIELD
-                        },
+                &ObjectShape::of(
+                    &[
+                        Field::new(
+                                "project",
+                                "The project key, e.g. `CORE`.",
+                                &Shape::String(StringRules::NONE.with_min_length(1)),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Path),
+                        Field::new(
+                                "labels",
+                                "Only issues carrying all of these labels.",
+                                &Shape::Array(
+                                    ArrayRules::of(&Shape::String(StringRules::NONE)),
+                                ),
+                            )
+                            .with_location(Location::Query)
+                            .with_style(ListStyle::Comma),
+                        Field::new(
+                                "state",
+                                "Which issues to list.",
+                                &Shape::String(
+                                    StringRules::NONE
+                                        .with_enum_values(&["open", "closed", "all"]),
+                                ),
+                            )
+                            .with_default(r#""open""#)
+                            .with_location(Location::Query),
+                        Field::new(
+                                "page",
+                                "The page to return (1 is the first).",
+                                &Shape::Integer(
+                                    NumberRules::NONE
+                                        .with_minimum(Num { value: 1f64, text: "1" }),
+                                ),
+                            )
+                            .with_location(Location::Query),
+                        Field::new(
+                                "per_page",
+                                "Results per page.",
+                                &Shape::Integer(
+                                    NumberRules::NONE
+                                        .with_minimum(Num { value: 1f64, text: "1" })
+                                        .with_maximum(Num { value: 100f64, text: "100" }),
+                                ),
+                            )
+                            .with_location(Location::Query),
+                        Field::new(
+                                "internal_score",
+                                "Minimum triage score.",
+                                &Shape::Number(
+                                    NumberRules::NONE
+                                        .with_minimum(Num {
+                                            value: -1.5f64,
+                                            text: "-1.5",
+                                        }),
+                                ),
+                            )
+                            .with_modes(&["pro"])
+                            .with_location(Location::Query),
                     ],
-                    require_one_of: &[],
-                    require_exactly_one_of: &[],
-                },
+                ),
             )
             .with_views(&ISSUES_LIST_VIEWS)
             .with_search(
@@ -158,126 +109,88 @@ pub mod tracker {
                 "Open an issue in a project.",
                 Exec::Http(&ROUTE_ISSUES_CREATE),
             )
-            .with_annotations(Annotations {
-                read_only: false,
-                idempotent: false,
-                destructive: false,
-                open_world: true,
-            })
+            .with_annotations(Annotations::new().with_open_world(true))
             .with_input(
-                &ObjectShape {
-                    fields: &[
-                        Field {
-                            name: "project",
-                            wire: "project",
-                            description: "The project key.",
-                            shape: &Shape::String(StringRules {
-                                min_length: Some(1),
-                                ..STRING
-                            }),
-                            required: true,
-                            location: Location::Path,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "title",
-                            wire: "title",
-                            description: "A one-line summary.",
-                            shape: &Shape::String(StringRules {
-                                min_length: Some(1),
-                                ..STRING
-                            }),
-                            required: true,
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "due_on",
-                            wire: "due_on",
-                            description: "The due date (YYYY-MM-DD).",
-                            shape: &Shape::String(StringRules {
-                                format: Some(Format::Date),
-                                ..STRING
-                            }),
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "customer_id",
-                            wire: "customer_id",
-                            description: "The customer the issue is filed for.",
-                            shape: &Shape::String(STRING),
-                            location: Location::Body,
-                            from_context: Some("customer_id"),
-                            ..FIELD
-                        },
-                        Field {
-                            name: "thread",
-                            wire: "thread",
-                            description: "The opening comment.",
-                            shape: &Shape::Named(&T_Comment),
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "labels",
-                            wire: "labels",
-                            description: "Labels to attach.",
-                            shape: &Shape::Array(ArrayRules {
-                                items: &Shape::Named(&T_Label),
-                                min_items: None,
-                                max_items: Some(10),
-                                unique_items: false,
-                            }),
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "priority",
-                            wire: "priority",
-                            description: "Priority, 1 (highest) to 3.",
-                            shape: &Shape::Integer(NumberRules {
-                                enum_values: &[
-                                    Num { value: 1f64, text: "1" },
-                                    Num { value: 2f64, text: "2" },
-                                    Num { value: 3f64, text: "3" },
-                                ],
-                                ..NUMBER
-                            }),
-                            modes: &["pro"],
-                            default: Some("2"),
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "metadata",
-                            wire: "metadata",
-                            description: "Free-form key/value metadata.",
-                            shape: &Shape::Map(
-                                &Shape::Doc(
-                                    &Doc {
-                                        description: Some("A metadata value."),
-                                        default: None,
-                                        shape: &Shape::String(STRING),
-                                    },
+                &ObjectShape::of(
+                    &[
+                        Field::new(
+                                "project",
+                                "The project key.",
+                                &Shape::String(StringRules::NONE.with_min_length(1)),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Path),
+                        Field::new(
+                                "title",
+                                "A one-line summary.",
+                                &Shape::String(StringRules::NONE.with_min_length(1)),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Body),
+                        Field::new(
+                                "due_on",
+                                "The due date (YYYY-MM-DD).",
+                                &Shape::String(StringRules::NONE.with_format(Format::Date)),
+                            )
+                            .with_location(Location::Body),
+                        Field::new(
+                                "customer_id",
+                                "The customer the issue is filed for.",
+                                &Shape::String(StringRules::NONE),
+                            )
+                            .with_location(Location::Body)
+                            .with_from_context("customer_id"),
+                        Field::new(
+                                "thread",
+                                "The opening comment.",
+                                &Shape::Named(&T_Comment),
+                            )
+                            .with_location(Location::Body),
+                        Field::new(
+                                "labels",
+                                "Labels to attach.",
+                                &Shape::Array(
+                                    ArrayRules::of(&Shape::Named(&T_Label)).with_max_items(10),
                                 ),
-                            ),
-                            modes: &["beta"],
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "assignee",
-                            wire: "assignee",
-                            description: "Who to assign, or null for nobody.",
-                            shape: &Shape::Nullable(&Shape::String(STRING)),
-                            location: Location::Body,
-                            ..FIELD
-                        },
+                            )
+                            .with_location(Location::Body),
+                        Field::new(
+                                "priority",
+                                "Priority, 1 (highest) to 3.",
+                                &Shape::Integer(
+                                    NumberRules::NONE
+                                        .with_enum_values(
+                                            &[
+                                                Num { value: 1f64, text: "1" },
+                                                Num { value: 2f64, text: "2" },
+                                                Num { value: 3f64, text: "3" },
+                                            ],
+                                        ),
+                                ),
+                            )
+                            .with_modes(&["pro"])
+                            .with_default("2")
+                            .with_location(Location::Body),
+                        Field::new(
+                                "metadata",
+                                "Free-form key/value metadata.",
+                                &Shape::Map(
+                                    &Shape::Doc(
+                                        &Doc::new(&Shape::String(StringRules::NONE))
+                                            .with_description("A metadata value."),
+                                    ),
+                                ),
+                            )
+                            .with_modes(&["beta"])
+                            .with_location(Location::Body),
+                        Field::new(
+                                "assignee",
+                                "Who to assign, or null for nobody.",
+                                &Shape::Nullable(&Shape::String(StringRules::NONE)),
+                            )
+                            .with_location(Location::Body),
                     ],
-                    require_one_of: &[],
-                    require_exactly_one_of: &[],
-                },
+                ),
             )
             .with_views(&ISSUES_CREATE_VIEWS)
             .with_search(
@@ -294,140 +207,102 @@ pub mod tracker {
                 "Change an issue's title, state or estimate.",
                 Exec::Http(&ROUTE_ISSUES_UPDATE),
             )
-            .with_annotations(Annotations {
-                read_only: false,
-                idempotent: false,
-                destructive: false,
-                open_world: true,
-            })
+            .with_annotations(Annotations::new().with_open_world(true))
             .with_mode("update")
             .with_input(
-                &ObjectShape {
-                    fields: &[
-                        Field {
-                            name: "project",
-                            wire: "project",
-                            description: "The project key.",
-                            shape: &Shape::String(StringRules {
-                                min_length: Some(1),
-                                ..STRING
-                            }),
-                            required: true,
-                            location: Location::Path,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "number",
-                            wire: "number",
-                            description: "The issue number.",
-                            shape: &Shape::Integer(NumberRules {
-                                minimum: Some(Num { value: 1f64, text: "1" }),
-                                ..NUMBER
-                            }),
-                            required: true,
-                            location: Location::Path,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "title",
-                            wire: "title",
-                            description: "The new title.",
-                            shape: &Shape::String(STRING),
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "state",
-                            wire: "state",
-                            description: "The new state.",
-                            shape: &Shape::String(StringRules {
-                                enum_values: &["open", "closed"],
-                                ..STRING
-                            }),
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "reason",
-                            wire: "reason",
-                            description: "Why the state changes.",
-                            shape: &Shape::String(StringRules {
-                                enum_values: &["completed", "not_planned"],
-                                ..STRING
-                            }),
-                            required: true,
-                            modes: &["update"],
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "estimate",
-                            wire: "estimate",
-                            description: "Estimate in hours.",
-                            shape: &Shape::Number(NUMBER),
-                            modes: &["pro"],
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "audit_id",
-                            wire: "audit_id",
-                            description: "The audit record id.",
-                            shape: &Shape::String(STRING),
-                            modes: &["response_only"],
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "legacy_flag",
-                            wire: "legacy_flag",
-                            description: "A retired switch.",
-                            shape: &Shape::Bool,
-                            modes: &["disabled"],
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "extra",
-                            wire: "extra",
-                            description: "When the change applies.",
-                            shape: &Shape::Nullable(&Shape::Named(&T_Range)),
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "duplicate_of",
-                            wire: "duplicate_of",
-                            description: "The issue this one duplicates, by URL or number; null clears it.",
-                            shape: &Shape::Nullable(
-                                &Shape::Object(ObjectShape {
-                                    fields: &[
-                                        Field {
-                                            name: "url",
-                                            wire: "url",
-                                            description: "The issue's URL.",
-                                            shape: &Shape::String(STRING),
-                                            ..FIELD
-                                        },
-                                        Field {
-                                            name: "number",
-                                            wire: "number",
-                                            description: "The issue's number.",
-                                            shape: &Shape::Integer(NUMBER),
-                                            ..FIELD
-                                        },
-                                    ],
-                                    require_one_of: &[],
-                                    require_exactly_one_of: &[&["url"], &["number"]],
-                                }),
-                            ),
-                            location: Location::Body,
-                            ..FIELD
-                        },
+                &ObjectShape::of(
+                    &[
+                        Field::new(
+                                "project",
+                                "The project key.",
+                                &Shape::String(StringRules::NONE.with_min_length(1)),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Path),
+                        Field::new(
+                                "number",
+                                "The issue number.",
+                                &Shape::Integer(
+                                    NumberRules::NONE
+                                        .with_minimum(Num { value: 1f64, text: "1" }),
+                                ),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Path),
+                        Field::new(
+                                "title",
+                                "The new title.",
+                                &Shape::String(StringRules::NONE),
+                            )
+                            .with_location(Location::Body),
+                        Field::new(
+                                "state",
+                                "The new state.",
+                                &Shape::String(
+                                    StringRules::NONE.with_enum_values(&["open", "closed"]),
+                                ),
+                            )
+                            .with_location(Location::Body),
+                        Field::new(
+                                "reason",
+                                "Why the state changes.",
+                                &Shape::String(
+                                    StringRules::NONE
+                                        .with_enum_values(&["completed", "not_planned"]),
+                                ),
+                            )
+                            .with_required(true)
+                            .with_modes(&["update"])
+                            .with_location(Location::Body),
+                        Field::new(
+                                "estimate",
+                                "Estimate in hours.",
+                                &Shape::Number(NumberRules::NONE),
+                            )
+                            .with_modes(&["pro"])
+                            .with_location(Location::Body),
+                        Field::new(
+                                "audit_id",
+                                "The audit record id.",
+                                &Shape::String(StringRules::NONE),
+                            )
+                            .with_modes(&["response_only"])
+                            .with_location(Location::Body),
+                        Field::new("legacy_flag", "A retired switch.", &Shape::Bool)
+                            .with_modes(&["disabled"])
+                            .with_location(Location::Body),
+                        Field::new(
+                                "extra",
+                                "When the change applies.",
+                                &Shape::Nullable(&Shape::Named(&T_Range)),
+                            )
+                            .with_location(Location::Body),
+                        Field::new(
+                                "duplicate_of",
+                                "The issue this one duplicates, by URL or number; null clears it.",
+                                &Shape::Nullable(
+                                    &Shape::Object(
+                                        ObjectShape::of(
+                                                &[
+                                                    Field::new(
+                                                        "url",
+                                                        "The issue's URL.",
+                                                        &Shape::String(StringRules::NONE),
+                                                    ),
+                                                    Field::new(
+                                                        "number",
+                                                        "The issue's number.",
+                                                        &Shape::Integer(NumberRules::NONE),
+                                                    ),
+                                                ],
+                                            )
+                                            .with_require_exactly_one_of(&[&["url"], &["number"]]),
+                                    ),
+                                ),
+                            )
+                            .with_location(Location::Body),
                     ],
-                    require_one_of: &[],
-                    require_exactly_one_of: &[],
-                },
+                ),
             )
             .with_views(&ISSUES_UPDATE_VIEWS)
             .with_search(
@@ -444,56 +319,40 @@ pub mod tracker {
                 "Lock an issue's conversation.",
                 Exec::Http(&ROUTE_ISSUES_LOCK),
             )
-            .with_annotations(Annotations {
-                read_only: false,
-                idempotent: true,
-                destructive: false,
-                open_world: true,
-            })
+            .with_annotations(
+                Annotations::new().with_idempotent(true).with_open_world(true),
+            )
             .with_input(
-                &ObjectShape {
-                    fields: &[
-                        Field {
-                            name: "project",
-                            wire: "project",
-                            description: "The project key.",
-                            shape: &Shape::String(StringRules {
-                                min_length: Some(1),
-                                ..STRING
-                            }),
-                            required: true,
-                            location: Location::Path,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "number",
-                            wire: "number",
-                            description: "The issue number.",
-                            shape: &Shape::Integer(NUMBER),
-                            required: true,
-                            location: Location::Path,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "lock_reason",
-                            wire: "lockReason",
-                            description: "Why the conversation is locked.",
-                            shape: &Shape::String(StringRules {
-                                enum_values: &[
-                                    "off-topic",
-                                    "too heated",
-                                    "resolved",
-                                    "spam",
-                                ],
-                                ..STRING
-                            }),
-                            location: Location::Body,
-                            ..FIELD
-                        },
+                &ObjectShape::of(
+                    &[
+                        Field::new(
+                                "project",
+                                "The project key.",
+                                &Shape::String(StringRules::NONE.with_min_length(1)),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Path),
+                        Field::new(
+                                "number",
+                                "The issue number.",
+                                &Shape::Integer(NumberRules::NONE),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Path),
+                        Field::new(
+                                "lock_reason",
+                                "Why the conversation is locked.",
+                                &Shape::String(
+                                    StringRules::NONE
+                                        .with_enum_values(
+                                            &["off-topic", "too heated", "resolved", "spam"],
+                                        ),
+                                ),
+                            )
+                            .with_wire("lockReason")
+                            .with_location(Location::Body),
                     ],
-                    require_one_of: &[],
-                    require_exactly_one_of: &[],
-                },
+                ),
             )
             .with_views(&ISSUES_LOCK_VIEWS)
             .with_search(
@@ -510,40 +369,31 @@ pub mod tracker {
                 "Delete an issue for good.",
                 Exec::Http(&ROUTE_ISSUES_DELETE),
             )
-            .with_annotations(Annotations {
-                read_only: false,
-                idempotent: true,
-                destructive: true,
-                open_world: true,
-            })
+            .with_annotations(
+                Annotations::new()
+                    .with_idempotent(true)
+                    .with_destructive(true)
+                    .with_open_world(true),
+            )
             .with_input(
-                &ObjectShape {
-                    fields: &[
-                        Field {
-                            name: "project",
-                            wire: "project",
-                            description: "The project key.",
-                            shape: &Shape::String(StringRules {
-                                min_length: Some(1),
-                                ..STRING
-                            }),
-                            required: true,
-                            location: Location::Path,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "number",
-                            wire: "number",
-                            description: "The issue number.",
-                            shape: &Shape::Integer(NUMBER),
-                            required: true,
-                            location: Location::Path,
-                            ..FIELD
-                        },
+                &ObjectShape::of(
+                    &[
+                        Field::new(
+                                "project",
+                                "The project key.",
+                                &Shape::String(StringRules::NONE.with_min_length(1)),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Path),
+                        Field::new(
+                                "number",
+                                "The issue number.",
+                                &Shape::Integer(NumberRules::NONE),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Path),
                     ],
-                    require_one_of: &[],
-                    require_exactly_one_of: &[],
-                },
+                ),
             )
             .with_views(&ISSUES_DELETE_VIEWS)
             .with_search(
@@ -557,52 +407,39 @@ pub mod tracker {
                 "Read a file of a project's repository.",
                 Exec::Http(&ROUTE_FILES_GET),
             )
-            .with_annotations(Annotations {
-                read_only: true,
-                idempotent: true,
-                destructive: false,
-                open_world: true,
-            })
+            .with_annotations(
+                Annotations::new()
+                    .with_read_only(true)
+                    .with_idempotent(true)
+                    .with_open_world(true),
+            )
             .with_input(
-                &ObjectShape {
-                    fields: &[
-                        Field {
-                            name: "project",
-                            wire: "project",
-                            description: "The project key.",
-                            shape: &Shape::String(StringRules {
-                                min_length: Some(1),
-                                ..STRING
-                            }),
-                            required: true,
-                            location: Location::Path,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "path",
-                            wire: "path",
-                            description: "The file path, e.g. `src/main.rs`.",
-                            shape: &Shape::String(StringRules {
-                                min_length: Some(1),
-                                ..STRING
-                            }),
-                            required: true,
-                            location: Location::Path,
-                            allow_slash: true,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "if_none_match",
-                            wire: "If-None-Match",
-                            description: "An ETag; the API answers 304 when the file is unchanged.",
-                            shape: &Shape::String(STRING),
-                            location: Location::Header,
-                            ..FIELD
-                        },
+                &ObjectShape::of(
+                    &[
+                        Field::new(
+                                "project",
+                                "The project key.",
+                                &Shape::String(StringRules::NONE.with_min_length(1)),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Path),
+                        Field::new(
+                                "path",
+                                "The file path, e.g. `src/main.rs`.",
+                                &Shape::String(StringRules::NONE.with_min_length(1)),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Path)
+                            .with_allow_slash(true),
+                        Field::new(
+                                "if_none_match",
+                                "An ETag; the API answers 304 when the file is unchanged.",
+                                &Shape::String(StringRules::NONE),
+                            )
+                            .with_wire("If-None-Match")
+                            .with_location(Location::Header),
                     ],
-                    require_one_of: &[],
-                    require_exactly_one_of: &[],
-                },
+                ),
             )
             .with_views(&FILES_GET_VIEWS)
             .with_search(
@@ -619,44 +456,32 @@ pub mod tracker {
                 "Check whether a file exists, without reading it.",
                 Exec::Http(&ROUTE_FILES_EXISTS),
             )
-            .with_annotations(Annotations {
-                read_only: true,
-                idempotent: true,
-                destructive: false,
-                open_world: true,
-            })
+            .with_annotations(
+                Annotations::new()
+                    .with_read_only(true)
+                    .with_idempotent(true)
+                    .with_open_world(true),
+            )
             .with_input(
-                &ObjectShape {
-                    fields: &[
-                        Field {
-                            name: "project",
-                            wire: "project",
-                            description: "The project key.",
-                            shape: &Shape::String(StringRules {
-                                min_length: Some(1),
-                                ..STRING
-                            }),
-                            required: true,
-                            location: Location::Path,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "path",
-                            wire: "path",
-                            description: "The file path.",
-                            shape: &Shape::String(StringRules {
-                                min_length: Some(1),
-                                ..STRING
-                            }),
-                            required: true,
-                            location: Location::Path,
-                            allow_slash: true,
-                            ..FIELD
-                        },
+                &ObjectShape::of(
+                    &[
+                        Field::new(
+                                "project",
+                                "The project key.",
+                                &Shape::String(StringRules::NONE.with_min_length(1)),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Path),
+                        Field::new(
+                                "path",
+                                "The file path.",
+                                &Shape::String(StringRules::NONE.with_min_length(1)),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Path)
+                            .with_allow_slash(true),
                     ],
-                    require_one_of: &[],
-                    require_exactly_one_of: &[],
-                },
+                ),
             )
             .with_views(&FILES_EXISTS_VIEWS)
             .with_search(
@@ -673,42 +498,36 @@ pub mod tracker {
                 "List the projects, by position.",
                 Exec::Http(&ROUTE_PROJECTS_LIST),
             )
-            .with_annotations(Annotations {
-                read_only: true,
-                idempotent: true,
-                destructive: false,
-                open_world: true,
-            })
+            .with_annotations(
+                Annotations::new()
+                    .with_read_only(true)
+                    .with_idempotent(true)
+                    .with_open_world(true),
+            )
             .with_input(
-                &ObjectShape {
-                    fields: &[
-                        Field {
-                            name: "limit",
-                            wire: "limit",
-                            description: "Projects per page.",
-                            shape: &Shape::Integer(NumberRules {
-                                minimum: Some(Num { value: 1f64, text: "1" }),
-                                maximum: Some(Num { value: 100f64, text: "100" }),
-                                ..NUMBER
-                            }),
-                            location: Location::Query,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "offset",
-                            wire: "offset",
-                            description: "Projects to skip.",
-                            shape: &Shape::Integer(NumberRules {
-                                minimum: Some(Num { value: 0f64, text: "0" }),
-                                ..NUMBER
-                            }),
-                            location: Location::Query,
-                            ..FIELD
-                        },
+                &ObjectShape::of(
+                    &[
+                        Field::new(
+                                "limit",
+                                "Projects per page.",
+                                &Shape::Integer(
+                                    NumberRules::NONE
+                                        .with_minimum(Num { value: 1f64, text: "1" })
+                                        .with_maximum(Num { value: 100f64, text: "100" }),
+                                ),
+                            )
+                            .with_location(Location::Query),
+                        Field::new(
+                                "offset",
+                                "Projects to skip.",
+                                &Shape::Integer(
+                                    NumberRules::NONE
+                                        .with_minimum(Num { value: 0f64, text: "0" }),
+                                ),
+                            )
+                            .with_location(Location::Query),
                     ],
-                    require_one_of: &[],
-                    require_exactly_one_of: &[],
-                },
+                ),
             )
             .with_views(&PROJECTS_LIST_VIEWS)
             .with_search(
@@ -722,124 +541,99 @@ pub mod tracker {
                 "Search the events of every project.",
                 Exec::Http(&ROUTE_EVENTS_SEARCH),
             )
-            .with_annotations(Annotations {
-                read_only: true,
-                idempotent: true,
-                destructive: false,
-                open_world: true,
-            })
+            .with_annotations(
+                Annotations::new()
+                    .with_read_only(true)
+                    .with_idempotent(true)
+                    .with_open_world(true),
+            )
             .with_input(
-                &ObjectShape {
-                    fields: &[
-                        Field {
-                            name: "filter",
-                            wire: "filter",
-                            description: "What to match.",
-                            shape: &Shape::Object(ObjectShape {
-                                fields: &[
-                                    Field {
-                                        name: "kind",
-                                        wire: "kind",
-                                        description: "The event kind.",
-                                        shape: &Shape::String(StringRules {
-                                            enum_values: &["comment", "state", "label"],
-                                            ..STRING
-                                        }),
-                                        required: true,
-                                        ..FIELD
-                                    },
-                                    Field {
-                                        name: "created",
-                                        wire: "created",
-                                        description: "When the event happened.",
-                                        shape: &Shape::Named(&T_Range),
-                                        ..FIELD
-                                    },
-                                    Field {
-                                        name: "actor",
-                                        wire: "actor",
-                                        description: "Who caused the event.",
-                                        shape: &Shape::Object(ObjectShape {
-                                            fields: &[
-                                                Field {
-                                                    name: "login",
-                                                    wire: "login",
-                                                    description: "The actor's login.",
-                                                    shape: &Shape::String(STRING),
-                                                    ..FIELD
-                                                },
-                                            ],
-                                            require_one_of: &[],
-                                            require_exactly_one_of: &[],
-                                        }),
-                                        ..FIELD
-                                    },
-                                ],
-                                require_one_of: &[],
-                                require_exactly_one_of: &[],
-                            }),
-                            required: true,
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "value",
-                            wire: "value",
-                            description: "An exact value to match (a word or a number).",
-                            shape: &Shape::OneOf(
-                                &[
-                                    Shape::String(StringRules {
-                                        min_length: Some(1),
-                                        ..STRING
-                                    }),
-                                    Shape::Integer(NUMBER),
-                                ],
-                            ),
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "expand",
-                            wire: "expand",
-                            description: "Related objects to include.",
-                            shape: &Shape::Array(ArrayRules {
-                                items: &Shape::String(StringRules {
-                                    enum_values: &["actor", "project"],
-                                    ..STRING
-                                }),
-                                min_items: None,
-                                max_items: None,
-                                unique_items: false,
-                            }),
-                            location: Location::Query,
-                            style: ListStyle::Brackets,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "starting_after",
-                            wire: "starting_after",
-                            description: "The id of the last event of the previous page.",
-                            shape: &Shape::String(STRING),
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "limit",
-                            wire: "limit",
-                            description: "Events per page.",
-                            shape: &Shape::Integer(NumberRules {
-                                minimum: Some(Num { value: 1f64, text: "1" }),
-                                maximum: Some(Num { value: 100f64, text: "100" }),
-                                ..NUMBER
-                            }),
-                            default: Some("10"),
-                            location: Location::Body,
-                            ..FIELD
-                        },
+                &ObjectShape::of(
+                    &[
+                        Field::new(
+                                "filter",
+                                "What to match.",
+                                &Shape::Object(
+                                    ObjectShape::of(
+                                        &[
+                                            Field::new(
+                                                    "kind",
+                                                    "The event kind.",
+                                                    &Shape::String(
+                                                        StringRules::NONE
+                                                            .with_enum_values(&["comment", "state", "label"]),
+                                                    ),
+                                                )
+                                                .with_required(true),
+                                            Field::new(
+                                                "created",
+                                                "When the event happened.",
+                                                &Shape::Named(&T_Range),
+                                            ),
+                                            Field::new(
+                                                "actor",
+                                                "Who caused the event.",
+                                                &Shape::Object(
+                                                    ObjectShape::of(
+                                                        &[
+                                                            Field::new(
+                                                                "login",
+                                                                "The actor's login.",
+                                                                &Shape::String(StringRules::NONE),
+                                                            ),
+                                                        ],
+                                                    ),
+                                                ),
+                                            ),
+                                        ],
+                                    ),
+                                ),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Body),
+                        Field::new(
+                                "value",
+                                "An exact value to match (a word or a number).",
+                                &Shape::OneOf(
+                                    &[
+                                        Shape::String(StringRules::NONE.with_min_length(1)),
+                                        Shape::Integer(NumberRules::NONE),
+                                    ],
+                                ),
+                            )
+                            .with_location(Location::Body),
+                        Field::new(
+                                "expand",
+                                "Related objects to include.",
+                                &Shape::Array(
+                                    ArrayRules::of(
+                                        &Shape::String(
+                                            StringRules::NONE.with_enum_values(&["actor", "project"]),
+                                        ),
+                                    ),
+                                ),
+                            )
+                            .with_location(Location::Query)
+                            .with_style(ListStyle::Brackets),
+                        Field::new(
+                                "starting_after",
+                                "The id of the last event of the previous page.",
+                                &Shape::String(StringRules::NONE),
+                            )
+                            .with_location(Location::Body),
+                        Field::new(
+                                "limit",
+                                "Events per page.",
+                                &Shape::Integer(
+                                    NumberRules::NONE
+                                        .with_minimum(Num { value: 1f64, text: "1" })
+                                        .with_maximum(Num { value: 100f64, text: "100" }),
+                                ),
+                            )
+                            .with_default("10")
+                            .with_location(Location::Body),
                     ],
-                    require_one_of: &[],
-                    require_exactly_one_of: &[],
-                },
+                ),
             )
             .with_views(&EVENTS_SEARCH_VIEWS)
             .with_search(
@@ -859,37 +653,31 @@ pub mod tracker {
                 "Read an issue and its first comments through the GraphQL API.",
                 Exec::Http(&ROUTE_ISSUE_GRAPH),
             )
-            .with_annotations(Annotations {
-                read_only: true,
-                idempotent: true,
-                destructive: false,
-                open_world: true,
-            })
+            .with_annotations(
+                Annotations::new()
+                    .with_read_only(true)
+                    .with_idempotent(true)
+                    .with_open_world(true),
+            )
             .with_input(
-                &ObjectShape {
-                    fields: &[
-                        Field {
-                            name: "project",
-                            wire: "project",
-                            description: "The project key.",
-                            shape: &Shape::String(STRING),
-                            required: true,
-                            location: Location::Body,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "number",
-                            wire: "number",
-                            description: "The issue number.",
-                            shape: &Shape::Integer(NUMBER),
-                            required: true,
-                            location: Location::Body,
-                            ..FIELD
-                        },
+                &ObjectShape::of(
+                    &[
+                        Field::new(
+                                "project",
+                                "The project key.",
+                                &Shape::String(StringRules::NONE),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Body),
+                        Field::new(
+                                "number",
+                                "The issue number.",
+                                &Shape::Integer(NumberRules::NONE),
+                            )
+                            .with_required(true)
+                            .with_location(Location::Body),
                     ],
-                    require_one_of: &[],
-                    require_exactly_one_of: &[],
-                },
+                ),
             )
             .with_views(&ISSUE_GRAPH_VIEWS)
             .with_search(
@@ -3804,119 +3592,91 @@ pub mod tracker {
     ];
     /// The `Comment` type.
     #[allow(non_upper_case_globals)]
-    static T_Comment: Named = Named {
-        name: "Comment",
-        shape: &Shape::Doc(
-            &Doc {
-                description: Some("A comment and its replies."),
-                default: None,
-                shape: &Shape::Object(ObjectShape {
-                    fields: &[
-                        Field {
-                            name: "body",
-                            wire: "body",
-                            description: "The comment text (Markdown).",
-                            shape: &Shape::String(STRING),
-                            required: true,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "replies",
-                            wire: "replies",
-                            description: "Replies to this comment.",
-                            shape: &Shape::Array(ArrayRules {
-                                items: &Shape::Named(&T_Comment),
-                                min_items: None,
-                                max_items: None,
-                                unique_items: false,
-                            }),
-                            ..FIELD
-                        },
-                    ],
-                    require_one_of: &[],
-                    require_exactly_one_of: &[],
-                }),
-            },
-        ),
-        recursive: true,
-    };
+    static T_Comment: Named = Named::new(
+            "Comment",
+            &Shape::Doc(
+                &Doc::new(
+                        &Shape::Object(
+                            ObjectShape::of(
+                                &[
+                                    Field::new(
+                                            "body",
+                                            "The comment text (Markdown).",
+                                            &Shape::String(StringRules::NONE),
+                                        )
+                                        .with_required(true),
+                                    Field::new(
+                                        "replies",
+                                        "Replies to this comment.",
+                                        &Shape::Array(ArrayRules::of(&Shape::Named(&T_Comment))),
+                                    ),
+                                ],
+                            ),
+                        ),
+                    )
+                    .with_description("A comment and its replies."),
+            ),
+        )
+        .with_recursive(true);
     /// The `Label` type.
     #[allow(non_upper_case_globals)]
-    static T_Label: Named = Named {
-        name: "Label",
-        shape: &Shape::Doc(
-            &Doc {
-                description: Some("A label to attach."),
-                default: None,
-                shape: &Shape::Object(ObjectShape {
-                    fields: &[
-                        Field {
-                            name: "name",
-                            wire: "name",
-                            description: "The label name.",
-                            shape: &Shape::String(StringRules {
-                                max_length: Some(50),
-                                ..STRING
-                            }),
-                            required: true,
-                            ..FIELD
-                        },
-                        Field {
-                            name: "color",
-                            wire: "color",
-                            description: "Hex colour without `#`.",
-                            shape: &Shape::String(StringRules {
-                                pattern: Some("^[0-9a-f]{6}$"),
-                                ..STRING
-                            }),
-                            ..FIELD
-                        },
-                    ],
-                    require_one_of: &[],
-                    require_exactly_one_of: &[],
-                }),
-            },
+    static T_Label: Named = Named::new(
+        "Label",
+        &Shape::Doc(
+            &Doc::new(
+                    &Shape::Object(
+                        ObjectShape::of(
+                            &[
+                                Field::new(
+                                        "name",
+                                        "The label name.",
+                                        &Shape::String(StringRules::NONE.with_max_length(50)),
+                                    )
+                                    .with_required(true),
+                                Field::new(
+                                    "color",
+                                    "Hex colour without `#`.",
+                                    &Shape::String(
+                                        StringRules::NONE.with_pattern("^[0-9a-f]{6}$"),
+                                    ),
+                                ),
+                            ],
+                        ),
+                    ),
+                )
+                .with_description("A label to attach."),
         ),
-        recursive: false,
-    };
+    );
     /// The `Range` type.
     #[allow(non_upper_case_globals)]
-    static T_Range: Named = Named {
-        name: "Range",
-        shape: &Shape::Doc(
-            &Doc {
-                description: Some("A time range."),
-                default: None,
-                shape: &Shape::Object(ObjectShape {
-                    fields: &[
-                        Field {
-                            name: "gte",
-                            wire: "gte",
-                            description: "From this instant (inclusive).",
-                            shape: &Shape::String(StringRules {
-                                format: Some(Format::DateTime),
-                                ..STRING
-                            }),
-                            ..FIELD
-                        },
-                        Field {
-                            name: "lt",
-                            wire: "lt",
-                            description: "Before this instant.",
-                            shape: &Shape::String(StringRules {
-                                format: Some(Format::DateTime),
-                                ..STRING
-                            }),
-                            ..FIELD
-                        },
-                    ],
-                    require_one_of: &[],
-                    require_exactly_one_of: &[],
-                }),
-            },
+    static T_Range: Named = Named::new(
+        "Range",
+        &Shape::Doc(
+            &Doc::new(
+                    &Shape::Object(
+                        ObjectShape::of(
+                            &[
+                                Field::new(
+                                    "gte",
+                                    "From this instant (inclusive).",
+                                    &Shape::String(
+                                        StringRules::NONE.with_format(Format::DateTime),
+                                    ),
+                                ),
+                                Field::new(
+                                    "lt",
+                                    "Before this instant.",
+                                    &Shape::String(
+                                        StringRules::NONE.with_format(Format::DateTime),
+                                    ),
+                                ),
+                            ],
+                        ),
+                    ),
+                )
+                .with_description("A time range."),
         ),
-        recursive: false,
-    };
+    );
 }
 /// Every pack compiled here.
 #[allow(dead_code)]

@@ -56,26 +56,10 @@ fn now<'a>(_args: Value, _ctx: &'a CallContext) -> BoxFuture<'a, Result<ToolOutp
     })
 }
 
-const NUMBER: Shape = Shape::Number(NumberRules {
-    minimum: None,
-    maximum: None,
-    enum_values: &[],
-});
+const NUMBER: Shape = Shape::Number(NumberRules::NONE);
 
 const fn number(name: &'static str, description: &'static str) -> Field {
-    Field {
-        name,
-        wire: name,
-        description,
-        shape: &NUMBER,
-        required: true,
-        modes: &[],
-        default: None,
-        location: Location::Arg,
-        style: ListStyle::Repeat,
-        allow_slash: false,
-        from_context: None,
-    }
+    Field::new(name, description, &NUMBER).with_required(true)
 }
 
 const ADD_SCHEMA: &str = r#"{"type":"object","properties":{"a":{"type":"number","description":"The first addend."},"b":{"type":"number","description":"The second addend."}},"required":["a","b"],"additionalProperties":false}"#;
@@ -92,12 +76,11 @@ pub static EXAMPLE: Table = Table::new(
             "Add two numbers exactly.",
             Exec::Rust(add),
         )
-        .with_annotations(Annotations {
-            read_only: true,
-            idempotent: true,
-            destructive: false,
-            open_world: false,
-        })
+        .with_annotations(
+            Annotations::new()
+                .with_read_only(true)
+                .with_idempotent(true),
+        )
         .with_input(&ObjectShape::of(&[
             number("a", "The first addend."),
             number("b", "The second addend."),
@@ -118,12 +101,7 @@ pub static EXAMPLE: Table = Table::new(
             "The current time (UTC).",
             Exec::Rust(now),
         )
-        .with_annotations(Annotations {
-            read_only: true,
-            idempotent: false,
-            destructive: false,
-            open_world: false,
-        })
+        .with_annotations(Annotations::new().with_read_only(true))
         .with_search(SearchData::new(
             "the current time (utc).",
             &["clock", "date"],

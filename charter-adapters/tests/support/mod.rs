@@ -630,25 +630,7 @@ fn fail<'a>(args: Value, ctx: &'a CallContext) -> BoxFuture<'a, Result<ToolOutpu
 }
 
 const fn string_field(name: &'static str, description: &'static str) -> Field {
-    Field {
-        name,
-        wire: name,
-        description,
-        shape: &Shape::String(StringRules {
-            enum_values: &[],
-            min_length: None,
-            max_length: None,
-            pattern: None,
-            format: None,
-        }),
-        required: true,
-        modes: &[],
-        default: None,
-        location: Location::Arg,
-        style: ListStyle::Repeat,
-        allow_slash: false,
-        from_context: None,
-    }
+    Field::new(name, description, &Shape::String(StringRules::NONE)).with_required(true)
 }
 
 macro_rules! demo_tool {
@@ -685,12 +667,11 @@ macro_rules! demo_tool {
             $description,
             Exec::Rust($handler),
         )
-        .with_annotations(Annotations {
-            read_only: $safe,
-            idempotent: $safe,
-            destructive: false,
-            open_world: false,
-        })
+        .with_annotations(
+            Annotations::new()
+                .with_read_only($safe)
+                .with_idempotent($safe),
+        )
         .with_input(&ObjectShape::of(&[string_field(
             $field,
             $field_description,

@@ -8,24 +8,27 @@ use charter_schema::{
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::{group_list, opt_str, opt_u32, s, strs, struct_lit, text};
+use super::{group_list, lit, s, strs, text, u_or_zero, with_chain};
 
 /// The static holding a named type.
 pub(super) fn type_static(name: &str) -> syn::Ident {
     format_ident!("T_{}", name)
 }
 
-/// `static T_<Name>: Named = Named { .. };`
+/// `static T_<Name>: Named = Named::new(..);`
 pub(super) fn named_static(n: &Named) -> TokenStream {
     let ident = type_static(n.name);
     let name = s(n.name);
     let shape = shape_ref(n.shape);
-    let recursive = n.recursive;
+    let named = with_chain(
+        quote!(Named::new(#name, #shape)),
+        vec![("recursive", quote!(true), !n.recursive)],
+    );
     let doc = format!(" The `{}` type.", n.name);
     quote! {
         #[doc = #doc]
         #[allow(non_upper_case_globals)]
-        static #ident: Named = Named { name: #name, shape: #shape, recursive: #recursive };
+        static #ident: Named = #named;
     }
 }
 
@@ -54,9 +57,15 @@ pub(super) fn shape_value(shape: &Shape) -> TokenStream {
         }
         Shape::Array(r) => {
             let items = shape_ref(r.items);
-            let (min, max) = (opt_u32(r.min_items), opt_u32(r.max_items));
-            let unique = r.unique_items;
-            quote!(Shape::Array(ArrayRules { items: #items, min_items: #min, max_items: #max, unique_items: #unique }))
+            let rules = with_chain(
+                quote!(ArrayRules::of(#items)),
+                vec![
+                    ("min_items", u_or_zero(r.min_items), r.min_items.is_none()),
+                    ("max_items", u_or_zero(r.max_items), r.max_items.is_none()),
+                    ("unique_items", quote!(true), !r.unique_items),
+                ],
+            );
+            quote!(Shape::Array(#rules))
         }
         Shape::Object(o) => {
             let o = object(o);
@@ -79,16 +88,23 @@ pub(super) fn shape_value(shape: &Shape) -> TokenStream {
             quote!(Shape::AnyOf(&[#(#alts),*]))
         }
         Shape::Doc(d) => {
-            let description = opt_str(d.description);
-            let default = match d.default {
-                Some(v) => {
-                    let v = text(v);
-                    quote!(Some(#v))
-                }
-                None => quote!(None),
-            };
             let inner = shape_ref(d.shape);
-            quote!(Shape::Doc(&Doc { description: #description, default: #default, shape: #inner }))
+            let doc = with_chain(
+                quote!(Doc::new(#inner)),
+                vec![
+                    (
+                        "description",
+                        lit(s(d.description.unwrap_or(""))),
+                        d.description.is_none(),
+                    ),
+                    (
+                        "default",
+                        d.default.map_or(quote!(), |v| lit(text(v))),
+                        d.default.is_none(),
+                    ),
+                ],
+            );
+            quote!(Shape::Doc(&#doc))
         }
         Shape::Named(n) => {
             let ident = type_static(n.name);
@@ -97,14 +113,24 @@ pub(super) fn shape_value(shape: &Shape) -> TokenStream {
     }
 }
 
-/// `ObjectShape { fields: &[..], .. }`.
+/// `ObjectShape::of(&[..])` and its groups.
 pub(super) fn object(o: &ObjectShape) -> TokenStream {
     let fields = o.fields.iter().map(field);
-    let (a, e) = (
-        group_list(o.require_one_of),
-        group_list(o.require_exactly_one_of),
-    );
-    quote!(ObjectShape { fields: &[#(#fields),*], require_one_of: #a, require_exactly_one_of: #e })
+    with_chain(
+        quote!(ObjectShape::of(&[#(#fields),*])),
+        vec![
+            (
+                "require_one_of",
+                group_list(o.require_one_of),
+                o.require_one_of.is_empty(),
+            ),
+            (
+                "require_exactly_one_of",
+                group_list(o.require_exactly_one_of),
+                o.require_exactly_one_of.is_empty(),
+            ),
+        ],
+    )
 }
 
 fn num(n: &Num) -> TokenStream {
@@ -120,33 +146,26 @@ fn num(n: &Num) -> TokenStream {
 }
 
 fn numbers(r: &NumberRules) -> TokenStream {
-    let min = match &r.minimum {
-        Some(n) => {
-            let n = num(n);
-            quote!(Some(#n))
-        }
-        None => quote!(None),
-    };
-    let max = match &r.maximum {
-        Some(n) => {
-            let n = num(n);
-            quote!(Some(#n))
-        }
-        None => quote!(None),
-    };
     let values = r.enum_values.iter().map(num);
-    struct_lit(
-        quote!(NumberRules),
+    with_chain(
+        quote!(NumberRules::NONE),
         vec![
-            ("minimum", min, r.minimum.is_none()),
-            ("maximum", max, r.maximum.is_none()),
+            (
+                "minimum",
+                r.minimum.as_ref().map_or(quote!(), num),
+                r.minimum.is_none(),
+            ),
+            (
+                "maximum",
+                r.maximum.as_ref().map_or(quote!(), num),
+                r.maximum.is_none(),
+            ),
             (
                 "enum_values",
                 quote!(&[#(#values),*]),
                 r.enum_values.is_empty(),
             ),
         ],
-        "NUMBER",
     )
 }
 
@@ -166,52 +185,52 @@ fn strings(r: &StringRules) -> TokenStream {
                     Format::Base64Url => "Base64Url",
                 }
             );
-            quote!(Some(Format::#v))
+            quote!(Format::#v)
         }
-        None => quote!(None),
+        None => quote!(),
     };
-    struct_lit(
-        quote!(StringRules),
+    with_chain(
+        quote!(StringRules::NONE),
         vec![
             ("enum_values", values, r.enum_values.is_empty()),
-            ("min_length", opt_u32(r.min_length), r.min_length.is_none()),
-            ("max_length", opt_u32(r.max_length), r.max_length.is_none()),
-            ("pattern", opt_str(r.pattern), r.pattern.is_none()),
+            (
+                "min_length",
+                u_or_zero(r.min_length),
+                r.min_length.is_none(),
+            ),
+            (
+                "max_length",
+                u_or_zero(r.max_length),
+                r.max_length.is_none(),
+            ),
+            (
+                "pattern",
+                lit(s(r.pattern.unwrap_or(""))),
+                r.pattern.is_none(),
+            ),
             ("format", format, r.format.is_none()),
         ],
-        "STRING",
     )
 }
 
-/// A `Field` literal spelling out only what differs from `FIELD`.
+/// `Field::new(name, description, shape)` and what differs from its defaults.
 pub(super) fn field(f: &Field) -> TokenStream {
     let name = s(f.name);
-    let wire = s(f.wire);
     let description = s(f.description);
     let shape = shape_ref(f.shape);
-    let required = f.required;
-    let modes = strs(f.modes.iter().copied());
-    let default = match f.default {
-        Some(d) => {
-            let d = text(d);
-            quote!(Some(#d))
-        }
-        None => quote!(None),
-    };
     let location = format_ident!("{}", format!("{:?}", f.location));
     let style = format_ident!("{}", format!("{:?}", f.style));
-    let allow_slash = f.allow_slash;
-    let from_context = opt_str(f.from_context);
-    struct_lit(
-        quote!(Field),
+    with_chain(
+        quote!(Field::new(#name, #description, #shape)),
         vec![
-            ("name", quote!(#name), false),
-            ("wire", quote!(#wire), false),
-            ("description", quote!(#description), false),
-            ("shape", shape, false),
-            ("required", quote!(#required), !f.required),
-            ("modes", modes, f.modes.is_empty()),
-            ("default", default, f.default.is_none()),
+            ("wire", lit(s(f.wire)), f.wire == f.name),
+            ("required", quote!(true), !f.required),
+            ("modes", strs(f.modes.iter().copied()), f.modes.is_empty()),
+            (
+                "default",
+                f.default.map_or(quote!(), |v| lit(text(v))),
+                f.default.is_none(),
+            ),
             (
                 "location",
                 quote!(Location::#location),
@@ -222,9 +241,12 @@ pub(super) fn field(f: &Field) -> TokenStream {
                 quote!(ListStyle::#style),
                 f.style == ListStyle::Repeat,
             ),
-            ("allow_slash", quote!(#allow_slash), !f.allow_slash),
-            ("from_context", from_context, f.from_context.is_none()),
+            ("allow_slash", quote!(true), !f.allow_slash),
+            (
+                "from_context",
+                lit(s(f.from_context.unwrap_or(""))),
+                f.from_context.is_none(),
+            ),
         ],
-        "FIELD",
     )
 }

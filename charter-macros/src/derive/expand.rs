@@ -55,13 +55,7 @@ fn expand_derive(input: syn::DeriveInput, mut errors: Errors) -> TokenStream {
 pub(crate) fn string_enum_shape(names: &[&str]) -> TokenStream {
     let k = krate();
     quote! {
-        #k::table::Shape::String(#k::table::StringRules {
-            enum_values: &[#(#names),*],
-            min_length: ::core::option::Option::None,
-            max_length: ::core::option::Option::None,
-            pattern: ::core::option::Option::None,
-            format: ::core::option::Option::None,
-        })
+        #k::table::Shape::String(#k::table::StringRules::NONE.with_enum_values(&[#(#names),*]))
     }
 }
 
@@ -97,7 +91,7 @@ pub(crate) fn object_shape(fields: &[Field], tag: Option<(&str, &str)>) -> Token
             .into_token_stream(),
         );
     }
-    quote!(#k::table::Shape::Object(#k::table::ObjectShape { fields: &[#(#out),*], require_one_of: &[], require_exactly_one_of: &[], }))
+    quote!(#k::table::Shape::Object(#k::table::ObjectShape::of(&[#(#out),*])))
 }
 
 /// `SHAPE` of a valid container.
@@ -180,7 +174,8 @@ pub(crate) fn external_enum(variants: &[ast::Variant]) -> TokenStream {
                     modes: Vec::new(),
                     from_context: None,
                 };
-                let object = quote!(#k::table::Shape::Object(#k::table::ObjectShape { fields: &[#field], require_one_of: &[], require_exactly_one_of: &[], }));
+                let object =
+                    quote!(#k::table::Shape::Object(#k::table::ObjectShape::of(&[#field])));
                 shapes.push(described(object, &v.desc));
             }
         }

@@ -78,11 +78,9 @@ pub(crate) fn tool_stub(f: &ToolFn, plan: &ToolPlan, errors: &Errors) -> TokenSt
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = "";
             const SEARCH: #k::table::SearchData = #k::table::SearchData::EMPTY;
-            const ANNOTATIONS: #k::table::Annotations = #k::table::Annotations {
-                read_only: false, idempotent: false, destructive: false, open_world: false,
-            };
+            const ANNOTATIONS: #k::table::Annotations = #k::table::Annotations::new();
             const MODE: ::core::option::Option<&'static str> = ::core::option::Option::None;
-            const INPUT: &'static #k::table::ObjectShape = &#k::table::ObjectShape { fields: &[], require_one_of: &[], require_exactly_one_of: &[], };
+            const INPUT: &'static #k::table::ObjectShape = &#k::table::ObjectShape::of(&[]);
             const VIEWS: &'static [#k::table::View] = &[];
             const HANDLER: #k::table::Handler = {
                 fn __charter_handler<'a>(
@@ -110,13 +108,16 @@ pub(crate) fn tool_impl(attr: &ToolAttr, f: &ToolFn, plan: &ToolPlan) -> TokenSt
     let name = &plan.name;
     let description = &f.description;
     let (description_lc, hints, search_terms, search_fields) = search_data(attr, f, plan);
-    let [read_only, idempotent, destructive, open_world] = [
-        attr.read_only,
-        attr.idempotent,
-        attr.destructive,
-        attr.open_world,
+    // The hints the attribute claims; `Annotations::new()` claims none.
+    let annotations = [
+        (attr.read_only, quote!(with_read_only)),
+        (attr.idempotent, quote!(with_idempotent)),
+        (attr.destructive, quote!(with_destructive)),
+        (attr.open_world, quote!(with_open_world)),
     ]
-    .map(|a| a.is_some());
+    .into_iter()
+    .filter(|(a, _)| a.is_some())
+    .map(|(_, with)| quote!(.#with(true)));
     let mode = match &attr.mode {
         Some(m) => quote!(::core::option::Option::Some(#m)),
         None => quote!(::core::option::Option::None),
@@ -137,14 +138,11 @@ pub(crate) fn tool_impl(attr: &ToolAttr, f: &ToolFn, plan: &ToolPlan) -> TokenSt
             const SEARCH: #k::table::SearchData =
                 #k::table::SearchData::new(#description_lc, &[#(#hints),*])
                     .with_terms(#search_terms, &[#(#search_fields),*]);
-            const ANNOTATIONS: #k::table::Annotations = #k::table::Annotations {
-                read_only: #read_only,
-                idempotent: #idempotent,
-                destructive: #destructive,
-                open_world: #open_world,
-            };
+            const ANNOTATIONS: #k::table::Annotations =
+                #k::table::Annotations::new() #(#annotations)*;
             const MODE: ::core::option::Option<&'static str> = #mode;
-            const INPUT: &'static #k::table::ObjectShape = &#k::table::ObjectShape { fields: &[#(#fields),*], require_one_of: &[], require_exactly_one_of: &[], };
+            const INPUT: &'static #k::table::ObjectShape =
+                &#k::table::ObjectShape::of(&[#(#fields),*]);
             const VIEWS: &'static [#k::table::View] = {
                 #(#text_consts)*
                 &[#(#views),*]

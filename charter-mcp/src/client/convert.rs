@@ -62,12 +62,11 @@ pub(crate) fn annotations(hints: Option<&ToolAnnotations>) -> Annotations {
     let Some(h) = hints else {
         return Annotations::default();
     };
-    Annotations {
-        read_only: h.read_only_hint == Some(true),
-        idempotent: h.idempotent_hint == Some(true),
-        destructive: h.destructive_hint == Some(true),
-        open_world: h.open_world_hint == Some(true),
-    }
+    Annotations::new()
+        .with_read_only(h.read_only_hint == Some(true))
+        .with_idempotent(h.idempotent_hint == Some(true))
+        .with_destructive(h.destructive_hint == Some(true))
+        .with_open_world(h.open_world_hint == Some(true))
 }
 
 /// The text a model reads for a call result: text blocks as they are, joined by newlines; other

@@ -65,11 +65,10 @@ const fn bounded(
     minimum: Option<charter_schema::Num>,
     maximum: Option<charter_schema::Num>,
 ) -> Shape {
-    int(NumberRules {
-        minimum,
-        maximum,
-        enum_values: &[],
-    })
+    let mut rules = NumberRules::NONE;
+    rules.minimum = minimum;
+    rules.maximum = maximum;
+    int(rules)
 }
 
 // Bounds follow schemars: 8- and 16-bit integers carry both, wider unsigned ones `minimum: 0`,
@@ -79,7 +78,7 @@ simple! {
     bool => Shape::Bool;
     String => Shape::String(StringRules::NONE);
     str => Shape::String(StringRules::NONE);
-    char => Shape::String(StringRules { min_length: Some(1), max_length: Some(1), ..StringRules::NONE });
+    char => Shape::String(StringRules::NONE.with_min_length(1).with_max_length(1));
     f32 => Shape::Number(NumberRules::NONE);
     f64 => Shape::Number(NumberRules::NONE);
     i8 => bounded(Some(num!(-128)), Some(num!(127)));
@@ -120,18 +119,15 @@ impl<T: Schema> Schema for [T] {
 }
 
 impl<T: Schema, const N: usize> Schema for [T; N] {
-    const SHAPE: Shape = Shape::Array(ArrayRules {
-        min_items: Some(N as u32),
-        max_items: Some(N as u32),
-        ..ArrayRules::of(&T::SHAPE)
-    });
+    const SHAPE: Shape = Shape::Array(
+        ArrayRules::of(&T::SHAPE)
+            .with_min_items(N as u32)
+            .with_max_items(N as u32),
+    );
 }
 
 impl<T: Schema, S> Schema for HashSet<T, S> {
-    const SHAPE: Shape = Shape::Array(ArrayRules {
-        unique_items: true,
-        ..ArrayRules::of(&T::SHAPE)
-    });
+    const SHAPE: Shape = Shape::Array(ArrayRules::of(&T::SHAPE).with_unique_items(true));
 }
 
 impl<T: Schema> Schema for BTreeSet<T> {

@@ -68,12 +68,7 @@ impl ToolDef {
             pack,
             tool,
             description,
-            annotations: Annotations {
-                read_only: false,
-                idempotent: false,
-                destructive: false,
-                open_world: false,
-            },
+            annotations: Annotations::new(),
             mode: None,
             input: NO_INPUT,
             require_one_of: &[],

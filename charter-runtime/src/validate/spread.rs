@@ -37,24 +37,14 @@ pub fn spread_collisions(fields: &[Field], map: &Map<String, Value>) -> Vec<Issu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::{ListStyle, Shape};
+    use crate::table::Shape;
     use serde_json::json;
 
     const fn field(name: &'static str, wire: &'static str, location: Location) -> Field {
         static ANY_MAP: Shape = Shape::Map(&Shape::Any);
-        Field {
-            name,
-            wire,
-            description: "",
-            shape: &ANY_MAP,
-            required: false,
-            modes: &[],
-            default: None,
-            location,
-            style: ListStyle::Repeat,
-            allow_slash: false,
-            from_context: None,
-        }
+        Field::new(name, "", &ANY_MAP)
+            .with_wire(wire)
+            .with_location(location)
     }
 
     static FIELDS: [Field; 4] = [

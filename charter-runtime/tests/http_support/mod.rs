@@ -15,48 +15,16 @@ pub use charter_testkit::stub::{Recorded, Reply, Stub};
 // ---------------------------------------------------------------------------------------------
 // Table helpers: every table type is const-constructible.
 
-pub static STRING: Shape = Shape::String(StringRules {
-    enum_values: &[],
-    min_length: None,
-    max_length: None,
-    pattern: None,
-    format: None,
-});
-pub static INTEGER: Shape = Shape::Integer(NumberRules {
-    minimum: None,
-    maximum: None,
-    enum_values: &[],
-});
+pub static STRING: Shape = Shape::String(StringRules::NONE);
+pub static INTEGER: Shape = Shape::Integer(NumberRules::NONE);
 pub static BOOL: Shape = Shape::Bool;
 pub static ANY: Shape = Shape::Any;
-pub static STRINGS: Shape = Shape::Array(ArrayRules {
-    items: &STRING,
-    min_items: None,
-    max_items: None,
-    unique_items: false,
-});
-pub static INTEGERS: Shape = Shape::Array(ArrayRules {
-    items: &INTEGER,
-    min_items: None,
-    max_items: None,
-    unique_items: false,
-});
+pub static STRINGS: Shape = Shape::Array(ArrayRules::of(&STRING));
+pub static INTEGERS: Shape = Shape::Array(ArrayRules::of(&INTEGER));
 pub static STRING_MAP: Shape = Shape::Map(&STRING);
 
 pub const fn field(name: &'static str, shape: &'static Shape, location: Location) -> Field {
-    Field {
-        name,
-        wire: name,
-        description: "A field.",
-        shape,
-        required: false,
-        modes: &[],
-        default: None,
-        location,
-        style: ListStyle::Repeat,
-        allow_slash: false,
-        from_context: None,
-    }
+    Field::new(name, "A field.", shape).with_location(location)
 }
 
 pub const fn wired(
@@ -65,10 +33,7 @@ pub const fn wired(
     shape: &'static Shape,
     location: Location,
 ) -> Field {
-    Field {
-        wire,
-        ..field(name, shape, location)
-    }
+    field(name, shape, location).with_wire(wire)
 }
 
 pub const fn pack(label: &'static str, auth: Auth) -> HttpPack {
