@@ -18,6 +18,11 @@
 //! list as ToolSearch loads tools, or (built with `SessionOptions::search_and_call`) sends the
 //! same two tools every turn, `ToolSearch` and `CallTool`, so the request prefix never changes.
 //!
+//! OpenAI's API refuses a request with more than [`OPENAI_MAX_TOOLS`] tools in it
+//! (`array_above_max_length`), so [`run`] refuses to send one and says how to show fewer: an
+//! eager session of a few packs holds hundreds. A server without that limit takes
+//! [`Options::with_max_tools`]`(None)`.
+//!
 //! ```no_run
 //! # async fn demo(session: &charter_runtime::ToolSession) -> Result<(), charter_adapters::Error> {
 //! use charter_adapters::openai::{self, ChatMessage, OpenAiClient, Options};
@@ -288,6 +293,10 @@ impl OpenAiClient {
     }
 }
 
+/// The most tools OpenAI's chat completions take in one request: a longer `tools` array is
+/// refused with `array_above_max_length`, whatever the tools' size.
+pub const OPENAI_MAX_TOOLS: usize = 128;
+
 /// How a [`run`] behaves. Build with [`Options::default`] and the `with_*` methods.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -303,6 +312,9 @@ pub struct Options {
     /// Send `"strict": true` with each definition written in the strict dialect (default
     /// `true`; only a session built in [`Dialect::OpenAiStrict`] gives such definitions).
     pub strict: bool,
+    /// The most tools one request may carry (default [`OPENAI_MAX_TOOLS`]); `None` for a server
+    /// without a limit.
+    pub max_tools: Option<usize>,
 }
 
 impl Default for Options {
@@ -312,6 +324,7 @@ impl Default for Options {
             concurrency: DEFAULT_CONCURRENCY,
             extra: Map::new(),
             strict: true,
+            max_tools: Some(OPENAI_MAX_TOOLS),
         }
     }
 }
@@ -322,6 +335,22 @@ impl Options {
     /// Whether definitions in the strict dialect go with `"strict": true` (default `true`).
     pub fn with_strict(mut self, strict: bool) -> Self {
         self.strict = strict;
+        self
+    }
+
+    /// The most tools one request may carry (default `Some(`[`OPENAI_MAX_TOOLS`]`)`): a turn
+    /// whose session shows more fails with [`Error::Config`] before anything is sent. `None`
+    /// for an OpenAI-compatible server that takes any number.
+    ///
+    /// ```
+    /// use charter_adapters::openai::Options;
+    ///
+    /// let local = Options::default().with_max_tools(None);
+    /// assert_eq!(local.max_tools, None);
+    /// assert_eq!(Options::default().max_tools, Some(128));
+    /// ```
+    pub fn with_max_tools(mut self, max_tools: Option<usize>) -> Self {
+        self.max_tools = max_tools;
         self
     }
 
@@ -446,6 +475,7 @@ pub async fn run(
         let body = {
             let tools = session.visible();
             tracing::debug!(turn, tools = tools.len(), "chat-completions request");
+            check_tool_count(tools.len(), options.max_tools)?;
             write_body(model, &transcript, &tools, options.strict, &options.extra)
         };
         let completion = client.complete(body).await?;
@@ -479,6 +509,20 @@ pub async fn run(
         turns: options.max_turns,
         stop: Stop::MaxTurns,
     })
+}
+
+/// A request with more tools than the server takes is refused by it after the whole body went
+/// out; this says so before, with what would show fewer.
+fn check_tool_count(tools: usize, max: Option<usize>) -> Result<(), Error> {
+    match max {
+        Some(max) if tools > max => Err(Error::Config(format!(
+            "the session shows {tools} tools and chat completions take at most {max} in one \
+             request: serve them progressively (`SessionOptions::search_and_call` sends two), \
+             choose fewer packs or a narrower mode, or lift the limit for a server without it \
+             (`Options::with_max_tools(None)`)"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The response's message as it goes back on the wire: role `assistant`, without members that
@@ -605,6 +649,19 @@ mod tests {
                 .check()
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn more_tools_than_the_limit_is_a_configuration_error_naming_both() {
+        assert!(check_tool_count(128, Some(OPENAI_MAX_TOOLS)).is_ok());
+        assert!(check_tool_count(5000, None).is_ok());
+        match check_tool_count(481, Some(OPENAI_MAX_TOOLS)) {
+            Err(Error::Config(m)) => {
+                assert!(m.contains("481 tools") && m.contains("at most 128"), "{m}");
+                assert!(m.contains("search_and_call"), "{m}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -732,3 +732,50 @@ async fn a_strict_session_sends_strict_definitions_with_strict_true_unless_turne
     .unwrap_err();
     assert!(matches!(err, Error::Config(_)), "{err:?}");
 }
+
+#[tokio::test]
+async fn more_tools_than_the_api_takes_are_refused_before_anything_is_sent() {
+    let (server, client) = server(vec![openai_text("never sent")]).await;
+    let github = &charter::packs::github::TOOLS;
+    assert!(github.tools.len() > openai::OPENAI_MAX_TOOLS);
+    let session = ToolSession::with_options(
+        vec![Source::Table(github)],
+        SessionOptions {
+            disclosure: charter_runtime::Disclosure::Eager,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let shown = session.visible().len();
+    let err = openai::run(
+        &client,
+        "m",
+        &[ChatMessage::user("go")],
+        &session,
+        &context("openai-too-many"),
+        &Options::default(),
+    )
+    .await
+    .unwrap_err();
+    match err {
+        Error::Config(m) => assert!(
+            m.contains(&format!("{shown} tools")) && m.contains("at most 128"),
+            "{m}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(server.requests().is_empty(), "nothing reached the server");
+
+    // A server without the limit takes them all.
+    openai::run(
+        &client,
+        "m",
+        &[ChatMessage::user("go")],
+        &session,
+        &context("openai-too-many"),
+        &Options::default().with_max_tools(None),
+    )
+    .await
+    .unwrap();
+    assert_eq!(server.requests()[0].tool_names().len(), shown);
+}
