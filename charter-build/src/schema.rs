@@ -84,7 +84,7 @@ pub fn tool_view_signature(
         widest: view.widest,
     };
     let keep: Vec<&str> = keep.iter().map(String::as_str).collect();
-    typescript::signature(&root, labels, &keep)
+    typescript::signature(&root, labels, typescript::Returns::Kept(&keep))
 }
 
 /// Every view of every tool of a pack: `[tool][view]`.

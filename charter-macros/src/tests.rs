@@ -115,3 +115,65 @@ fn errors_keep_the_item_and_add_a_placeholder() {
     assert!(out.contains("an empty mode label is refused"), "{out}");
     assert!(out.contains("needs a description"), "{out}");
 }
+
+#[test]
+fn the_result_probed_is_the_returned_type_nameable_in_a_const() {
+    let probed = |ret: TokenStream| {
+        let out = tool(
+            quote!(),
+            quote! {
+                /// A tool.
+                fn t<'a>() -> #ret { todo!() }
+            },
+        )
+        .to_string();
+        let (_, rest) = out
+            .split_once("const __CHARTER_RESULT")
+            .expect("a result constant");
+        let (value, _) = rest.split_once("; const __CHARTER_VIEW_0").unwrap();
+        // Without spaces: how `>` tokens print (`>>` or `> >`) does not matter.
+        let value: String = value.split_whitespace().collect();
+        value
+            .split_once("Returned<")
+            .map(|(_, ty)| ty.rsplit_once(">>::SHAPE").unwrap().0.to_owned())
+    };
+    assert_eq!(probed(quote!(Vec<Task>)).as_deref(), Some("Vec<Task>"));
+    // `T` of a `Result`, whatever the path, with `E` or without.
+    assert_eq!(
+        probed(quote!(std::result::Result<Option<Task>, Error>)).as_deref(),
+        Some("Option<Task>")
+    );
+    assert_eq!(probed(quote!(anyhow::Result<u32>)).as_deref(), Some("u32"));
+    // Every lifetime `'static`: the signature's are not in scope in a const.
+    assert_eq!(
+        probed(quote!(Result<&'a str, Cow<'_, str>>)).as_deref(),
+        Some("&'staticstr")
+    );
+    assert_eq!(
+        probed(quote!(Vec<&str>)).as_deref(),
+        Some("Vec<&'staticstr>")
+    );
+    // What a const cannot name is `any` without a probe.
+    for ret in [
+        quote!(impl Serialize),
+        quote!(Result<impl Serialize, String>),
+        quote!(Vec<impl Serialize>),
+        quote!(Self),
+        quote!(fmt::Result),
+    ] {
+        assert_eq!(probed(ret.clone()), None, "{ret}");
+    }
+    let none = tool(
+        quote!(),
+        quote!(
+            /** A tool. */
+            fn t() {}
+        ),
+    )
+    .to_string();
+    let none: String = none.split_whitespace().collect();
+    assert!(
+        none.contains("const__CHARTER_RESULT:::core::option::Option<&'static::charter::table::Shape>=::core::option::Option::None;"),
+        "{none}"
+    );
+}

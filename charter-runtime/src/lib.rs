@@ -60,6 +60,7 @@ pub use tokens::{json_tokens, schema_tokens, text_tokens};
 pub mod __private_0_1_0 {
     pub use serde_json;
 
+    pub use crate::schema::{Returned, Untyped};
     pub use crate::{
         __const_dialects as const_dialects, __const_qualified as const_qualified,
         __const_view as const_view,

@@ -469,7 +469,8 @@ fn view(
     };
     let labels = Labels { active, widest };
     let emitted = emit(&root, labels, Target::Portable);
-    let (signature, signature_tokens) = typescript::signature(&root, labels, &[]);
+    let (signature, signature_tokens) =
+        typescript::signature(&root, labels, typescript::Returns::Any);
     let paths: Vec<PathCost> = emitted
         .paths
         .into_iter()

@@ -1,6 +1,7 @@
 //! The `#[charter::tool]`, `derive(Schema)` and `pack!` macros at run time, in one test binary.
 //! The compile-fail cases are in `charter-macros/tests/ui.rs` (trybuild).
 
+mod code_signatures;
 mod identity;
 mod macros;
 mod macros_schemars;

@@ -224,7 +224,7 @@ fn view_tokens(f: &ToolFn, plan: &ToolPlan) -> (Vec<TokenStream>, Vec<TokenStrea
     let p = private();
     let ident = &f.ident;
     let mut texts: Vec<(Vec<usize>, syn::Ident)> = Vec::new();
-    let mut text_consts = Vec::new();
+    let mut text_consts = vec![result_shape(f)];
     let mut views = Vec::new();
     for view in &plan.views {
         let active = &view.active;
@@ -247,7 +247,8 @@ fn view_tokens(f: &ToolFn, plan: &ToolPlan) -> (Vec<TokenStream>, Vec<TokenStrea
                     ) = #p::const_view!(
                         <#ident as #k::schema::Tool>::INPUT,
                         [#(#active),*],
-                        #widest
+                        #widest,
+                        __CHARTER_RESULT
                     );
                 });
                 let dialects = syn::Ident::new(
@@ -287,6 +288,94 @@ fn view_tokens(f: &ToolFn, plan: &ToolPlan) -> (Vec<TokenStream>, Vec<TokenStrea
         });
     }
     (text_consts, views)
+}
+
+/// `__CHARTER_RESULT`: the shape of what the tool answers, for code mode's signature
+/// (docs/code-mode.md): its return type's `T` (of `T` or `Result<T, E>`) probed for a schema in
+/// `const` context, `None` (`any`) where it has none or the type cannot be named there.
+fn result_shape(f: &ToolFn) -> TokenStream {
+    let k = krate();
+    let p = private();
+    let value = match returned_type(f) {
+        Some(ty) => quote! {{
+            #[allow(unused_imports)]
+            use #p::Untyped as _;
+            <#p::Returned<#ty>>::SHAPE
+        }},
+        None => quote!(::core::option::Option::None),
+    };
+    quote! {
+        const __CHARTER_RESULT: ::core::option::Option<&'static #k::table::Shape> = #value;
+    }
+}
+
+/// The type a tool answers with, nameable in a `const` beside it: `T` of `Result<T, E>` (any
+/// path ending in `Result`, its first type argument) or the return type itself, every lifetime
+/// `'static` (the signature's lifetimes are not in scope there). `None` without a return type,
+/// and for an `impl Trait`, a `Self` or a macro.
+fn returned_type(f: &ToolFn) -> Option<syn::Type> {
+    let syn::ReturnType::Type(_, ty) = &f.item.sig.output else {
+        return None;
+    };
+    let mut ty = match f.returns {
+        Returns::Value => (**ty).clone(),
+        Returns::Result => result_ok(ty)?.clone(),
+    };
+    let mut check = Nameable { nameable: true };
+    syn::visit_mut::VisitMut::visit_type_mut(&mut check, &mut ty);
+    check.nameable.then_some(ty)
+}
+
+/// `T` of `Result<T, ..>` (through parentheses and invisible groups).
+fn result_ok(ty: &syn::Type) -> Option<&syn::Type> {
+    match ty {
+        syn::Type::Paren(p) => result_ok(&p.elem),
+        syn::Type::Group(g) => result_ok(&g.elem),
+        syn::Type::Path(p) => {
+            let syn::PathArguments::AngleBracketed(args) = &p.path.segments.last()?.arguments
+            else {
+                return None;
+            };
+            args.args.iter().find_map(|a| match a {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Makes every lifetime of a return type `'static`, and notes what a `const` cannot name.
+struct Nameable {
+    nameable: bool,
+}
+
+impl syn::visit_mut::VisitMut for Nameable {
+    fn visit_lifetime_mut(&mut self, l: &mut syn::Lifetime) {
+        l.ident = syn::Ident::new("static", l.ident.span());
+    }
+
+    fn visit_type_reference_mut(&mut self, r: &mut syn::TypeReference) {
+        if r.lifetime.is_none() {
+            r.lifetime = Some(syn::Lifetime::new("'static", r.and_token.span));
+        }
+        syn::visit_mut::visit_type_reference_mut(self, r);
+    }
+
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        match ty {
+            syn::Type::ImplTrait(_) | syn::Type::Infer(_) | syn::Type::Macro(_) => {
+                self.nameable = false;
+            }
+            syn::Type::Path(p)
+                if p.qself.is_none()
+                    && p.path.segments.first().is_some_and(|s| s.ident == "Self") =>
+            {
+                self.nameable = false;
+            }
+            _ => syn::visit_mut::visit_type_mut(self, ty),
+        }
+    }
 }
 
 /// `HANDLER`: take the arguments apart, call the function, shape its answer.

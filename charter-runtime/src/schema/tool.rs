@@ -2,7 +2,7 @@
 //! helpers that qualify names, and the macros that evaluate the schema emitter in `const`
 //! context.
 
-use crate::table::{Annotations, Exec, Handler, ObjectShape, SearchData, ToolDef, View};
+use crate::table::{Annotations, Exec, Handler, ObjectShape, SearchData, Shape, ToolDef, View};
 
 #[doc(hidden)]
 pub use charter_terms::modes::str_eq;
@@ -116,13 +116,19 @@ macro_rules! schema_text {
 /// One view of a Rust tool, evaluated in `const` context by the schema emitter: `(schema text,
 /// tokens, spans, paths, signature, signature tokens)` of the tool whose arguments are `$input`
 /// (an `&'static ObjectShape`) with the labels `$active` in force, `$widest` when no mode is
-/// (generated code). The signature is code mode's TypeScript declaration (its result `any`: a
-/// Rust tool declares no `keep`).
+/// (generated code). The signature is code mode's TypeScript declaration, its result typed by
+/// `$result` (an `Option<&'static Shape>`: the return type's, [`Returned`]; `None`: `any`).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __const_view {
-    ($input:expr, [$($active:expr),*], $widest:expr) => {{
+    ($input:expr, [$($active:expr),*], $widest:expr, $result:expr) => {{
         const __R: $crate::__schema::Root<'static> = $crate::__schema::Root::of($input);
+        const __RT: $crate::__schema::emit::typescript::Returns<'static> = match $result {
+            ::core::option::Option::Some(shape) => {
+                $crate::__schema::emit::typescript::Returns::Shape(shape)
+            }
+            ::core::option::Option::None => $crate::__schema::emit::typescript::Returns::Any,
+        };
         const __LB: $crate::__schema::Labels<'static> =
             $crate::__schema::Labels { active: &[$($active),*], widest: $widest };
         const __M: $crate::__schema::Measure =
@@ -139,9 +145,9 @@ macro_rules! __const_view {
         const __P: [$crate::table::PathCost; __M.paths] =
             $crate::__schema::emit::path_costs(&__V.raw, &__PT);
         const __SM: $crate::__schema::Measure =
-            $crate::__schema::emit::typescript::signature_measure(&__R, __LB, &[]);
+            $crate::__schema::emit::typescript::signature_measure(&__R, __LB, __RT);
         const __SV: $crate::__schema::emit::typescript::SignatureText<{ __SM.bytes }> =
-            $crate::__schema::emit::typescript::signature_text(&__R, __LB, &[]);
+            $crate::__schema::emit::typescript::signature_text(&__R, __LB, __RT);
         const __ST: [u8; __SM.bytes] = __SV.text;
         let __out: (
             &'static str,
@@ -160,6 +166,28 @@ macro_rules! __const_view {
         );
         __out
     }};
+}
+
+/// A Rust tool's return type `T` (of `T` or `Result<T, E>`) probed for a schema in `const`
+/// context (generated code): `{ use Untyped as _; <Returned<T>>::SHAPE }` is `Some(&T::SHAPE)`
+/// where `T: Schema`, since an inherent constant shadows a trait's, and else `None` from the
+/// [`Untyped`] fallback, without an error: a tool may return anything `Serialize`. The choice
+/// needs a concrete `T` (a tool's return type is one; the macro leaves `impl Trait` out).
+#[doc(hidden)]
+pub struct Returned<T: ?Sized>(core::marker::PhantomData<T>);
+
+/// The fallback of [`Returned`]: no shape.
+#[doc(hidden)]
+pub trait Untyped {
+    /// `None`: the type has no schema.
+    const SHAPE: Option<&'static Shape> = None;
+}
+
+impl<T: ?Sized> Untyped for Returned<T> {}
+
+impl<T: super::Schema + ?Sized> Returned<T> {
+    /// The type's shape.
+    pub const SHAPE: Option<&'static Shape> = Some(&T::SHAPE);
 }
 
 /// The qualified name `<pack>_<tool>` as a `&'static str` constant (generated code).

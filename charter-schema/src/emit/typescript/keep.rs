@@ -5,7 +5,7 @@
 
 use crate::emit::out::Out;
 
-/// The result type of a tool that keeps these paths.
+/// The result type of a tool that keeps these paths ([`super::Returns::Kept`]).
 pub(crate) const fn result(out: &mut Out<'_>, keep: &[&str]) {
     if keep.is_empty() {
         out.raw("any");

@@ -1,7 +1,8 @@
 //! Code mode's TypeScript signatures (docs/code-mode.md): from the same [`Root`] and view
 //! [`Labels`] as a view's JSON Schema, the declaration of the tool's call as a program makes it,
 //! `(args: {..}): Promise<..>`, with each argument's description as a doc comment and the result's
-//! shape where the pack's `response.keep` knows it.
+//! type where it is known ([`Returns`]): a pack's `response.keep` paths, a Rust tool's return
+//! type's shape.
 //!
 //! The caller puts the tool's description and its access (`github.issues_list`) in front at
 //! run time; both are per tool, this text is per view. Like the JSON Schema emitter it is a
@@ -24,6 +25,21 @@ use super::out::Out;
 use super::{Labels, MAX_DEFS, Measure, Root};
 use crate::shape::Named;
 
+/// What a call answers, as the signature's `Promise<..>` says it.
+#[derive(Debug, Clone, Copy)]
+pub enum Returns<'a> {
+    /// Unknown: `any` (a pack that keeps the API's whole answer, a Rust tool whose return type
+    /// has no schema).
+    Any,
+    /// A pack's `response.keep` paths: `[number, user.login]` is `{number; user: {login}}`,
+    /// members untyped (a path names fields, not types); on a list, each item's. None: `any`.
+    Kept(&'a [&'a str]),
+    /// A Rust tool's return type's shape (`T` of `T` or `Result<T, E>`), typed as arguments
+    /// are, but an optional member is `name?: T | null`: the shape says what deserialising
+    /// accepts, and an absent `Option` serialises as `null`.
+    Shape(&'a crate::shape::Shape),
+}
+
 /// One pass's state.
 pub(crate) struct Ts<'a, 'b> {
     pub(crate) out: Out<'b>,
@@ -31,11 +47,18 @@ pub(crate) struct Ts<'a, 'b> {
     pub(crate) defs: &'a [&'a Named],
     /// Which of `defs` this view reaches.
     pub(crate) used: [bool; MAX_DEFS],
+    /// Writing the result's type (optional members may be `null`).
+    pub(crate) result: bool,
 }
 
-/// One pass: the declaration of the call with the arguments of `root` in this view, returning
-/// what `keep` lists (empty: the API's answer as it is, `any`).
-const fn pass(root: &Root<'_>, labels: Labels<'_>, keep: &[&str], text: &mut [u8]) -> Measure {
+/// One pass: the declaration of the call with the arguments of `root` in this view, answering
+/// `returns`.
+const fn pass(
+    root: &Root<'_>,
+    labels: Labels<'_>,
+    returns: Returns<'_>,
+    text: &mut [u8],
+) -> Measure {
     assert!(
         root.defs.len() <= MAX_DEFS,
         "a tool reaches more recursive types than the schema emitter holds (MAX_DEFS)"
@@ -45,10 +68,19 @@ const fn pass(root: &Root<'_>, labels: Labels<'_>, keep: &[&str], text: &mut [u8
         labels,
         defs: root.defs,
         used: [false; MAX_DEFS],
+        result: false,
     };
     node::arguments(&mut t, root);
     t.out.raw(": Promise<");
-    keep::result(&mut t.out, keep);
+    match returns {
+        Returns::Any => t.out.raw("any"),
+        Returns::Kept(keep) => keep::result(&mut t.out, keep),
+        Returns::Shape(shape) => {
+            t.result = true;
+            node::ty(&mut t, shape);
+            t.result = false;
+        }
+    }
     t.out.byte(b'>');
     node::declarations(&mut t);
     Measure {
@@ -62,19 +94,23 @@ const fn pass(root: &Root<'_>, labels: Labels<'_>, keep: &[&str], text: &mut [u8
 }
 
 /// The length pass: the signature's size (`bytes` and `chars`; no spans or paths).
-pub const fn signature_measure(root: &Root<'_>, labels: Labels<'_>, keep: &[&str]) -> Measure {
+pub const fn signature_measure(
+    root: &Root<'_>,
+    labels: Labels<'_>,
+    returns: Returns<'_>,
+) -> Measure {
     let mut none: [u8; 0] = [];
-    pass(root, labels, keep, &mut none)
+    pass(root, labels, returns, &mut none)
 }
 
 /// The write pass, into a buffer of exactly [`signature_measure`]'s `bytes`.
 pub const fn signature_write(
     root: &Root<'_>,
     labels: Labels<'_>,
-    keep: &[&str],
+    returns: Returns<'_>,
     text: &mut [u8],
 ) -> Measure {
-    pass(root, labels, keep, text)
+    pass(root, labels, returns, text)
 }
 
 /// A view's signature as constants: what `#[charter::tool]` evaluates, `B` being
@@ -91,13 +127,13 @@ pub struct SignatureText<const B: usize> {
 pub const fn signature_text<const B: usize>(
     root: &Root<'_>,
     labels: Labels<'_>,
-    keep: &[&str],
+    returns: Returns<'_>,
 ) -> SignatureText<B> {
     let mut s = SignatureText {
         text: [0; B],
         tokens: 0,
     };
-    let m = signature_write(root, labels, keep, &mut s.text);
+    let m = signature_write(root, labels, returns, &mut s.text);
     assert!(
         m.bytes == B,
         "signature_text: B is not signature_measure()'s"
@@ -107,10 +143,10 @@ pub const fn signature_text<const B: usize>(
 }
 
 /// One view's signature and its size, with a heap buffer (the pack compiler, the test kit).
-pub fn signature(root: &Root<'_>, labels: Labels<'_>, keep: &[&str]) -> (String, u32) {
-    let m = signature_measure(root, labels, keep);
+pub fn signature(root: &Root<'_>, labels: Labels<'_>, returns: Returns<'_>) -> (String, u32) {
+    let m = signature_measure(root, labels, returns);
     let mut text = vec![0u8; m.bytes];
-    let written = signature_write(root, labels, keep, &mut text);
+    let written = signature_write(root, labels, returns, &mut text);
     debug_assert_eq!(written, m, "the two passes agree");
     (
         String::from_utf8(text).expect("the emitter writes UTF-8"),

@@ -82,7 +82,8 @@ const fn shown_field(t: &Ts<'_, '_>, f: &Field) -> bool {
     f.visible_in(t.labels.active, t.labels.widest)
 }
 
-/// `/** doc */ name?: type` (the doc when the field or its type says something).
+/// `/** doc */ name?: type` (the doc when the field or its type says something); in a result,
+/// `name?: type | null`.
 const fn member(t: &mut Ts<'_, '_>, f: &Field) {
     let desc = if f.description.is_empty() {
         own_description(f.shape)
@@ -98,6 +99,9 @@ const fn member(t: &mut Ts<'_, '_>, f: &Field) {
     }
     t.out.raw(": ");
     ty(t, f.shape);
+    if t.result && !f.required && !matches!(f.shape.bare(), Shape::Nullable(_) | Shape::Any) {
+        t.out.raw(" | null");
+    }
 }
 
 /// `/** text */ ` on one line: line breaks become spaces, `*/` is written `*\/`.
@@ -223,8 +227,12 @@ pub(crate) const fn ty(t: &mut Ts<'_, '_>, shape: &Shape) {
         }
         Shape::Doc(d) => ty(t, d.shape),
         Shape::Named(n) if n.recursive => {
-            mark_used(t, n);
-            t.out.raw(n.name);
+            if mark_used(t, n) {
+                t.out.raw(n.name);
+            } else {
+                // A result's own recursive type, which the tool's `defs` do not declare.
+                t.out.raw("any");
+            }
         }
         Shape::Named(n) => ty(t, n.shape),
     }
@@ -263,16 +271,21 @@ const fn object(t: &mut Ts<'_, '_>, o: &ObjectShape) {
     t.out.byte(b'}');
 }
 
-const fn mark_used(t: &mut Ts<'_, '_>, n: &Named) {
+/// Marks a recursive type as reached: false for a result's type outside `defs`.
+const fn mark_used(t: &mut Ts<'_, '_>, n: &Named) -> bool {
     let mut i = 0;
     while i < t.defs.len() {
         if str_eq(t.defs[i].name, n.name) {
             t.used[i] = true;
-            return;
+            return true;
         }
         i += 1;
     }
-    panic!("a recursive type is used without its definition (Root::defs)")
+    assert!(
+        t.result,
+        "a recursive type is used without its definition (Root::defs)"
+    );
+    false
 }
 
 /// `\ntype Name = ..` for every recursive type reached, each once (a declaration may reach

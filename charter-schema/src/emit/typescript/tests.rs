@@ -13,8 +13,8 @@ const fn required(f: Field) -> Field {
     }
 }
 
-fn widest(root: &Root<'_>, keep: &[&str]) -> String {
-    signature(root, Labels::WIDEST, keep).0
+fn widest(root: &Root<'_>, returns: Returns<'_>) -> String {
+    signature(root, Labels::WIDEST, returns).0
 }
 
 #[test]
@@ -33,7 +33,7 @@ fn arguments_with_docs_enums_and_optional_members() {
         Field::new("level", "", &LEVELS),
         Field::new("per-page", "", &INT),
     ]);
-    let (text, tokens) = signature(&Root::of(&IN), Labels::WIDEST, &[]);
+    let (text, tokens) = signature(&Root::of(&IN), Labels::WIDEST, Returns::Any);
     assert_eq!(
         text,
         "(args: {\n  /** Repository owner. */ owner: string;\n  /** Which *\\/ issues, by state. */ state?: \"open\" | \"closed\";\n  level?: 1 | -2;\n  \"per-page\"?: number;\n}): Promise<any>"
@@ -44,10 +44,10 @@ fn arguments_with_docs_enums_and_optional_members() {
 #[test]
 fn nothing_shown_nothing_required() {
     static NONE: ObjectShape = ObjectShape::of(&[]);
-    assert_eq!(widest(&Root::of(&NONE), &[]), "(): Promise<any>");
+    assert_eq!(widest(&Root::of(&NONE), Returns::Any), "(): Promise<any>");
     static OPT: ObjectShape = ObjectShape::of(&[Field::new("q", "", &STR)]);
     assert_eq!(
-        widest(&Root::of(&OPT), &[]),
+        widest(&Root::of(&OPT), Returns::Any),
         "(args?: {\n  q?: string;\n}): Promise<any>"
     );
 }
@@ -71,7 +71,7 @@ fn nested_lists_maps_nullable_and_alternatives() {
         Field::new("n", "", &NULL_STR),
     ]);
     assert_eq!(
-        widest(&Root::of(&IN), &[]),
+        widest(&Root::of(&IN), Returns::Any),
         "(args: {\n  items: {/** The a. */ a: string; b?: number}[];\n  tags?: (string | null)[];\n  meta?: Record<string, any>;\n  x?: string | boolean;\n  n?: string | null;\n}): Promise<any>"
     );
 }
@@ -102,10 +102,10 @@ fn views_hide_fields_and_groups_are_a_comment() {
         widest: false,
     };
     assert_eq!(
-        signature(&root, narrow, &[]).0,
+        signature(&root, narrow, Returns::Any).0,
         "(args?: {\n  // Give at least one of: a, or b.\n  a?: string;\n}): Promise<any>"
     );
-    assert!(widest(&root, &[]).contains("  b?: string;\n"));
+    assert!(widest(&root, Returns::Any).contains("  b?: string;\n"));
 }
 
 #[test]
@@ -123,7 +123,7 @@ fn recursive_types_are_declared_after() {
         defs: &[&NODE],
     };
     assert_eq!(
-        widest(&root, &[]),
+        widest(&root, Returns::Any),
         "(args?: {\n  tree?: Node;\n}): Promise<any>\ntype Node = {children?: Node[]}"
     );
 }
@@ -141,7 +141,7 @@ fn the_result_from_kept_paths() {
         "number",
     ];
     assert_eq!(
-        widest(&Root::of(&IN), &keep),
+        widest(&Root::of(&IN), Returns::Kept(&keep)),
         "(): Promise<{number; labels: {name; color}; user: {login}; pull_request: {head: {ref}; html_url}}>"
     );
 }
@@ -150,9 +150,91 @@ fn the_result_from_kept_paths() {
 fn const_evaluation_matches_the_native_call() {
     static IN: ObjectShape = ObjectShape::of(&[required(Field::new("q", "Query.", &STR))]);
     const ROOT: Root<'static> = Root::of(&IN);
-    const M: Measure = signature_measure(&ROOT, Labels::WIDEST, &["id"]);
-    const S: SignatureText<{ M.bytes }> = signature_text(&ROOT, Labels::WIDEST, &["id"]);
-    let (text, tokens) = signature(&ROOT, Labels::WIDEST, &["id"]);
+    const M: Measure = signature_measure(&ROOT, Labels::WIDEST, Returns::Kept(&["id"]));
+    const S: SignatureText<{ M.bytes }> =
+        signature_text(&ROOT, Labels::WIDEST, Returns::Kept(&["id"]));
+    let (text, tokens) = signature(&ROOT, Labels::WIDEST, Returns::Kept(&["id"]));
     assert_eq!(crate::emit::utf8(&S.text), text);
     assert_eq!(S.tokens, tokens);
+}
+
+#[test]
+fn the_result_from_a_shape() {
+    static NULL_STR: Shape = Shape::Nullable(&STR);
+    static TASK: Shape = Shape::Object(ObjectShape::of(&[
+        required(Field::new("title", "The task's title.", &STR)),
+        required(Field::new("done", "", &Shape::Bool)),
+        // An `Option<String>` field: absent or `null` in what serde writes.
+        Field::new("note", "", &STR),
+        // Already nullable, or any: no second `null`.
+        Field::new("due", "", &NULL_STR),
+        Field::new("meta", "", &Shape::Any),
+    ]));
+    static TASKS: Shape = Shape::Array(ArrayRules::of(&TASK));
+    static IN: ObjectShape = ObjectShape::of(&[required(Field::new("q", "", &STR))]);
+    assert_eq!(
+        widest(&Root::of(&IN), Returns::Shape(&TASKS)),
+        "(args: {\n  q: string;\n}): Promise<{/** The task's title. */ title: string; done: boolean; note?: string | null; due?: string | null; meta?: any}[]>"
+    );
+    // Arguments keep their own rule: an optional member is not `| null`.
+    static ARG: ObjectShape = ObjectShape::of(&[Field::new("t", "", &TASK)]);
+    let text = widest(&Root::of(&ARG), Returns::Shape(&NULL_STR));
+    assert!(text.contains("t?: {"), "{text}");
+    assert!(text.contains("; note?: string; due"), "{text}");
+    assert!(text.ends_with("}): Promise<string | null>"), "{text}");
+    static NONE: ObjectShape = ObjectShape::of(&[]);
+    assert_eq!(
+        widest(&Root::of(&NONE), Returns::Shape(&INT)),
+        "(): Promise<number>"
+    );
+    assert_eq!(
+        widest(&Root::of(&NONE), Returns::Kept(&[])),
+        "(): Promise<any>"
+    );
+}
+
+#[test]
+fn a_results_recursive_type_outside_defs_is_any() {
+    static NODE: Named = Named {
+        name: "Node",
+        shape: &Shape::Object(ObjectShape::of(&[Field::new("children", "", &KIDS)])),
+        recursive: true,
+    };
+    static KIDS: Shape = Shape::Array(ArrayRules::of(&Shape::Named(&NODE)));
+    static NONE: ObjectShape = ObjectShape::of(&[]);
+    assert_eq!(
+        widest(&Root::of(&NONE), Returns::Shape(&KIDS)),
+        "(): Promise<any[]>"
+    );
+    // Declared by the tool (its arguments may reach it too): by name, declared after the
+    // signature as arguments see it.
+    let root = Root {
+        input: &NONE,
+        groups: Groups::NONE,
+        defs: &[&NODE],
+    };
+    assert_eq!(
+        widest(&root, Returns::Shape(&KIDS)),
+        "(): Promise<Node[]>\ntype Node = {children?: Node[]}"
+    );
+}
+
+#[test]
+fn a_typed_result_in_const_matches_the_native_call() {
+    static OUT: Shape = Shape::Object(ObjectShape::of(&[
+        required(Field::new("ok", "Whether it worked, ✓.", &Shape::Bool)),
+        Field::new("why", "", &STR),
+    ]));
+    static IN: ObjectShape = ObjectShape::of(&[required(Field::new("q", "Query.", &STR))]);
+    const ROOT: Root<'static> = Root::of(&IN);
+    const R: Returns<'static> = Returns::Shape(&OUT);
+    const M: Measure = signature_measure(&ROOT, Labels::WIDEST, R);
+    const S: SignatureText<{ M.bytes }> = signature_text(&ROOT, Labels::WIDEST, R);
+    let (text, tokens) = signature(&ROOT, Labels::WIDEST, R);
+    assert_eq!(crate::emit::utf8(&S.text), text);
+    assert_eq!((M.bytes, M.chars), (text.len(), text.chars().count()));
+    assert_eq!(S.tokens, tokens);
+    assert!(
+        text.ends_with("Promise<{/** Whether it worked, ✓. */ ok: boolean; why?: string | null}>")
+    );
 }
