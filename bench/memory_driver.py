@@ -18,10 +18,9 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import time
 
-PROTOCOL = "2025-06-18"
+from stdio_client import Server
 
 
 def status_kib(pid):
@@ -37,39 +36,12 @@ def status_kib(pid):
 
 def one_run(argv, env):
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    next_id = [1]
-
-    def request(method, params=None):
-        rid = next_id[0]
-        next_id[0] += 1
-        message = {"jsonrpc": "2.0", "id": rid, "method": method}
-        if params is not None:
-            message["params"] = params
-        proc.stdin.write((json.dumps(message) + "\n").encode())
-        proc.stdin.flush()
-        while True:
-            line = proc.stdout.readline()
-            received = time.perf_counter()
-            if not line:
-                raise SystemExit(f"{argv[0]}: closed stdout while answering {method}")
-            reply = json.loads(line)
-            if reply.get("id") == rid:
-                if "error" in reply:
-                    raise SystemExit(f"{argv[0]}: {method} failed: {reply['error']}")
-                return reply["result"], received, len(line)
-
-    _, t_init, _ = request(
-        "initialize",
-        {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
-    )
-    proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-    proc.stdin.flush()
-    listed, t_list, size = request("tools/list")
-    request("tools/list")
-    memory = status_kib(proc.pid)
-    proc.stdin.close()
-    proc.wait()
+    server = Server(argv, env)
+    _, t_init, _ = server.initialize()
+    listed, t_list, size = server.request("tools/list")
+    server.request("tools/list")
+    memory = status_kib(server.pid)
+    server.close()
     return {
         "init_ms": (t_init - t0) * 1000.0,
         "list_ms": (t_list - t0) * 1000.0,

@@ -11,11 +11,12 @@ With MAP set, prints each named section as a row of 64 KiB chunks (the kernel ma
 64 KiB around a fault): `@` a chunk wholly resident, a blank none of it. docs/mcp.md, "Memory".
 """
 
-import json
 import os
 import struct
 import subprocess
 import sys
+
+from stdio_client import Server
 
 PAGE = 4096
 
@@ -34,29 +35,12 @@ def sections(binary):
 
 
 def listed_server(argv):
-    """The server process after initialize and two tools/list, and how many tools it listed."""
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-
-    def request(rid, method, params=None):
-        message = {"jsonrpc": "2.0", "id": rid, "method": method}
-        if params is not None:
-            message["params"] = params
-        proc.stdin.write((json.dumps(message) + "\n").encode())
-        proc.stdin.flush()
-        while True:
-            line = proc.stdout.readline()
-            if not line:
-                raise SystemExit(f"{argv[0]}: closed stdout while answering {method}")
-            reply = json.loads(line)
-            if reply.get("id") == rid:
-                return reply.get("result", {})
-
-    request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "pages", "version": "0"}})
-    proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-    proc.stdin.flush()
-    tools = len(request(2, "tools/list").get("tools", []))
-    request(3, "tools/list")
-    return proc, tools
+    """The server after initialize and two tools/list, and how many tools it listed."""
+    server = Server(argv)
+    server.initialize(client="pages")
+    listed, _, _ = server.request("tools/list")
+    server.request("tools/list")
+    return server, len(listed.get("tools", []))
 
 
 def resident_pages(pid, binary):
@@ -87,8 +71,7 @@ def main():
             key, _, value = line.partition(":")
             status[key] = value.strip()
     resident = resident_pages(proc.pid, binary)
-    proc.stdin.close()
-    proc.wait()
+    proc.close()
     print(f"charter {' '.join(args)}: {tools} tools; VmHWM {status['VmHWM']}, RssFile {status['RssFile']}, RssAnon {status['RssAnon']}")
     print(f"{'section':<24}{'size KiB':>10}{'resident KiB':>14}")
     chosen = [m for m in os.environ.get("MAP", "").split(",") if m]
