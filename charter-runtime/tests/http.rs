@@ -1893,26 +1893,59 @@ async fn settled(open: &std::sync::atomic::AtomicUsize, at_most: usize) -> usize
     open.load(Ordering::SeqCst)
 }
 
+/// `calls` concurrent calls, each on its own connection, through an executor `configure` set
+/// up: the executor (its pool lives as long) and the API's count of open connections.
+async fn burst(
+    calls: usize,
+    configure: impl FnOnce(http::HttpExecutorBuilder) -> http::HttpExecutorBuilder,
+) -> (HttpExecutor, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    let (base, open) = counting_api(calls).await;
+    let exec = configure(HttpExecutor::builder().no_proxy().base_url("open", base))
+        .build()
+        .unwrap();
+    let sent = (0..calls).map(|_| call(&exec, &DELETE, json!({})));
+    for result in futures::future::join_all(sent).await {
+        result.unwrap();
+    }
+    (exec, open)
+}
+
 #[tokio::test]
 async fn after_a_burst_only_the_idle_limit_of_connections_stays_open() {
     const BURST: usize = 20;
     for (limit, kept) in [(Some(3), 3), (None, BURST)] {
-        let (base, open) = counting_api(BURST).await;
-        let mut builder = HttpExecutor::builder().no_proxy().base_url("open", base);
-        if let Some(limit) = limit {
-            builder = builder.max_idle_per_host(limit);
-        }
-        let exec = builder.build().unwrap();
-        let calls = (0..BURST).map(|_| call(&exec, &DELETE, json!({})));
-        for result in futures::future::join_all(calls).await {
-            result.unwrap();
-        }
+        let (_exec, open) = burst(BURST, |builder| match limit {
+            Some(limit) => builder.max_idle_per_host(limit),
+            None => builder,
+        })
+        .await;
         // Every call had its own connection; the idle limit decides how many stay.
         assert_eq!(
             settled(&open, kept).await,
             kept,
             "limit {limit:?} (default {})",
             http::DEFAULT_MAX_IDLE_PER_HOST
+        );
+    }
+}
+
+#[tokio::test]
+async fn idle_connections_close_after_the_idle_timeout() {
+    const BURST: usize = 4;
+    for (idle, kept) in [(Some(Duration::from_millis(200)), 0), (None, BURST)] {
+        let (_exec, open) = burst(BURST, |builder| match idle {
+            Some(idle) => builder.idle_timeout(idle),
+            None => builder,
+        })
+        .await;
+        // A connection closes within twice the idle timeout of its last call; the default
+        // (30 s) keeps all of them this long.
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        assert_eq!(
+            settled(&open, kept).await,
+            kept,
+            "idle timeout {idle:?} (default {:?})",
+            http::DEFAULT_IDLE_TIMEOUT
         );
     }
 }

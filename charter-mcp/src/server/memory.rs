@@ -19,8 +19,15 @@
 use std::time::Duration;
 
 /// How long after the last closed session freed memory is still handed back: rmcp keeps a
-/// closed session's stored answers for a minute before it drops them.
+/// closed session's stored answers for a minute before it drops them, and the connections the
+/// sessions' calls left idle close within twice the executor's idle timeout (60 s).
 pub(crate) const TRIM_WINDOW: Duration = Duration::from_secs(90);
+
+// The idle connections a burst leaves must close while the trims still run (the housekeeping
+// looks every 10 s): past the window, their pages stayed resident (docs/code-mode.md).
+const _: () = assert!(
+    TRIM_WINDOW.as_secs() >= 2 * charter_runtime::http::DEFAULT_IDLE_TIMEOUT.as_secs() + 10
+);
 
 /// At most this many glibc arenas, the main one included, for a machine of `cores`: one per
 /// core, and never fewer than two (the server's own thread keeps the main one). `None` when the

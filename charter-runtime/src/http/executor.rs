@@ -34,10 +34,20 @@ use super::response::{DEFAULT_MAX_RESPONSE_BYTES, api_error, shape_response};
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Idle connections kept per API host. A burst of a thousand calls opens a thousand connections;
-/// kept idle, each holds its buffers (about 28 KiB) for the pool's 90 s, which a server measured
-/// as memory not given back after the burst (`bench/http-load.sh`). A few dozen cover the steady
+/// kept idle, each holds its buffers (about 28 KiB) until it closes ([`DEFAULT_IDLE_TIMEOUT`]),
+/// which a server measured as memory not given back after the burst (`bench/http-load.sh`). A few dozen cover the steady
 /// concurrency of one agent team against one API.
 pub const DEFAULT_MAX_IDLE_PER_HOST: usize = 32;
+
+/// How long a connection may sit idle before it closes (30 s). The pool looks for expired
+/// connections once per this period, so one closes between 30 and 60 s after its last call: inside
+/// the 90 s in which the HTTP server hands freed memory back after sessions close. With reqwest's
+/// 90 s, the connections of a burst of `RunCode` programs (about 16 KiB each, their read buffers
+/// and channels) closed 90 to 180 s after it, when nothing gave their pages back any more:
+/// measured with heaptrack, they were the 1.2 MB still in use 100 s after 100 programs
+/// (docs/code-mode.md). APIs close idle connections after about as long (nginx 75 s, load
+/// balancers 60 s), so few connections outlive 30 s of quiet anyway.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Sends YAML-pack tool calls. Cheap to clone (the client and provider are shared); hold one per
 /// process so every session reuses its connections.
@@ -76,6 +86,7 @@ pub struct HttpExecutorBuilder {
     system_proxy: bool,
     user_agent: String,
     max_idle_per_host: usize,
+    idle_timeout: Duration,
 }
 
 impl fmt::Debug for HttpExecutorBuilder {
@@ -102,6 +113,7 @@ impl Default for HttpExecutorBuilder {
             system_proxy: true,
             user_agent: concat!("charter/", env!("CARGO_PKG_VERSION")).to_owned(),
             max_idle_per_host: DEFAULT_MAX_IDLE_PER_HOST,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
         }
     }
 }
@@ -185,6 +197,13 @@ impl HttpExecutorBuilder {
         self
     }
 
+    /// How long an idle connection is kept for reuse (default [`DEFAULT_IDLE_TIMEOUT`]); it
+    /// closes within twice this after its last call.
+    pub fn idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle_timeout = idle;
+        self
+    }
+
     /// Ignores the `HTTP(S)_PROXY` environment variables (on by default).
     pub fn no_proxy(mut self) -> Self {
         self.system_proxy = false;
@@ -204,6 +223,7 @@ impl HttpExecutorBuilder {
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(self.connect_timeout)
             .pool_max_idle_per_host(self.max_idle_per_host)
+            .pool_idle_timeout(self.idle_timeout)
             .user_agent(self.user_agent);
         if !self.system_proxy {
             builder = builder.no_proxy();

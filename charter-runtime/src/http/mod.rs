@@ -31,7 +31,10 @@ pub use credentials::{
     AsyncFnCredentials, CredentialKind, CredentialProvider, CredentialQuery, EnvCredentials,
     FirstOf, FnCredentials, Secret, StaticCredentials, first_of, from_async_fn, from_fn,
 };
-pub use executor::{DEFAULT_MAX_IDLE_PER_HOST, DEFAULT_TIMEOUT, HttpExecutor, HttpExecutorBuilder};
+pub use executor::{
+    DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_IDLE_PER_HOST, DEFAULT_TIMEOUT, HttpExecutor,
+    HttpExecutorBuilder,
+};
 pub use lazy::LazyHttp;
 pub use oauth::DEFAULT_TOKEN_TIMEOUT;
 pub use oauth::login::{Authorization, Login};
