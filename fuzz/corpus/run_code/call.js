@@ -1,0 +1,1 @@
+return (await fz.echo({text: "hi"}));

@@ -1,0 +1,1 @@
+try { await fz.refuse({reason: "no"}); } catch (e) { return String(e.message); }

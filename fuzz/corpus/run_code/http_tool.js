@@ -1,0 +1,1 @@
+try { return await tracker.issues_list({project: "p"}); } catch (e) { return e.message; }
