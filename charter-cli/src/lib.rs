@@ -115,14 +115,37 @@ where
 {
     use clap::{CommandFactory, FromArgMatches};
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let asks_version = asks_version(&args);
+    if !asks_version && let Some(cli) = parse_mcp_alone(&args) {
+        return Ok(cli);
+    }
     let mut cli = Cli::command();
     // Naming the packs reads every table's label, which lies beside that pack's tools: a server
     // of one pack would map pages of all sixteen. Only `--version` needs the names.
-    if asks_version(&args) {
+    if asks_version {
         cli = cli.version(version_line(tables));
     }
     let matches = cli.try_get_matches_from(args)?;
     Cli::from_arg_matches(&matches)
+}
+
+/// `charter mcp ...` parsed by the `mcp` subcommand's arguments alone, or `None` to parse the
+/// whole command line. Building every subcommand's arguments was a seventh of the instructions a
+/// server runs before it answers `initialize`; a server is started far more often than any
+/// other command. The arguments are the same declaration, so what parses here parses to the same
+/// value; anything else (an error, `--help`) is left to the whole command line, whose messages
+/// and usage lines stay the only ones printed.
+fn parse_mcp_alone(args: &[OsString]) -> Option<Cli> {
+    use clap::{Args, FromArgMatches};
+    if args.get(1).is_none_or(|a| a != "mcp") {
+        return None;
+    }
+    let mcp = args::McpArgs::augment_args(clap::Command::new("mcp").no_binary_name(true));
+    let matches = mcp.try_get_matches_from(&args[2..]).ok()?;
+    let mcp = args::McpArgs::from_arg_matches(&matches).ok()?;
+    Some(Cli {
+        command: Command::Mcp(mcp),
+    })
 }
 
 /// Whether the command line may ask for `--version` / `-V` (a short-flag cluster holding `V`
@@ -221,4 +244,73 @@ fn init_tracing() {
         .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .with_target(false)
         .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the whole command line parses `charter mcp ...` to, or its error's kind.
+    fn whole(args: &[&str]) -> Result<String, clap::error::ErrorKind> {
+        use clap::{CommandFactory, FromArgMatches};
+        Cli::command()
+            .try_get_matches_from(args)
+            .and_then(|m| Cli::from_arg_matches(&m))
+            .map(|cli| format!("{cli:?}"))
+            .map_err(|e| e.kind())
+    }
+
+    #[test]
+    fn mcp_alone_parses_as_the_whole_command_line_or_leaves_it() {
+        let lines: &[&[&str]] = &[
+            &["charter", "mcp"],
+            &["charter", "mcp", "--pack", "slack"],
+            &[
+                "charter", "mcp", "--pack", "slack", "--pack", "github", "--mode", "pro",
+            ],
+            &["charter", "mcp", "--progressive"],
+            &[
+                "charter",
+                "mcp",
+                "--progressive=search-and-call",
+                "--threshold",
+                "40",
+            ],
+            &[
+                "charter",
+                "mcp",
+                "--http",
+                "127.0.0.1:0",
+                "--allow-host",
+                "a.example",
+            ],
+            &[
+                "charter",
+                "mcp",
+                "--upstream",
+                "x=echo hi",
+                "--upstream-timeout",
+                "3",
+            ],
+            // Errors and help: left to the whole command line.
+            &["charter", "mcp", "--allow-host", "a.example"],
+            &["charter", "mcp", "--no-such-flag"],
+            &["charter", "mcp", "--threshold", "many"],
+            &["charter", "mcp", "--help"],
+            &["charter", "mcp", "-h"],
+            &["charter", "mcp", "extra"],
+            &["charter", "tools"],
+            &["charter"],
+        ];
+        for line in lines {
+            let args: Vec<OsString> = line.iter().map(OsString::from).collect();
+            let alone = parse_mcp_alone(&args).map(|cli| format!("{cli:?}"));
+            match (alone, whole(line)) {
+                (Some(alone), Ok(whole)) => assert_eq!(alone, whole, "{line:?}"),
+                (None, Err(_)) => {}
+                (None, Ok(_)) if line.get(1) != Some(&"mcp") => {}
+                (alone, whole) => panic!("{line:?}: alone {alone:?}, whole {whole:?}"),
+            }
+        }
+    }
 }

@@ -53,11 +53,15 @@ impl Catalog {
         eager: &ToolSession,
         progressive: &[ToolSession],
     ) -> Self {
-        let defs: HashMap<&str, &'static ToolDef> = tables
-            .iter()
-            .flat_map(|t| t.tools.iter())
-            .map(|d| (d.name, d))
-            .collect();
+        // Sized up front: growing the maps was a third of building the catalog.
+        let mut defs: HashMap<&str, &'static ToolDef> =
+            HashMap::with_capacity(tables.iter().map(|t| t.tools.len()).sum());
+        defs.extend(
+            tables
+                .iter()
+                .flat_map(|t| t.tools.iter())
+                .map(|d| (d.name, d)),
+        );
         let all = eager.all();
         let tool_count = all.len();
         let mut entries: Vec<Entry> = all
@@ -81,12 +85,14 @@ impl Catalog {
                 .filter(|e| !is_meta(e.name))
                 .count();
         }
-        let by_name = entries
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| !is_meta(&e.name))
-            .map(|(i, e)| (e.name.clone(), i))
-            .collect();
+        let mut by_name = HashMap::with_capacity(entries.len());
+        by_name.extend(
+            entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| !is_meta(&e.name))
+                .map(|(i, e)| (e.name.clone(), i)),
+        );
         Self {
             entries,
             meta,
