@@ -1,7 +1,7 @@
 //! Link options of the `charter` binary: what a server maps of it is what it runs and serves.
 //!
-//! A server's memory is mostly pages of its own binary (docs/mcp.md, "Memory"). Three link
-//! options keep those to the pages it uses:
+//! A server's memory is mostly pages of its own binary (docs/mcp.md, "Memory"). These link
+//! options keep those to the pages it uses, and the loader's work at each start small:
 //!
 //! - **Not position-independent** (`-no-pie`). The tool tables hold about 100,000 pointers
 //!   (every `&'static str` and slice of every pack). In a position-independent binary the loader
@@ -24,12 +24,19 @@
 //!   what it does read of the tables (each pack's `ToolDef`s, each tool's `View`s) goes in
 //!   `.data.rel.ro.charter_listed`, gathered here after the `Table`s, not each beside its
 //!   tool's shapes, paths and spans.
+//! - **The unwinder linked in** (`libgcc_eh.a`, as `cc -static-libgcc` links it), found through
+//!   a `libgcc_s.so` in `OUT_DIR` that is a linker script naming it: the loader then opens,
+//!   maps and relocates one library fewer at every start, and skips `libgcc_s.so.1`'s
+//!   constructor, whose `cpuid` instructions trap in a virtual machine. Panics unwind and
+//!   backtraces print as before (the same code). `CHARTER_SHARED_LIBGCC=1` keeps the shared
+//!   library; a cross build keeps it too (the host's compiler names the archive).
 //!
 //! The layout is a linker script in `OUT_DIR` that only orders sections (`INSERT`, so the
 //! linker's own layout stays in force otherwise), for the linker Rust uses by default on Linux
 //! (rust-lld, and GNU ld reads it too). It is left out when the build names another linker
 //! (`-C linker=`, `-fuse-ld=`, `CARGO_TARGET_<TRIPLE>_LINKER`), in debug builds, and with
-//! `CHARTER_NO_LAYOUT=1`. A name in the list the build does not hold matches nothing.
+//! `CHARTER_NO_LAYOUT=1`; so is the unwinder. A name in the list the build does not hold
+//! matches nothing.
 
 use std::process::Command;
 
@@ -42,7 +49,9 @@ fn main() {
         "CHARTER_PIE",
         "CHARTER_NO_RELR",
         "CHARTER_NO_LAYOUT",
+        "CHARTER_SHARED_LIBGCC",
         "RUSTC_LINKER",
+        "CC",
     ] {
         println!("cargo::rerun-if-env-changed={var}");
     }
@@ -72,8 +81,15 @@ fn main() {
     if var("PROFILE") != "release" || other_linker || !var("CHARTER_NO_LAYOUT").is_empty() {
         return;
     }
+    let out_dir = std::path::PathBuf::from(var("OUT_DIR"));
+    if var("CHARTER_SHARED_LIBGCC").is_empty()
+        && target == var("HOST")
+        && let Some(dir) = static_unwinder(&out_dir)
+    {
+        println!("cargo::rustc-link-arg-bins=-L{}", dir.display());
+    }
     let hot = std::fs::read_to_string(HOT_CODE).unwrap_or_default();
-    let script = std::path::Path::new(&var("OUT_DIR")).join("layout.ld");
+    let script = out_dir.join("layout.ld");
     if std::fs::write(&script, layout(&hot)).is_ok() {
         println!("cargo::rustc-link-arg-bins=-Wl,-T,{}", script.display());
     }
@@ -91,9 +107,10 @@ fn layout(hot: &str) -> String {
         .map(str::trim)
         .filter(|n| !n.is_empty() && !n.starts_with('#') && !n.contains([' ', '(', ')']))
         .collect();
-    // Plain `.text` sections come from the C start-up files (`_start`): Rust code has one
-    // section per function.
-    let mut script = String::from("SECTIONS {\n  .text : {\n    *(.text)\n");
+    // The C start-up files' code (`_start`) first. Other plain `.text` sections (assembly of
+    // crypto crates, the unwinder) go after the hot functions: a server runs none of them, and
+    // ahead of the hot code they were mapped with it (128 KiB of them resident).
+    let mut script = String::from("SECTIONS {\n  .text : {\n    *crt*.o(.text)\n");
     for name in &names {
         // Cold paths LLVM recognises live in `.text.unlikely.<name>`.
         script.push_str(&format!("    *(.text.{name} .text.unlikely.{name})\n"));
@@ -112,6 +129,32 @@ fn layout(hot: &str) -> String {
          *(.data.rel.ro .data.rel.ro.*)\n  }\n} INSERT AFTER .init_array;\n",
     );
     script
+}
+
+/// A directory holding a `libgcc_s.so` that is a linker script naming the C compiler's static
+/// unwinder (`libgcc_eh.a`, what `cc -static-libgcc` links), searched before the system's: the
+/// unwinder Rust's panics use is then linked in, and the loader neither opens nor relocates
+/// `libgcc_s.so.1` (nor runs its constructor, whose `cpuid`s trap in a virtual machine) at each
+/// start. `None` (the shared library stays) when the compiler knows no `libgcc_eh.a`.
+fn static_unwinder(out_dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
+    let out = Command::new(cc)
+        .arg("-print-file-name=libgcc_eh.a")
+        .output()
+        .ok()?;
+    let archive = std::path::PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
+    // An unknown file is printed back as its bare name; a script names files without quotes.
+    let plain = !archive
+        .to_string_lossy()
+        .contains(|c: char| c.is_whitespace() || "()\"".contains(c));
+    if !archive.is_absolute() || !archive.is_file() || !plain {
+        return None;
+    }
+    let dir = out_dir.join("unwind");
+    std::fs::create_dir_all(&dir).ok()?;
+    let script = format!("INPUT({})\n", archive.display());
+    std::fs::write(dir.join("libgcc_s.so"), script).ok()?;
+    Some(dir)
 }
 
 /// Whether this machine's glibc (`getconf GNU_LIBC_VERSION`: `glibc 2.36`) loads `DT_RELR`.
