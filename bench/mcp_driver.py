@@ -29,63 +29,12 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 
-PROTOCOL = "2025-06-18"
-
-
-class Server:
-    def __init__(self, argv, env):
-        self.t0 = time.perf_counter()
-        self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
-        )
-        self.next_id = 1
-
-    def send(self, message):
-        self.proc.stdin.write((json.dumps(message) + "\n").encode())
-        self.proc.stdin.flush()
-
-    def request(self, method, params=None):
-        """Sends a request and waits for its response (notifications in between are skipped).
-
-        Sets `self.received` to the time the response's last byte was read, before the client
-        decodes it: the steps time the server and the pipe, not this driver's JSON decoding."""
-        rid = self.next_id
-        self.next_id += 1
-        message = {"jsonrpc": "2.0", "id": rid, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.send(message)
-        while True:
-            line = self.proc.stdout.readline()
-            self.received = time.perf_counter()
-            if not line:
-                raise SystemExit(f"server closed stdout while waiting for {method}")
-            reply = json.loads(line)
-            if reply.get("id") == rid:
-                if "error" in reply:
-                    raise SystemExit(f"{method} failed: {reply['error']}")
-                return reply["result"]
-
-    def initialize(self):
-        result = self.request(
-            "initialize",
-            {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
-        )
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        return result
-
-    def close(self):
-        """Closes stdin, reaps the server and returns the CPU time it used (user + system, s)."""
-        self.proc.stdin.close()
-        _, status, usage = os.wait4(self.proc.pid, 0)
-        self.proc.returncode = os.waitstatus_to_exitcode(status)
-        return usage.ru_utime + usage.ru_stime
+from stdio_client import Server
 
 
 def ms(seconds):
@@ -96,12 +45,12 @@ def eager_run(argv, env):
     server = Server(argv, env)
     server.initialize()
     t_init = server.received - server.t0
-    tools = server.request("tools/list")["tools"]
+    tools = server.call("tools/list")["tools"]
     t_list = server.received - server.t0
     t = time.perf_counter()
-    again = server.request("tools/list")["tools"]
+    again = server.call("tools/list")["tools"]
     t_relist = server.received - t
-    cpu = server.close()
+    cpu = server.reap()
     if len(again) != len(tools):
         raise SystemExit("the repeat list differs from the first")
     return t_init, t_list, t_relist, cpu, len(tools), len(json.dumps(tools))
@@ -110,15 +59,15 @@ def eager_run(argv, env):
 def search_run(argv, env, query):
     server = Server(argv, env)
     server.initialize()
-    listed = server.request("tools/list")["tools"]
+    listed = server.call("tools/list")["tools"]
     if not any(t["name"] == "ToolSearch" for t in listed):
         raise SystemExit("the progressive server does not list ToolSearch")
     t = time.perf_counter()
-    result = server.request("tools/call", {"name": "ToolSearch", "arguments": {"query": query}})
+    result = server.call("tools/call", {"name": "ToolSearch", "arguments": {"query": query}})
     t_search = server.received - t
     if result.get("isError"):
         raise SystemExit(f"ToolSearch failed: {result}")
-    grown = server.request("tools/list")["tools"]
+    grown = server.call("tools/list")["tools"]
     server.close()
     if len(grown) <= len(listed):
         raise SystemExit("ToolSearch loaded nothing")
@@ -129,8 +78,8 @@ def peak_rss_kib(argv, env):
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
         server = Server(["/usr/bin/time", "-v", "-o", report.name] + argv, env)
         server.initialize()
-        server.request("tools/list")
-        server.request("tools/list")
+        server.call("tools/list")
+        server.call("tools/list")
         server.close()
         text = open(report.name).read()
     match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
@@ -143,7 +92,7 @@ def first_list(argv, env):
     """The first tools/list of a fresh server: (tools, bytes of compact JSON, tokens)."""
     server = Server(argv, env)
     server.initialize()
-    tools = server.request("tools/list")["tools"]
+    tools = server.call("tools/list")["tools"]
     server.close()
     size = len(json.dumps(tools, separators=(",", ":")))
     return len(tools), size, size // 4
@@ -180,15 +129,15 @@ def search_call_run(argv, env, tool, arguments):
     first HTTP call) and the first connection, the second is warm."""
     server = Server(argv, env)
     server.initialize()
-    listed = [t["name"] for t in server.request("tools/list")["tools"]]
+    listed = [t["name"] for t in server.call("tools/list")["tools"]]
     if listed[-2:] != ["ToolSearch", "CallTool"]:
         raise SystemExit(f"not a search-and-call list: {listed}")
     times = []
     for _ in range(2):
         before = Stub.hits
         t = time.perf_counter()
-        found = server.request("tools/call", {"name": "ToolSearch", "arguments": {"query": f"select:{tool}"}})
-        called = server.request("tools/call", {"name": "CallTool", "arguments": {"name": tool, "arguments": arguments}})
+        found = server.call("tools/call", {"name": "ToolSearch", "arguments": {"query": f"select:{tool}"}})
+        called = server.call("tools/call", {"name": "CallTool", "arguments": {"name": tool, "arguments": arguments}})
         times.append(server.received - t)
         if found.get("isError") or '"inputSchema"' not in found["content"][0]["text"]:
             raise SystemExit(f"ToolSearch found no schema: {found}")
