@@ -12,6 +12,8 @@
 //! }
 //! ```
 
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod allocator;
 mod args;
 mod auth;
 mod call;
@@ -40,7 +42,15 @@ pub const EXIT_USAGE: u8 = 2;
 
 /// Runs the command line of this process over `tables`, writing to stdout and stderr.
 pub fn main_with(tables: &[&'static Table]) -> ExitCode {
-    run(std::env::args_os(), tables)
+    init_tracing();
+    // Unlocked handles, as in `run`.
+    run_with(
+        std::env::args_os(),
+        tables,
+        &mut io::stdout(),
+        &mut io::stderr(),
+        Process::Own,
+    )
 }
 
 /// Runs one command line (`args[0]` is the program name) over `tables`, writing to the
@@ -68,6 +78,31 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    run_with(args, tables, out, err, Process::Shared)
+}
+
+/// Whose process a command line runs in: only a process's own command line may restart it
+/// (`charter mcp --http`, `allocator.rs`); `run` and `run_to` serve embedders' and tests'
+/// command lines in processes that are not theirs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Process {
+    /// The command line of this process ([`main_with`]).
+    Own,
+    /// A command line run inside a process that has its own.
+    Shared,
+}
+
+fn run_with<I, T>(
+    args: I,
+    tables: &[&'static Table],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    process: Process,
+) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
     let cli = match parse(args, tables) {
         Ok(cli) => cli,
         Err(e) => {
@@ -82,7 +117,7 @@ where
     };
     let name = subcommand_name(&cli.command);
     let result = match cli.command {
-        Command::Mcp(a) => serve::run(a, tables, err),
+        Command::Mcp(a) => serve::run(a, tables, err, process),
         Command::Tools(a) => tools::run(a, tables, out),
         Command::Search(a) => search::run(a, tables, out),
         Command::Egress(a) => egress::run(a, tables, out),

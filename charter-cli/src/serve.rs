@@ -15,13 +15,21 @@ use charter_runtime::session::Toolkit;
 use charter_runtime::table::Table;
 
 use crate::args::McpArgs;
-use crate::{Failure, packs, runtime};
+use crate::{Failure, Process, packs, runtime};
 
 pub(crate) fn run(
     args: McpArgs,
     tables: &[&'static Table],
     err: &mut dyn Write,
+    process: Process,
 ) -> Result<ExitCode, Failure> {
+    // First, before any thread: the restart happens here or not at all.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if args.http.is_some() && process == Process::Own {
+        crate::allocator::http_server_start();
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let _ = process;
     let tables = packs::select(tables, &args.packs)?;
     let upstreams = upstreams(&args)?;
     // Flushed when dropped, after serving ends.

@@ -413,3 +413,99 @@ async fn telemetry_exports_one_span_per_tool_call_with_the_conventions_and_no_se
     assert_eq!(parent, "00f067aa0ba902b7");
     assert!(spans.iter().any(|s| s.name == "initialize"));
 }
+
+/// What `charter <args>` started with (its `/proc/PID/environ`, which glibc reads its
+/// allocator settings from) and what an upstream server it spawns gets: the upstream is a shell
+/// that writes both down and exits, so charter stops there.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn environments(http: bool, env: &[(&str, &str)]) -> (Vec<String>, Vec<String>) {
+    let dir = std::env::temp_dir().join(format!(
+        "charter-environ-{}-{}-{}",
+        std::process::id(),
+        http,
+        env.len()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let upstream = format!(
+        "sh -c 'tr \"\\0\" \"\\n\" < /proc/$PPID/environ > {0}/server; env > {0}/upstream'",
+        dir.display()
+    );
+    let mut args = vec!["mcp", "--pack", "github", "--upstream", upstream.as_str()];
+    if http {
+        args.extend(["--http", "127.0.0.1:0"]);
+    }
+    let mut command = std::process::Command::new(BIN);
+    command
+        .args(&args)
+        .env_remove("GLIBC_TUNABLES")
+        .env_remove("GITHUB_TOKEN");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let output = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success(),
+        "the upstream exits without answering: {stderr}"
+    );
+    let read = |name: &str| {
+        let text = std::fs::read_to_string(dir.join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}; charter said: {stderr}"));
+        // glibc ends each tunable's value with a NUL in the environment block as it reads
+        // them: the settings after the first are lines of their own there.
+        let mut seen: Vec<String> = Vec::new();
+        for line in text.lines() {
+            match seen.last_mut() {
+                Some(last) if last.starts_with("GLIBC_TUNABLES=") && line.starts_with("glibc.") => {
+                    last.push(':');
+                    last.push_str(line);
+                }
+                _ if line.starts_with("GLIBC_TUNABLES=")
+                    || line.starts_with("CHARTER_RESTARTED_FOR_TUNABLES=") =>
+                {
+                    seen.push(line.to_owned());
+                }
+                _ => seen.push(String::new()),
+            }
+        }
+        seen.retain(|l| !l.is_empty());
+        seen
+    };
+    let seen = (read("server"), read("upstream"));
+    std::fs::remove_dir_all(&dir).unwrap();
+    seen
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn the_http_server_starts_with_the_allocators_thread_cache_off_and_keeps_that_to_itself() {
+    // The HTTP server restarts itself with glibc's per-thread cache off; what it spawns gets
+    // the environment the user gave.
+    let (server, upstream) = environments(true, &[]);
+    assert!(
+        server.contains(&"GLIBC_TUNABLES=glibc.malloc.tcache_count=0".to_owned()),
+        "{server:?}"
+    );
+    assert_eq!(upstream, Vec::<String>::new());
+
+    // The user's own settings stay, the cache's added.
+    let (server, upstream) = environments(true, &[("GLIBC_TUNABLES", "glibc.malloc.arena_max=3")]);
+    assert!(
+        server.contains(
+            &"GLIBC_TUNABLES=glibc.malloc.arena_max=3:glibc.malloc.tcache_count=0".to_owned()
+        ),
+        "{server:?}"
+    );
+    assert_eq!(upstream, ["GLIBC_TUNABLES=glibc.malloc.arena_max=3"]);
+
+    // A count the user chose stands, with no restart (the way to keep glibc's cache).
+    let kept = [("GLIBC_TUNABLES", "glibc.malloc.tcache_count=7")];
+    let (server, upstream) = environments(true, &kept);
+    assert_eq!(server, ["GLIBC_TUNABLES=glibc.malloc.tcache_count=7"]);
+    assert_eq!(upstream, ["GLIBC_TUNABLES=glibc.malloc.tcache_count=7"]);
+
+    // The stdio server starts once, as it is.
+    let (server, upstream) = environments(false, &[]);
+    assert_eq!(server, Vec::<String>::new());
+    assert_eq!(upstream, Vec::<String>::new());
+}

@@ -15,6 +15,13 @@
 //! the HTTP server bounds the arenas to one per core ([`bound_arenas`]): only that many threads
 //! run at once, so they seldom wait for each other's arena, and the programs' memory goes back
 //! to a few arenas the trim does empty.
+//!
+//! Nor can `malloc_trim` give back what glibc's per-thread cache (tcache) holds: up to seven
+//! freed chunks of each size to 1 KiB, kept by the thread that freed them, anywhere in the heap
+//! a burst grew; about 1 MiB stayed resident after 100 programs. glibc reads the cache's size
+//! only as a process starts, so this library cannot change it: the `charter` binary restarts
+//! its HTTP server once with `GLIBC_TUNABLES=glibc.malloc.tcache_count=0`
+//! (`charter-cli/src/allocator.rs`), and an embedder's binary sets that itself.
 
 use std::time::Duration;
 
