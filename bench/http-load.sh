@@ -9,6 +9,7 @@
 #   bench/http-load.sh
 #   SESSIONS=200 CALLS=50 bench/http-load.sh
 #   PROFILE=dev bench/http-load.sh     # unoptimised build, quicker to build, slower to run
+#   CHARTER=path/to/charter bench/http-load.sh   # a binary already built (two side by side)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,7 +25,15 @@ if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt "$need" ]; then
   exit 1
 fi
 
-echo "building charter and the load driver ($PROFILE)..." >&2
-cargo build --profile "$PROFILE" --quiet -p charter-cli --features shipped-packs \
-  --bin charter --example http_load --manifest-path "$ROOT/Cargo.toml"
-CHARTER_BIN="$CARGO_TARGET_DIR/$dir/charter" exec "$CARGO_TARGET_DIR/$dir/examples/http_load"
+CHARTER="${CHARTER:-}"
+if [ -n "$CHARTER" ]; then
+  echo "building the load driver ($PROFILE)..." >&2
+  cargo build --profile "$PROFILE" --quiet -p charter-cli --features shipped-packs \
+    --example http_load --manifest-path "$ROOT/Cargo.toml"
+else
+  echo "building charter and the load driver ($PROFILE)..." >&2
+  cargo build --profile "$PROFILE" --quiet -p charter-cli --features shipped-packs \
+    --bin charter --example http_load --manifest-path "$ROOT/Cargo.toml"
+  CHARTER="$CARGO_TARGET_DIR/$dir/charter"
+fi
+CHARTER_BIN="$CHARTER" exec "$CARGO_TARGET_DIR/$dir/examples/http_load"
