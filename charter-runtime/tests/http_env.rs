@@ -2,6 +2,7 @@
 //! provider. One test in its own binary, because it sets environment variables: they are set
 //! before any other thread (the runtime, the servers) exists.
 
+#[path = "runtime/http_support/mod.rs"]
 mod http_support;
 
 use charter_runtime::http::HttpExecutor;

@@ -4,7 +4,7 @@
 //! one renewal and one retry on a 401, revoked refresh tokens, a token endpoint that is down,
 //! unavailable or slow, per-user tokens, and no secret in any log line, error or output.
 
-mod http_support;
+use crate::http_support;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

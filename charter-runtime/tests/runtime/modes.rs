@@ -1,6 +1,6 @@
 //! docs/design.md §5 and §6: mode views, pins, from-context fields, HTTP routing and the egress map.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -1,6 +1,6 @@
 //! docs/design.md §6: argument validation against the view in force, every error in one message.
 
-mod common;
+use crate::common;
 
 use charter_runtime::Annotations;
 use charter_runtime::CharterError;

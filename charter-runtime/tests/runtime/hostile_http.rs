@@ -7,7 +7,7 @@
 //! on 127.0.0.1 that records each request byte for byte, or to a raw TCP listener on 127.0.0.1
 //! that answers what no HTTP server would.
 
-mod http_support;
+use crate::http_support;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! The HTTP executor against a real axum server on 127.0.0.1 that records every request: each
 //! test asserts what went on the wire (method, raw path, raw query, headers, body) byte for byte.
 
-mod http_support;
+use crate::http_support;
 
 use std::time::{Duration, SystemTime};
 

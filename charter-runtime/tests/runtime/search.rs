@@ -1,7 +1,7 @@
 //! ToolSearch's relevance ranking (the default): the contract points of docs/search.md. The classic
 //! ranking's exact scores stay pinned in `session.rs`.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -1,6 +1,6 @@
 //! docs/design.md §4: the session, its visible list and ToolSearch.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

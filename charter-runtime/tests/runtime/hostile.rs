@@ -6,7 +6,7 @@
 //! arguments that reached execution) or handlers defined below. HTTP cases are in
 //! `hostile_http.rs`.
 
-mod common;
+use crate::common;
 
 use std::sync::OnceLock;
 
