@@ -2,7 +2,7 @@
 //! request as the API does (path, key header, declarations in the Gemini schema subset, every
 //! function call answered one for one) and records it.
 
-mod support;
+use crate::support;
 
 use charter_adapters::gemini::{self, Content, GeminiClient, Options, Role};
 use charter_adapters::{Error, Stop};

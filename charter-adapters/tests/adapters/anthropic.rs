@@ -1,7 +1,7 @@
 //! The Anthropic Messages loop against a scripted Messages server on 127.0.0.1, including the
 //! deferred mode's `defer_loading` tools and `tool_reference` results.
 
-mod support;
+use crate::support;
 
 use charter_adapters::anthropic::{
     self, AnthropicClient, ContentBlock, Message, MessageContent, Options, ResultBlock, Role,

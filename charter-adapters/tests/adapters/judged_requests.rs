@@ -9,7 +9,7 @@
 //! `transform_schema` on an Anthropic strict one, google-genai's
 //! `types.FunctionDeclaration`, the SDKs' request types, each API's root rules).
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 

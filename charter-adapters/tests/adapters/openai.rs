@@ -1,6 +1,6 @@
 //! The OpenAI-compatible loop against a scripted chat-completions server on 127.0.0.1.
 
-mod support;
+use crate::support;
 
 use charter_adapters::openai::{self, ChatMessage, OpenAiClient, Options, Role};
 use charter_adapters::{Error, Stop};

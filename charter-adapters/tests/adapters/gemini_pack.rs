@@ -3,7 +3,7 @@
 //! and calls them; the calls are real HTTP requests, made by the session's `HttpExecutor`, that
 //! arrive at the test kit's recording stub standing in for api.github.com.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! session. Run with `--features rig`.
 #![cfg(feature = "rig")]
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

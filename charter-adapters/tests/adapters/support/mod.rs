@@ -10,7 +10,7 @@
 
 mod checks;
 mod gemini;
-// Not every test binary asserts with them.
+// Not every module asserts with them.
 #[allow(unused_imports)]
 pub use checks::*;
 pub use gemini::*;
