@@ -193,7 +193,7 @@ fn strings_that_would_break_generated_rust_stay_data() {
 /// identifier (a panic in `quote`). Such a pack now generates code that parses.
 #[test]
 fn a_tool_name_starting_with_a_digit_generates_valid_rust() {
-    let pack = include_str!("../../fuzz/corpus/pack_compile/tool_name_with_leading_digit.yaml");
+    let pack = include_str!("../../../fuzz/corpus/pack_compile/tool_name_with_leading_digit.yaml");
     let code = compile_str("demo.yaml", pack, "crate").expect("the pack compiles");
     syn::parse_file(&code).expect("the generated code parses");
     assert!(code.contains("\"demo_0items_list\""), "{code}");

@@ -1,14 +1,14 @@
 //! The fixture pack's generated code and view schemas, pinned: insta snapshots of both, and
 //! the committed golden file the facade compiles (`tests/golden/fixture_pack.rs` at the
 //! workspace root). Regenerate the golden file with `CHARTER_BLESS=1 cargo test -p
-//! charter-build --test generated`; review snapshots with `cargo insta review` (or
+//! charter-build --test build generated::`; review snapshots with `cargo insta review` (or
 //! `INSTA_UPDATE=always`).
 
 use std::path::Path;
 
 use charter_build::__private::ViewKey;
 
-const FIXTURE: &str = include_str!("fixtures/tracker.yaml");
+const FIXTURE: &str = include_str!("../fixtures/tracker.yaml");
 /// The name the golden file's header carries: workspace-relative, the same on every machine.
 const FIXTURE_NAME: &str = "charter-build/tests/fixtures/tracker.yaml";
 
@@ -26,7 +26,7 @@ fn golden_file_is_fresh() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == code,
-        "{} is stale: regenerate it with `CHARTER_BLESS=1 cargo test -p charter-build --test generated`",
+        "{} is stale: regenerate it with `CHARTER_BLESS=1 cargo test -p charter-build --test build generated::`",
         path.display()
     );
 }
@@ -73,7 +73,7 @@ fn view_schemas() {
 /// The complete example of `docs/pack-format.md` passes every check.
 #[test]
 fn the_documented_example_compiles() {
-    let doc = include_str!("../../docs/pack-format.md");
+    let doc = include_str!("../../../docs/pack-format.md");
     let start = doc.find("```yaml\n").expect("the doc has a yaml example") + "```yaml\n".len();
     let end = start + doc[start..].find("```").unwrap();
     let model =
