@@ -1,5 +1,5 @@
 //! Scoring ToolSearch against a retrieval set: shared by `examples/search_eval.rs` (the report)
-//! and `tests/search_eval.rs` (the targets, pinned).
+//! and `tests/facade/search_eval.rs` (the targets, pinned).
 
 use charter::session::{Ranking, SessionOptions, Source, ToolSession};
 use serde::Deserialize;

@@ -5,7 +5,7 @@
 
 #![cfg(all(feature = "pack-gdocs", feature = "pack-gforms"))]
 
-use crate::wire_stub as stub;
+use crate::wire::wire_stub as stub;
 
 use charter::CharterError;
 use charter::http::next_page;

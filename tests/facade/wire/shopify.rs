@@ -6,7 +6,7 @@
 
 #![cfg(feature = "pack-shopify")]
 
-use crate::wire_stub as stub;
+use crate::wire::wire_stub as stub;
 
 use charter::CharterError;
 use charter::http::next_page;

@@ -1,4 +1,4 @@
-//! What the request check (tests/request_check) found, each kept fixed on the wire: a call the
+//! What the request check (tests/facade/request_check) found, each kept fixed on the wire: a call the
 //! API would refuse is refused before it leaves (a validation error naming the field, nothing
 //! sent), and the corrected shapes go out as the API documents them.
 
@@ -14,7 +14,7 @@ use charter::CharterError;
 use charter::table::Table;
 use serde_json::{Value, json};
 
-use crate::wire_stub::{Stub, call, session, tool};
+use crate::wire::wire_stub::{Stub, call, session, tool};
 
 const GITHUB: &Table = &charter::packs::github::TOOLS;
 const STRIPE: &Table = &charter::packs::stripe::TOOLS;
@@ -44,7 +44,7 @@ async fn sent(
     env: &str,
     name: &str,
     args: Value,
-) -> crate::wire_stub::Recorded {
+) -> crate::wire::wire_stub::Recorded {
     let stub = stub().await;
     let s = session(table, &stub.base, &[(env, "test-secret")]);
     call(&s, name, args).await.unwrap();

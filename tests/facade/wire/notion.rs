@@ -5,7 +5,7 @@
 
 #![cfg(feature = "pack-notion")]
 
-use crate::wire_stub as stub;
+use crate::wire::wire_stub as stub;
 
 use charter::CharterError;
 use charter::http::next_page;

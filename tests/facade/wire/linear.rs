@@ -12,7 +12,7 @@ use charter::http::next_page;
 use charter::table::{Exec, Pagination, Table};
 use serde_json::{Map, Value, json};
 
-use crate::wire_stub::{Stub, call, check_curated, route, session};
+use crate::wire::wire_stub::{Stub, call, check_curated, route, session};
 
 const KEY: &str = "lin_api_fedcba9876543210";
 const TABLE: &Table = &charter::packs::linear::TOOLS;

@@ -4,7 +4,7 @@
 
 #![cfg(feature = "pack-granola")]
 
-use crate::wire_stub as stub;
+use crate::wire::wire_stub as stub;
 
 use charter::CharterError;
 use charter::http::next_page;

@@ -1,6 +1,5 @@
-//! Every shipped pack on the wire, in one test binary (one link of the whole pack library, not
-//! one per pack): each module drives a `ToolSession` over one pack against a recording axum
-//! server on 127.0.0.1 that checks the exact request an API would receive.
+//! Every shipped pack on the wire: each module drives a `ToolSession` over one pack against a
+//! recording axum server on 127.0.0.1 that checks the exact request an API would receive.
 
 mod google_stub;
 mod wire_stub;

@@ -1,7 +1,7 @@
 //! Every shipped tool's views pinned: one line per tool in `tests/golden/view_digests.txt` with
 //! a digest of each view's schema text, size, labels, property spans and path savings. A change
 //! to how schemas are written shows here as the list of tools whose views changed; when it is
-//! deliberate, rewrite the file with `CHARTER_BLESS=1 cargo test --test view_digests` and say
+//! deliberate, rewrite the file with `CHARTER_BLESS=1 cargo test --test facade view_digests` and say
 //! why in the commit.
 
 use std::fmt::Write as _;

@@ -6,7 +6,7 @@
 
 #![cfg(feature = "pack-outlook")]
 
-use crate::wire_stub::{assert_api_error, call, check_curated, route, session, tool};
+use crate::wire::wire_stub::{assert_api_error, call, check_curated, route, session, tool};
 use charter_testkit::stub::{Recorded, Reply, Stub};
 
 use charter::CharterError;

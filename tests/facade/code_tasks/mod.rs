@@ -12,11 +12,10 @@
 //! 50 % fewer bytes in all; whether the total reaches 80 % (ToolSearch's answers included: the
 //! best match's TypeScript declaration, the others' names) is reported.
 //!
-//! `cargo test --test code_tasks -- --nocapture` prints the figures.
+//! `cargo test --test facade code_tasks -- --nocapture` prints the figures.
 
 // The tasks use the shipped packs; this crate's own dev-dependency turns `all-packs` on.
 #![cfg(feature = "all-packs")]
-#![recursion_limit = "256"]
 
 mod harness;
 mod payloads;

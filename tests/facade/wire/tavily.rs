@@ -5,7 +5,7 @@
 
 #![cfg(feature = "pack-tavily")]
 
-use crate::wire_stub as stub;
+use crate::wire::wire_stub as stub;
 
 use serde_json::json;
 use stub::{

@@ -1,7 +1,7 @@
 //! The shipped packs (`packs/*.yaml`, compiled by `build.rs` into `charter::packs`): each one
 //! whose cargo feature is on is compiled in, and every table holds the invariants.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

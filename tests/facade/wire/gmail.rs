@@ -4,7 +4,7 @@
 
 #![cfg(feature = "pack-gmail")]
 
-use crate::google_stub;
+use crate::wire::google_stub;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

@@ -2,10 +2,10 @@
 //! committed as `tests/golden/fixture_pack.rs`) compiles against the facade and holds what
 //! docs/design.md §2, §3 and §5 promise. `charter-build`'s `golden` test fails when the file is stale.
 
-mod common;
+use crate::common;
 
 mod fixture {
-    include!("golden/fixture_pack.rs");
+    include!("../golden/fixture_pack.rs");
 }
 
 use charter::table::{Exec, Location, Pagination, Shape, Table, ToolDef, ViewKey};

@@ -4,7 +4,7 @@
 
 #![cfg(all(feature = "pack-gdrive", feature = "pack-gsheets"))]
 
-use crate::google_stub;
+use crate::wire::google_stub;
 
 use charter::CharterError;
 use charter::http::next_page;

@@ -4,7 +4,7 @@
 
 #![cfg(feature = "pack-gcalendar")]
 
-use crate::google_stub;
+use crate::wire::google_stub;
 
 use charter::CharterError;
 use charter::http::next_page;

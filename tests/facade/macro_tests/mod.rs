@@ -1,4 +1,4 @@
-//! The `#[charter::tool]`, `derive(Schema)` and `pack!` macros at run time, in one test binary.
+//! The `#[charter::tool]`, `derive(Schema)` and `pack!` macros at run time.
 //! The compile-fail cases are in `charter-macros/tests/ui.rs` (trybuild).
 
 mod code_signatures;

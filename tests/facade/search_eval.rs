@@ -9,7 +9,7 @@
 
 use charter::session::Ranking;
 
-#[path = "../search-eval/eval.rs"]
+#[path = "../../search-eval/eval.rs"]
 mod eval;
 
 fn labelled(file: &eval::File) -> Vec<&eval::Labelled> {

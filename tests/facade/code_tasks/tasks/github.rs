@@ -2,9 +2,9 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{Direct, Task};
-use crate::payloads::*;
-use crate::{not_found, query};
+use crate::code_tasks::harness::{Direct, Task};
+use crate::code_tasks::payloads::*;
+use crate::code_tasks::{not_found, query};
 use charter_testkit::stub::Recorded;
 
 pub const TASKS: &[Task] = &[

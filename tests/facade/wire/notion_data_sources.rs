@@ -6,7 +6,7 @@
 
 #![cfg(feature = "pack-notion")]
 
-use crate::wire_stub as stub;
+use crate::wire::wire_stub as stub;
 
 use charter::http::next_page;
 use serde_json::{Value, json};
