@@ -101,31 +101,3 @@ fn arrays_have_items(schema: &Value, at: &str, out: &mut Vec<String>) {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn each_rule_is_caught() {
-        let ok = json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}}}});
-        assert!(problems("pack_tool", &ok).is_empty());
-        let root_any_of =
-            json!({"type": "object", "properties": {}, "anyOf": [{"required": ["a"]}]});
-        assert_eq!(problems("pack_tool", &root_any_of), ["`anyOf` at the root"]);
-        assert_eq!(problems("p_t", &json!({"type": "string"})).len(), 1);
-        let no_items = json!({"type": "object", "properties": {"a": {"type": "array"}}});
-        assert_eq!(
-            problems("p_t", &no_items),
-            ["an array without `items` at `/properties/a`"]
-        );
-        let long = "a".repeat(51);
-        assert_eq!(
-            problems(&long, &ok).len(),
-            1,
-            "the prefixed name is over 64"
-        );
-        assert_eq!(problems("a.b", &ok).len(), 2);
-    }
-}

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use charter_mcp::{McpToolkit, ToolkitOptions, Upstream};
 use charter_testkit::stub::{Reply, Stub};
+use charter_testkit::{npm, providers};
 use serde_json::json;
 
 fn client() -> reqwest::Client {
@@ -135,4 +136,45 @@ async fn the_fixture_binary_serves_the_counting_kit() {
         .map(|t| format!("up_{}", t.name))
         .collect();
     assert_eq!(names, expected);
+}
+
+// The kit's own helpers (unit tests once: the library's test target is off, see Cargo.toml).
+
+#[test]
+fn each_rule_is_caught() {
+    let ok = json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}}}});
+    assert!(providers::problems("pack_tool", &ok).is_empty());
+    let root_any_of = json!({"type": "object", "properties": {}, "anyOf": [{"required": ["a"]}]});
+    assert_eq!(
+        providers::problems("pack_tool", &root_any_of),
+        ["`anyOf` at the root"]
+    );
+    assert_eq!(
+        providers::problems("p_t", &json!({"type": "string"})).len(),
+        1
+    );
+    let no_items = json!({"type": "object", "properties": {"a": {"type": "array"}}});
+    assert_eq!(
+        providers::problems("p_t", &no_items),
+        ["an array without `items` at `/properties/a`"]
+    );
+    let long = "a".repeat(51);
+    assert_eq!(
+        providers::problems(&long, &ok).len(),
+        1,
+        "the prefixed name is over 64"
+    );
+    assert_eq!(providers::problems("a.b", &ok).len(), 2);
+}
+
+#[test]
+fn a_package_is_found_by_its_name_without_the_version() {
+    let dir = std::env::temp_dir().join(format!("charter-npm-{}", std::process::id()));
+    let pkg = dir.join("node_modules/@scope/tool");
+    std::fs::create_dir_all(&pkg).unwrap();
+    assert!(!npm::installed(&dir, "@scope/tool@1.2.3"));
+    std::fs::write(pkg.join("package.json"), "{}").unwrap();
+    assert!(npm::installed(&dir, "@scope/tool@1.2.3"));
+    assert!(!npm::installed(&dir, "other@1.0.0"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
