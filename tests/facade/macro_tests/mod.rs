@@ -1,5 +1,5 @@
 //! The `#[charter::tool]`, `derive(Schema)` and `pack!` macros at run time.
-//! The compile-fail cases are in `charter-macros/tests/ui.rs` (trybuild).
+//! The compile-fail cases are in `charter-macros/ui/tests/ui.rs` (trybuild).
 
 mod code_signatures;
 mod identity;
