@@ -21,6 +21,7 @@ mod check;
 mod egress;
 mod executor;
 mod import;
+mod logging;
 mod packs;
 mod search;
 mod serve;
@@ -42,7 +43,7 @@ pub const EXIT_USAGE: u8 = 2;
 
 /// Runs the command line of this process over `tables`, writing to stdout and stderr.
 pub fn main_with(tables: &[&'static Table]) -> ExitCode {
-    init_tracing();
+    logging::init();
     // Unlocked handles, as in `run`.
     run_with(
         std::env::args_os(),
@@ -60,7 +61,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    init_tracing();
+    logging::init();
     // Unlocked handles: `charter mcp` speaks MCP on stdout from tokio's blocking pool, and logs
     // go to stderr from any thread, so no lock may be held for the whole run.
     run_to(args, tables, &mut io::stdout(), &mut io::stderr())
@@ -175,12 +176,39 @@ fn parse_mcp_alone(args: &[OsString]) -> Option<Cli> {
     if args.get(1).is_none_or(|a| a != "mcp") {
         return None;
     }
+    if let Some(packs) = packs_alone(&args[2..]) {
+        return Some(Cli {
+            command: Command::Mcp(args::McpArgs::serving(packs)),
+        });
+    }
     let mcp = args::McpArgs::augment_args(clap::Command::new("mcp").no_binary_name(true));
     let matches = mcp.try_get_matches_from(&args[2..]).ok()?;
     let mcp = args::McpArgs::from_arg_matches(&matches).ok()?;
     Some(Cli {
         command: Command::Mcp(mcp),
     })
+}
+
+/// The packs of `charter mcp --pack P [--pack P,Q ...]`, the line an MCP client's configuration
+/// starts a server with, or `None` for any other line. Building even the `mcp` subcommand's
+/// arguments was a quarter of the instructions a server ran before answering `initialize`, and
+/// its argument list (about 30 arguments, grown by doubling) about ten pages of heap. Only the
+/// plainest spelling is read here (values of non-empty, comma-separated names not starting with
+/// `-`); anything else goes to clap, and a unit test holds the two to the same result.
+fn packs_alone(args: &[OsString]) -> Option<Vec<String>> {
+    let mut packs = Vec::new();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let value = match arg.to_str()? {
+            "--pack" => args.next()?.to_str()?,
+            arg => arg.strip_prefix("--pack=")?,
+        };
+        if value.starts_with('-') || value.split(',').any(str::is_empty) {
+            return None;
+        }
+        packs.extend(value.split(',').map(str::to_owned));
+    }
+    Some(packs)
 }
 
 /// Whether the command line may ask for `--version` / `-V` (a short-flag cluster holding `V`
@@ -267,20 +295,6 @@ pub(crate) fn runtime() -> io::Result<tokio::runtime::Runtime> {
         .build()
 }
 
-/// Logs go to stderr (stdout is the MCP channel). `RUST_LOG` overrides the default filter.
-fn init_tracing() {
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("warn,charter_mcp=info,charter_cli=info"));
-    // rmcp logs MCP session ids, which grant their session: a digest is written instead.
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(|| charter_mcp::server::MaskSessionIds(io::stderr()))
-        .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
-        .with_target(false)
-        .try_init();
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,6 +314,19 @@ mod tests {
         let lines: &[&[&str]] = &[
             &["charter", "mcp"],
             &["charter", "mcp", "--pack", "slack"],
+            &["charter", "mcp", "--pack=slack,github", "--pack", "notion"],
+            &["charter", "mcp", "--pack", "slack", "--pack", "slack"],
+            &["charter", "mcp", "--pack", "slack,"],
+            &["charter", "mcp", "--pack", ",slack"],
+            &["charter", "mcp", "--pack="],
+            &["charter", "mcp", "--pack", ""],
+            &["charter", "mcp", "--pack", "-x"],
+            &["charter", "mcp", "--pack"],
+            &["charter", "mcp", "--pack", "slack", "--"],
+            &["charter", "mcp", "--pack", "slack", "--http", "127.0.0.1:0"],
+            &["charter", "mcp", "--pack", "slack", "--pack"],
+            &["charter", "mcp", "--packs", "slack"],
+            &["charter", "mcp", "-p", "slack"],
             &[
                 "charter", "mcp", "--pack", "slack", "--pack", "github", "--mode", "pro",
             ],
@@ -346,6 +373,31 @@ mod tests {
                 (None, Ok(_)) if line.get(1) != Some(&"mcp") => {}
                 (alone, whole) => panic!("{line:?}: alone {alone:?}, whole {whole:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn a_server_of_named_packs_is_read_without_clap_and_nothing_else_is() {
+        let packs = |line: &[&str]| {
+            let args: Vec<OsString> = line.iter().map(OsString::from).collect();
+            packs_alone(&args)
+        };
+        assert_eq!(packs(&[]), Some(vec![]));
+        assert_eq!(packs(&["--pack", "slack"]), Some(vec!["slack".to_owned()]));
+        assert_eq!(
+            packs(&["--pack=a,b", "--pack", "c"]),
+            Some(vec!["a".to_owned(), "b".to_owned(), "c".to_owned()])
+        );
+        for other in [
+            &["--pack", "a,"][..],
+            &["--pack="],
+            &["--pack", "-x"],
+            &["--pack"],
+            &["--pack", "a", "--progressive"],
+            &["--help"],
+            &["--", "--pack", "a"],
+        ] {
+            assert_eq!(packs(other), None, "{other:?}");
         }
     }
 }
