@@ -6,7 +6,9 @@
 #   RUNS=50 bench/memory.sh
 #
 # Servers: charter (release build) with one pack (slack, notion) and with every shipped pack,
-# and the reference servers of the same APIs from npm, installed pinned under
+# the floor (bench/hello_mcp.c, a C program that answers each request at once: what spawning
+# a process and speaking to it costs, under the same cold caches as the servers beside it), and
+# the reference servers of the same APIs from npm, installed pinned under
 # target/npm/reference-servers: @modelcontextprotocol/server-slack and
 # @notionhq/notion-mcp-server, on the `node` found on the PATH. Each run spawns the server,
 # sends initialize and two tools/list (bench/memory_driver.py), and reads the process's peak
@@ -29,6 +31,10 @@ PREFIX="$CARGO_TARGET_DIR/npm/reference-servers"
 echo "building charter (release)..." >&2
 cargo build --release --quiet -p charter-cli --features shipped-packs --bin charter --manifest-path "$ROOT/Cargo.toml"
 CHARTER="$CARGO_TARGET_DIR/release/charter"
+FLOOR="$CARGO_TARGET_DIR/hello-mcp"
+if [ ! -x "$FLOOR" ] || [ "$ROOT/bench/hello_mcp.c" -nt "$FLOOR" ]; then
+  "${CC:-cc}" -O2 -o "$FLOOR" "$ROOT/bench/hello_mcp.c"
+fi
 
 installed() { [ -f "$PREFIX/node_modules/$1/package.json" ] && grep -q "\"version\": \"$2\"" "$PREFIX/node_modules/$1/package.json"; }
 if ! installed @modelcontextprotocol/server-slack 2025.4.25 || ! installed @notionhq/notion-mcp-server 2.5.2; then
@@ -50,6 +56,7 @@ JSON="$(python3 "$ROOT/bench/memory_driver.py" --runs "$RUNS" \
   --server "server-slack 2025.4.25" "[\"$NODE\", \"$SLACK_JS\"]" \
   --server "charter mcp --pack notion" "[\"$CHARTER\", \"mcp\", \"--pack\", \"notion\"]" \
   --server "notion-mcp-server 2.5.2" "[\"$NODE\", \"$NOTION_JS\"]" \
+  --server "C floor (hello_mcp.c)" "[\"$FLOOR\"]" \
   --server "charter mcp (every pack)" "[\"$CHARTER\", \"mcp\"]")"
 
 python3 - "$JSON" "$ROOT/charter-cli/link/hot-code.txt" "$CHARTER" <<'EOF'
@@ -72,6 +79,8 @@ for label, r in d.items():
 for ours, theirs in (("charter mcp --pack slack", "server-slack 2025.4.25"), ("charter mcp --pack notion", "notion-mcp-server 2.5.2")):
     a, b = d[ours], d[theirs]
     print(f"{theirs} / {ours}: peak RSS {b['rss_mib'] / a['rss_mib']:.1f}x, spawn->init {b['init_ms'] / a['init_ms']:.1f}x")
+floor = d["C floor (hello_mcp.c)"]
+print(f"charter mcp --pack slack over the C floor: spawn->init +{d['charter mcp --pack slack']['init_ms'] - floor['init_ms']:.2f} ms")
 
 # The hot-code list against this binary.
 names = set()
