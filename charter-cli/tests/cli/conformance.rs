@@ -8,7 +8,7 @@
 //! (`charter_testkit::npm`; `CHARTER_CONFORMANCE_DIR` points elsewhere). Without npm the test
 //! fails and says what to install.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! The `charter` subcommands other than `mcp`, run as a user would.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{Value, json};

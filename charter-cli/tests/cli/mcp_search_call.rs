@@ -3,7 +3,7 @@
 //! forbidden to change) and on 2025-06-18 (with `--progressive=search-and-call`), calling GitHub
 //! pack tools against a 127.0.0.1 stub that records each request.
 
-mod common;
+use crate::common;
 
 use common::*;
 use rmcp::RoleClient;

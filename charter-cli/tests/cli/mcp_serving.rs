@@ -2,7 +2,7 @@
 //! without shared state, and OpenTelemetry export to an OTLP collector stand-in. The server is
 //! the spawned binary; the API it calls and the collector are real HTTP servers on 127.0.0.1.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

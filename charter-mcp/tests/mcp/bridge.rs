@@ -2,7 +2,7 @@
 //! page), names, sizes, annotations, results, list changes followed into a session, dead servers
 //! and timeouts.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -7,7 +7,7 @@
 //! The Inspector and Node 22 (which it requires) are npm packages, installed on first use under
 //! `target/npm/` (`charter_testkit::npm`; `CHARTER_INSPECTOR_PREFIX` points elsewhere).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Command;

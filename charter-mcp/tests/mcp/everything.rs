@@ -3,7 +3,7 @@
 //!
 //! `charter_testkit::everything` finds or installs it (npm must be on the machine).
 
-mod common;
+use crate::common;
 
 use charter_testkit::everything;
 

@@ -1,7 +1,7 @@
 //! `charter mcp --http` over real HTTP: rmcp's streamable HTTP client, raw requests for the
 //! Host/Origin checks, and the bind errors.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! `@modelcontextprotocol/server-everything` (found or installed by
 //! `charter_testkit::everything`).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -7,7 +7,7 @@
 //! holding the `McpToolkit` as a source (what an agent loop uses). One test function, because the
 //! local counters are process-wide statics.
 
-mod common;
+use crate::common;
 
 use charter_runtime::CallContext;
 use charter_runtime::scheduler::{CallResult, ToolCall};

@@ -3,7 +3,7 @@
 //! `charter_testkit::oauth::JwtIssuer`), the GitHub pack pointed at a real 127.0.0.1 API stub, rmcp's streamable HTTP client, and raw
 //! HTTP for the status codes and `WWW-Authenticate` headers.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -4,7 +4,7 @@
 //! records each request; then hostile programs, each stopped at the limit its flag sets, with
 //! the server answering the next call.
 
-mod common;
+use crate::common;
 
 use common::*;
 use rmcp::RoleClient;

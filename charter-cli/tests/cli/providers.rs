@@ -9,7 +9,7 @@
 //! under `target/python/judge` built on first use; the test fails, saying why, when it cannot
 //! be built).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::process::Command;

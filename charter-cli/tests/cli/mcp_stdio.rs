@@ -1,6 +1,6 @@
 //! `charter mcp` over stdio, driven by rmcp's client through real pipes to the built binary.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
