@@ -4,7 +4,7 @@
 //! then a soak of mixed calls (lists, ToolSearch, calls that reach a 127.0.0.1 API stub, bad
 //! arguments, unknown tools) whose memory must stop growing.
 //!
-//! Scaled for CI (a few seconds). `CHARTER_SOAK_SECS=600 cargo test -p charter-cli --test load
+//! Scaled for CI (a few seconds). `CHARTER_SOAK_SECS=600 cargo test -p charter-cli --test cli load
 //! -- --nocapture` soaks for ten minutes and prints the figures. Only 127.0.0.1 is contacted.
 
 use std::process::Stdio;
