@@ -123,6 +123,59 @@ async fn code_mode(http: bool, revision: ProtocolVersion) {
             .all(|r| r.header("authorization") == Some(format!("Bearer {TOKEN}").as_str()))
     );
 
+    // QuickJS's Math and number formatting over the binary's own C math functions
+    // (charter-cli/src/bin/charter/math.rs, not glibc's libm): each result within two units in
+    // the last place of what glibc's gives this process.
+    let math = run(
+        &client,
+        "return [Math.sin(1), Math.cos(1), Math.tan(1), Math.asin(0.5), Math.acos(0.5), \
+         Math.atan(1), Math.atan2(1, 2), Math.sinh(1), Math.cosh(1), Math.tanh(1), \
+         Math.asinh(1), Math.acosh(2), Math.atanh(0.5), Math.exp(1), Math.expm1(1e-10), \
+         Math.log(10), Math.log10(1000), Math.log1p(1e-10), Math.log2(8), Math.hypot(3, 4), \
+         Math.pow(2, 0.5), 2 ** 10, Math.round(2.5), Math.round(-2.5), \
+         Number((1234.5678).toFixed(2)), Number((0.1).toPrecision(17)), \
+         Number((123.456e300).toExponential(5))]",
+    )
+    .await;
+    let math: Vec<f64> =
+        serde_json::from_str(&text_of(&math)).unwrap_or_else(|e| panic!("{e}: {}", text_of(&math)));
+    let expected = [
+        1f64.sin(),
+        1f64.cos(),
+        1f64.tan(),
+        0.5f64.asin(),
+        0.5f64.acos(),
+        1f64.atan(),
+        1f64.atan2(2.0),
+        1f64.sinh(),
+        1f64.cosh(),
+        1f64.tanh(),
+        1f64.asinh(),
+        2f64.acosh(),
+        0.5f64.atanh(),
+        1f64.exp(),
+        1e-10f64.exp_m1(),
+        10f64.ln(),
+        1000f64.log10(),
+        1e-10f64.ln_1p(),
+        8f64.log2(),
+        3f64.hypot(4.0),
+        2f64.powf(0.5),
+        1024.0,
+        3.0,
+        -2.0,
+        1234.57,
+        0.1,
+        1.23456e302,
+    ];
+    assert_eq!(math.len(), expected.len());
+    for (i, (got, want)) in math.iter().zip(expected).enumerate() {
+        assert!(
+            (got - want).abs() <= 2.0 * f64::EPSILON * want.abs(),
+            "result {i}: {got} against {want}"
+        );
+    }
+
     // A refused call is an exception with the direct call's message, which the program catches.
     let bad = json!({"owner": 5, "repo": "hello", "extra": true});
     let direct = call(&client, "github_issues_list", bad.clone()).await;

@@ -468,6 +468,7 @@ fn files_as_stdio_are_served_too() {
 
 /// Over pipes a progressive server runs on one thread: stdin and stdout are polled by the
 /// runtime (no blocking-pool threads), and nothing is prepared ahead for tools not listed.
+/// Nor is glibc's libm loaded.
 #[cfg(target_os = "linux")]
 #[test]
 fn over_pipes_a_progressive_server_runs_on_one_thread() {
@@ -498,6 +499,25 @@ fn over_pipes_a_progressive_server_runs_on_one_thread() {
         .unwrap()
         .count();
     assert_eq!(threads, 1, "threads of the server");
+    // Nor does the loader open a library the binary can do without: its C math functions are
+    // its own (charter-cli/src/bin/charter/math.rs), so libm.so.6 is not mapped.
+    #[cfg(target_env = "gnu")]
+    {
+        let maps = std::fs::read_to_string(format!("/proc/{}/maps", child.id())).unwrap();
+        let libraries: std::collections::BTreeSet<&str> = maps
+            .lines()
+            .filter_map(|line| line.split_whitespace().nth(5))
+            .filter(|path| path.contains(".so"))
+            .collect();
+        assert!(
+            libraries.iter().any(|path| path.contains("/libc.so")),
+            "{libraries:?}"
+        );
+        assert!(
+            !libraries.iter().any(|path| path.contains("/libm.so")),
+            "the server loaded libm: {libraries:?}"
+        );
+    }
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
