@@ -4,8 +4,6 @@
 //! message, the session mode's views, pins, from-context fields, credentials), each batch of
 //! them through the scheduler. Like search-and-call, nothing is remembered between calls.
 
-use std::fmt::Write as _;
-
 use serde_json::Value;
 
 use super::ToolSession;
@@ -90,10 +88,11 @@ impl ToolSession {
     /// tool, then (when names were unknown or nothing matched) what exists.
     ///
     /// A `select:` query declares every tool it names. A keyword query declares its best match
-    /// and lists the others by name, one line each with a short [`summary`] of its description:
-    /// a program can call only what it has seen declared, a keyword search's further matches
-    /// are mostly not the tools the program calls, and declarations are most of what code mode
-    /// puts in the context (docs/code-mode.md). `select:` declares a listed one.
+    /// and names the others on one line, as a tool search's references do: a program can call
+    /// only what it has seen declared, a keyword search's further matches are mostly not the
+    /// tools the program calls, and every name says its pack, resource and verb
+    /// (`github_issues_list`), so a description of each adds little for what it costs
+    /// (docs/code-mode.md, "The answer"). `select:` declares a listed one.
     pub(super) fn found_signatures(&self, answer: &super::SearchAnswer, named: bool) -> String {
         let mut parts: Vec<String> = Vec::new();
         if !answer.note.is_empty() {
@@ -112,17 +111,11 @@ impl ToolSession {
         let (declared, listed) = found.split_at(full);
         parts.extend(declared.iter().map(|i| self.tools.entries[*i].signature()));
         if !listed.is_empty() {
-            let mut lines = String::from("Also found (`select:` to declare):");
-            for i in listed {
-                let entry = &self.tools.entries[*i];
-                let _ = write!(
-                    lines,
-                    "\n- {}: {}",
-                    entry.name(),
-                    summary(entry.description())
-                );
-            }
-            parts.push(lines);
+            let names: Vec<&str> = listed
+                .iter()
+                .map(|i| self.tools.entries[*i].name())
+                .collect();
+            parts.push(format!("Also found: {}", names.join(", ")));
         }
         if !answer.unknown.is_empty() {
             parts.push(format!("Unknown: {}", answer.unknown.join(", ")));
@@ -262,42 +255,6 @@ fn without_arguments(signature: &str, drop: impl Fn(&str) -> bool) -> String {
     out
 }
 
-/// At most this many characters of a further match's description ([`summary`]).
-const SUMMARY_CHARS: usize = 72;
-
-/// A further match's description in one short line: its first sentence, up to the packs'
-/// clause separator ` - `, cut at a word within [`SUMMARY_CHARS`] (marked `…`). Enough to tell
-/// whether to `select:` it; its declaration says the rest.
-fn summary(text: &str) -> String {
-    let sentence = first_sentence(text);
-    let clause = sentence
-        .split_once(" - ")
-        .map_or(sentence, |(head, _)| head);
-    if clause.chars().count() <= SUMMARY_CHARS {
-        return clause.to_owned();
-    }
-    let cut: String = clause.chars().take(SUMMARY_CHARS).collect();
-    let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head);
-    format!("{}…", cut.trim_end_matches([',', ';', ':']))
-}
-
-/// The first sentence of a description: up to the first `. ` (or `.` at a line break) that
-/// does not close a common abbreviation, or the first line, whichever ends first.
-fn first_sentence(text: &str) -> &str {
-    let line = text.trim().lines().next().unwrap_or_default();
-    let bytes = line.as_bytes();
-    for (k, _) in line.match_indices('.') {
-        let at_end = k + 1 == bytes.len() || bytes[k + 1] == b' ';
-        let word = line[..k].rsplit([' ', '(']).next().unwrap_or_default();
-        let abbreviation =
-            matches!(word, "e.g" | "i.e" | "etc" | "vs" | "approx") || word.len() == 1;
-        if at_end && !abbreviation {
-            return &line[..=k];
-        }
-    }
-    line
-}
-
 /// Whether a ToolSearch call names its tools (`select:`) rather than searching by keywords.
 pub(super) fn names_tools(arguments: &Value) -> bool {
     let select = |map: &serde_json::Map<String, Value>| {
@@ -375,26 +332,5 @@ mod tests {
             kept,
             "(args: {\n  // Give at least one of: owner, or repo.\n  /** Repo. */ repo?: {a: string};\n}): Promise<any>"
         );
-    }
-
-    #[test]
-    fn a_further_match_is_its_first_sentence() {
-        assert_eq!(first_sentence("Lists runs. Newest first."), "Lists runs.");
-        assert_eq!(
-            first_sentence("Finds pages, e.g. by title. Then more."),
-            "Finds pages, e.g. by title."
-        );
-        assert_eq!(
-            first_sentence("Version 2.1 of it\nsecond line"),
-            "Version 2.1 of it"
-        );
-        assert_eq!(first_sentence("  No stop  "), "No stop");
-        assert_eq!(summary("Read a log - find the error. More."), "Read a log");
-        let long = "List the check runs on a commit, branch or tag, with their status and their conclusion.";
-        assert_eq!(
-            summary(long),
-            "List the check runs on a commit, branch or tag, with their status and…"
-        );
-        assert_eq!(first_sentence(""), "");
     }
 }

@@ -91,6 +91,10 @@ pub struct Run {
     pub called: Vec<String>,
     /// The tools its searches found.
     pub found: Vec<String>,
+    /// On the code path, the least any search could have cost: the fixed list, one `select:`
+    /// of exactly the tools the program calls (their declarations and nothing else), the
+    /// program and its answer. 0 on the direct path.
+    pub floor: usize,
 }
 
 /// The scripted model's view of a search-and-call session.
@@ -312,6 +316,7 @@ pub async fn direct(task: &Task) -> Run {
         writes: writes(&log),
         called: model.called,
         found: model.found,
+        floor: 0,
     }
 }
 
@@ -369,8 +374,12 @@ pub async fn code(task: &Task) -> Run {
     let answer = serde_json::from_str(&result.content).unwrap_or(Value::String(result.content));
     let log = stub.take();
     tally.requests = log.len();
+    let mut least = Tally::default();
+    let exactly = format!("select:{}", called.join(","));
+    search(&session, &ctx, &[exactly.as_str()], &mut least).await;
     Run {
         answer,
+        floor: tally.list + least.search + tally.arguments + tally.results,
         tally,
         writes: writes(&log),
         called,
