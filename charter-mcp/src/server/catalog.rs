@@ -17,10 +17,18 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
+use foldhash::fast::FixedState;
+
 use charter_runtime::error::DeclarationError;
 use charter_runtime::session::{CALL_TOOL, TOOL_SEARCH, ToolEntry, ToolSession};
 use charter_runtime::table::{Annotations, Table, ToolDef};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+
+/// Catalog index by tool name. foldhash, not std's SipHash: the names are the tables' own and
+/// the server's, never chosen by a client, so a keyed hash guards nothing here, and a server
+/// builds this index before answering `initialize` (docs/mcp.md, "Little done before
+/// `initialize`").
+type Names = HashMap<Cow<'static, str>, usize, FixedState>;
 
 /// One tool: its texts, and the rmcp tool parsed from them on first use.
 struct Entry {
@@ -43,7 +51,7 @@ pub(crate) struct Catalog {
     /// The session's own tools (`ToolSearch` in each form, `CallTool`), which share names and
     /// differ by description: found by comparing texts.
     meta: Vec<usize>,
-    by_name: HashMap<Cow<'static, str>, usize>,
+    by_name: Names,
     tool_count: usize,
     resident: usize,
 }
@@ -56,23 +64,18 @@ impl Catalog {
         eager: &ToolSession,
         progressive: &[ToolSession],
     ) -> Self {
-        // Sized up front: growing the maps was a third of building the catalog.
-        let mut defs: HashMap<&str, &'static ToolDef> =
-            HashMap::with_capacity(tables.iter().map(|t| t.tools.len()).sum());
-        defs.extend(
-            tables
-                .iter()
-                .flat_map(|t| t.tools.iter())
-                .map(|d| (d.name, d)),
-        );
+        // The eager session holds the tables' tools in the tables' order (toolkit tools after
+        // them), so each entry's definition is the next one of the tables: walked alongside, not
+        // looked up by name (a map of every definition and the session's lookup of each view
+        // were three quarters of building the catalog).
+        let mut defs = tables.iter().flat_map(|t| t.tools.iter()).peekable();
         let all = eager.all();
         let tool_count = all.len();
         let mut entries: Vec<Entry> = all
             .iter()
             .map(|entry| {
-                let def = defs.get(entry.name).copied();
-                let view = eager.view(entry.name);
-                Entry::new(entry, def, view.map(|v| v.schema))
+                let def = defs.next_if(|d| same_text(d.name, entry.name));
+                Entry::new(entry, def, def.and_then(|d| static_schema(d, entry.schema)))
             })
             .collect();
         let mut resident = 0;
@@ -88,7 +91,7 @@ impl Catalog {
                 .filter(|e| !is_meta(e.name))
                 .count();
         }
-        let mut by_name = HashMap::with_capacity(entries.len());
+        let mut by_name = Names::with_capacity_and_hasher(entries.len(), FixedState::default());
         by_name.extend(
             entries
                 .iter()
@@ -328,6 +331,16 @@ impl Entry {
     }
 }
 
+/// The static text of `shown`, one of `def`'s views' schemas (the same pointer: no bytes read),
+/// so the catalog lends it instead of copying; `None` for a schema the session spliced (pins,
+/// fields from context).
+fn static_schema(def: &'static ToolDef, shown: &str) -> Option<&'static str> {
+    def.views
+        .iter()
+        .map(|view| view.schema)
+        .find(|schema| schema.as_ptr() == shown.as_ptr() && schema.len() == shown.len())
+}
+
 /// Whether a name is one of the session's own tools rather than a catalogue tool.
 fn is_meta(name: &str) -> bool {
     name == TOOL_SEARCH || name == CALL_TOOL
@@ -370,6 +383,33 @@ mod tests {
             let rmcp = serde_json::to_value(entry.tool().unwrap()).unwrap();
             assert_eq!(written, rmcp, "{}", entry.name);
         }
+    }
+
+    /// `build` walks the tables beside the eager session, whose tools are in declaration order:
+    /// every text of every table tool is lent from the tables, none copied, over several tables.
+    #[test]
+    fn every_table_text_is_lent_not_copied() {
+        let tool = |name: &str| {
+            serde_json::json!({"name": name, "description": format!("Does {name}."),
+                "params": {"a": {"type": "string", "description": "A."}}})
+        };
+        let one = charter_testkit::table(serde_json::json!({"pack": "one",
+            "tools": [tool("b"), tool("a")]}));
+        let two = charter_testkit::table(serde_json::json!({"pack": "two",
+            "tools": [tool("c")]}));
+        let session = ToolSession::new(&[one, two]).unwrap();
+        let catalog = Catalog::build(&[one, two], &session, &[]);
+        let names: Vec<&str> = catalog.entries.iter().map(|e| &*e.name).collect();
+        assert_eq!(names, ["one_b", "one_a", "two_c"]);
+        for entry in &catalog.entries {
+            let lent = |text: &Cow<'static, str>| matches!(text, Cow::Borrowed(_));
+            assert!(
+                lent(&entry.name) && lent(&entry.description) && lent(&entry.schema),
+                "{} copied",
+                entry.name
+            );
+        }
+        assert!(catalog.knows("two_c") && catalog.knows("one_a") && !catalog.knows("one_c"));
     }
 
     #[test]

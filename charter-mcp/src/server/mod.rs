@@ -359,7 +359,7 @@ impl McpServer {
         let connection = Connection::new(self.shared.clone(), Some(marks));
         #[cfg(feature = "otel")]
         let connection = telemetry::Traced::new(connection, "pipe");
-        let running = connection
+        let running = handler::Boxed(connection)
             .serve((read, write))
             .await
             .map_err(|e| ServeError::Transport(e.to_string()))?;
