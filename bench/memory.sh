@@ -74,7 +74,7 @@ for label, r in d.items():
         f"{key.split('_')[0]}<={limit}{unit}:" + ("ok" if r[key] <= limit else "MISSED")
         for key, limit, unit in targets.get(label, [])
     )
-    print(f"{label:<28}{r['tools']:>6}{r['init_ms']:>10.2f} ms{r['list_ms']:>10.2f} ms{r['rss_mib']:>7.2f} MiB"
+    print(f"{label:<28}{int(r['tools']):>6}{r['init_ms']:>10.2f} ms{r['list_ms']:>10.2f} ms{r['rss_mib']:>7.2f} MiB"
           f"  ({r['file_mib']:.1f} + {r['anon_mib']:.1f}){'':<5}{ok:>16}")
 for ours, theirs in (("charter mcp --pack slack", "server-slack 2025.4.25"), ("charter mcp --pack notion", "notion-mcp-server 2.5.2")):
     a, b = d[ours], d[theirs]
