@@ -7,8 +7,8 @@ busy machine slows them alike. Prints the median, the quartiles and the fastest 
 and the server's peak resident memory (VmHWM) once it answered.
 
   python3 bench/http_start.py --runs 30 \\
-      'cache off=target/a/charter' \\
-      'cache kept=target/a/charter,GLIBC_TUNABLES=glibc.malloc.tcache_count=7'
+      'default=target/release/charter' \\
+      'cache off=target/release/charter,GLIBC_TUNABLES=glibc.malloc.tcache_count=0'
 """
 
 import argparse

@@ -44,20 +44,32 @@ def listed_server(argv):
 
 
 def resident_pages(pid, binary):
-    """Page numbers (address / 4096) of the binary's mappings that are resident."""
-    resident = set()
+    """Page numbers (link-time address / 4096, as `readelf -S` gives them) of the binary's
+    mappings that are resident. A position-independent binary is loaded at a random base: the
+    mapping of file offset 0 is at that base, so addresses are taken relative to it."""
+    resident, base = set(), None
     with open(f"/proc/{pid}/pagemap", "rb") as pagemap, open(f"/proc/{pid}/maps") as maps:
         for line in maps:
             p = line.split()
             if len(p) < 6 or os.path.realpath(p[5]) != os.path.realpath(binary):
                 continue
             lo, hi = (int(x, 16) for x in p[0].split("-"))
+            if base is None:
+                # The first mapping is the file's start: load base = its address - its offset.
+                base = lo - int(p[2], 16) if is_pie(binary) else 0
             pagemap.seek(lo // PAGE * 8)
             data = pagemap.read((hi - lo) // PAGE * 8)
             for k in range((hi - lo) // PAGE):
                 if struct.unpack_from("<Q", data, k * 8)[0] >> 63:
-                    resident.add(lo // PAGE + k)
+                    resident.add((lo - base) // PAGE + k)
     return resident
+
+
+def is_pie(binary):
+    """Whether the ELF file is position-independent (`e_type` ET_DYN)."""
+    with open(binary, "rb") as f:
+        header = f.read(18)
+    return int.from_bytes(header[16:18], "little" if header[5] == 1 else "big") == 3
 
 
 def main():

@@ -17,9 +17,19 @@ import re
 import sys
 
 ROOT = os.environ.get("STRUCTURE_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CRATES = ["src", "charter-runtime/src", "charter-build/src", "charter-openapi/src", "charter-macros/src",
-          "charter-mcp/src", "charter-cli/src", "charter-adapters/src", "charter-terms/src",
-          "charter-testkit/src"]
+
+
+def workspace_crates():
+    """The src directory of every package of the workspace: the root's and each top-level
+    folder's with a Cargo.toml, so a crate added later is checked without being listed here."""
+    out = ["src"]
+    for name in sorted(os.listdir(ROOT)):
+        if os.path.isfile(os.path.join(ROOT, name, "Cargo.toml")) and os.path.isdir(os.path.join(ROOT, name, "src")):
+            out.append(f"{name}/src")
+    return out
+
+
+CRATES = workspace_crates()
 MAX_FN, MAX_FILE = 120, 800
 
 

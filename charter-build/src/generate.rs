@@ -4,9 +4,6 @@
 //! are `Named` statics that refer to each other, which is how recursion is expressed), the view
 //! schemas, sizes, spans and paths are literals (nothing is const-evaluated when the pack
 //! compiles), and each tool's route is a static pointing at the pack's `HttpPack` static.
-//! What `tools/list` reads and what it never reads lie apart (docs/mcp.md, "Memory"): the
-//! `ToolDef`s and `View`s in statics of one section, code mode's signatures and the dialects'
-//! texts in `ColdText` statics of another, their descriptors in a third.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -144,12 +141,6 @@ fn search_terms(t: &ToolModel) -> (Literal, TokenStream) {
     (s(&terms.joined()), quote!(&[#(#fields),*]))
 }
 
-/// Where the descriptors `tools/list` reads go (each pack's `ToolDef`s and each tool's `View`s):
-/// together in the tables' section, not each beside its shapes, paths and spans.
-fn listed_section() -> TokenStream {
-    quote!(#[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_listed"))])
-}
-
 /// The name of tool `tool`'s views static. A tool name may start with a digit, which no Rust
 /// identifier may: it then gets a leading `_`, which no tool name has, so it cannot collide.
 fn views_ident(tool: &str) -> syn::Ident {
@@ -161,31 +152,10 @@ fn views_ident(tool: &str) -> syn::Ident {
     }
 }
 
-/// Where the texts `tools/list` never reads go (code mode's signatures, the provider dialects'
-/// schemas): a section of their own, so listing maps none of their pages (`ColdText`,
-/// docs/mcp.md "Memory"). ELF section names; elsewhere the statics stay where the compiler puts
-/// them.
-fn cold_text_section() -> TokenStream {
-    quote!(#[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))])
-}
-
-/// Where the descriptors of the cold texts go (`DialectSchemas`, the dialects' spans): beside
-/// each other in the tables' section.
-fn cold_table_section() -> TokenStream {
-    quote!(#[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))])
-}
-
-/// `static NAME: ColdText<len> = ColdText::new("...");`
+/// `static NAME: &str = "...";`
 fn cold_text(name: &syn::Ident, value: &str) -> TokenStream {
-    let (section, len, value) = (
-        cold_text_section(),
-        Literal::usize_unsuffixed(value.len()),
-        text(value),
-    );
-    quote! {
-        #section
-        static #name: ColdText<#len> = ColdText::new(#value);
-    }
+    let value = text(value);
+    quote!(static #name: &str = #value;)
 }
 
 /// The cold statics of the views of tool `t` that show the same fields (`base`): the signature
@@ -201,18 +171,16 @@ fn cold_statics(t: &ToolModel, base: &str, signature: &str, d: &ViewDialects) ->
     let one = |k: &str, v: &ViewSchema| {
         let (name, spans_name) = (ident(k), ident(&format!("{k}_SPANS")));
         let text = cold_text(&name, &v.text);
-        let section = cold_table_section();
         let n = Literal::usize_unsuffixed(v.spans.len());
         let spans = span_items(&v.spans);
         let tokens = u(v.tokens);
         let stat = quote! {
             #text
-            #section
             static #spans_name: [PropSpan; #n] = [#(#spans),*];
         };
         (
             stat,
-            quote!(DialectSchema::new(#name.as_str(), #tokens, &#spans_name)),
+            quote!(DialectSchema::new(#name, #tokens, &#spans_name)),
         )
     };
     let (strict_statics, strict) = one("STRICT", &d.openai_strict);
@@ -224,14 +192,13 @@ fn cold_statics(t: &ToolModel, base: &str, signature: &str, d: &ViewDialects) ->
         }
         None => (TokenStream::new(), quote!(None)),
     };
-    let (dialects, section) = (ident("DIALECTS"), cold_table_section());
+    let dialects = ident("DIALECTS");
     quote! {
         #[doc = #doc]
         #signature
         #strict_statics
         #gemini_statics
         #anthropic_statics
-        #section
         static #dialects: DialectSchemas = DialectSchemas::new(#strict, #gemini)
             .with_anthropic_strict(#anthropic);
     }
@@ -370,7 +337,7 @@ impl Gen<'_> {
                     #(#with)*
                     .with_paths(#paths)
                     .with_spans(#spans)
-                    .with_signature(#signature_expr.as_str(), #signature_tokens)
+                    .with_signature(#signature_expr, #signature_tokens)
                     .with_dialects(&#dialects_expr)
             });
         }
@@ -415,10 +382,9 @@ impl Gen<'_> {
             .map(|v| tool_view_dialects(&self.lowered, index, v))
             .collect();
         let (views, mut consts) = Self::views(t, &schemas, &signatures, &dialects);
-        let (views_static, section) = (views_ident(&t.tool), listed_section());
+        let views_static = views_ident(&t.tool);
         let n = Literal::usize_unsuffixed(views.len());
         consts.push(quote! {
-            #section
             static #views_static: [View; #n] = [#(#views),*];
         });
         let description_lc = s(&t.description.to_lowercase());
@@ -550,7 +516,7 @@ impl Gen<'_> {
             AuthModel::OAuth2(_) => quote!(Auth::OAuth2(&OAUTH2)),
         };
         let oauth2 = match &p.auth {
-            AuthModel::OAuth2(m) => crate::oauth::generate(m),
+            AuthModel::OAuth2(m) => crate::oauth_model::generate(m),
             _ => TokenStream::new(),
         };
         // Only what differs from `HttpPack::new`'s defaults.
@@ -597,7 +563,7 @@ impl Gen<'_> {
             .map(|(i, t)| self.tool(i, t))
             .unzip();
         let shared = shared.into_iter().flatten();
-        let (listed, count) = (listed_section(), Literal::usize_unsuffixed(p.tools.len()));
+        let count = Literal::usize_unsuffixed(p.tools.len());
         let routes = p.tools.iter().map(|t| self.route(t));
         let http = self.http_pack();
         let types = self.lowered.types.iter().map(|n| shapes::named_static(n));
@@ -608,7 +574,6 @@ impl Gen<'_> {
 
                 #[doc = #tools_doc]
                 pub static TOOLS: Table = Table::new(#label, #description, &TOOL_DEFS);
-                #listed
                 static TOOL_DEFS: [ToolDef; #count] = [#(#tools),*];
 
                 #http

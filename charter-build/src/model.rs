@@ -13,7 +13,7 @@ use crate::pack::{
 
 mod form;
 
-pub use crate::graphql::default_annotations;
+pub use crate::graphql_syntax::default_annotations;
 pub use charter_terms::http::Annotations;
 
 /// How the pack authenticates.
@@ -41,7 +41,7 @@ pub enum AuthModel {
         env: String,
     },
     /// An OAuth 2 access token, renewed at run time.
-    OAuth2(Box<crate::oauth::OAuth2Model>),
+    OAuth2(Box<crate::oauth_model::OAuth2Model>),
 }
 
 /// How the body is encoded.
@@ -689,14 +689,14 @@ fn auth_model(label: &str, a: &crate::pack::AuthDecl) -> AuthModel {
     let scheme = a.scheme.as_ref().map_or(AuthScheme::None, |s| s.value);
     match (scheme, &a.oauth2) {
         (AuthScheme::None, _) => AuthModel::None,
-        (AuthScheme::Bearer, Some(o)) => AuthModel::OAuth2(Box::new(crate::oauth::model(
+        (AuthScheme::Bearer, Some(o)) => AuthModel::OAuth2(Box::new(crate::oauth_model::model(
             label,
             o,
             "Authorization".to_owned(),
             "Bearer ".to_owned(),
             env,
         ))),
-        (AuthScheme::Header, Some(o)) => AuthModel::OAuth2(Box::new(crate::oauth::model(
+        (AuthScheme::Header, Some(o)) => AuthModel::OAuth2(Box::new(crate::oauth_model::model(
             label,
             o,
             text(&a.header),

@@ -198,51 +198,6 @@ pub struct McpArgs {
     pub telemetry: TelemetryArgs,
 }
 
-/// `charter mcp` telemetry (docs/mcp.md, "Serving a team").
-impl McpArgs {
-    /// What `charter mcp --pack P...` parses to: every other argument at its default, as
-    /// declared above (a unit test in `lib.rs` holds the two together).
-    pub(crate) fn serving(packs: Vec<String>) -> Self {
-        use charter_mcp::server::limits;
-        McpArgs {
-            packs: PackArgs { packs },
-            progressive: None,
-            http: None,
-            mode: None,
-            threshold: 0,
-            ranking: Ranking::Relevance,
-            allow_hosts: Vec::new(),
-            allow_origins: Vec::new(),
-            auth: None,
-            insecure_no_auth: false,
-            store: None,
-            upstreams: Vec::new(),
-            upstream_urls: Vec::new(),
-            upstream_timeout: 30,
-            limits: ServeLimitArgs {
-                call_timeout: limits::DEFAULT_CALL_TIMEOUT.as_secs(),
-                max_result: limits::DEFAULT_MAX_RESULT_BYTES,
-                max_sessions: limits::DEFAULT_MAX_SESSIONS,
-                rate_limit: limits::DEFAULT_REQUESTS_PER_SECOND,
-                max_body: limits::DEFAULT_MAX_BODY_BYTES,
-                shutdown_grace: limits::DEFAULT_SHUTDOWN_GRACE.as_secs(),
-            },
-            #[cfg(feature = "code")]
-            code_limits: CodeLimitArgs {
-                cpu_ms: charter_runtime::code::DEFAULT_CPU_TIME.as_millis() as u64,
-                memory: charter_runtime::code::DEFAULT_MEMORY_BYTES,
-                max_calls: charter_runtime::code::DEFAULT_MAX_CALLS,
-                max_output: charter_runtime::code::DEFAULT_MAX_OUTPUT_BYTES,
-                max_programs: charter_runtime::code::DEFAULT_MAX_PROGRAMS as u64,
-            },
-            telemetry: TelemetryArgs {
-                otlp_endpoint: None,
-                otel_record_content: false,
-            },
-        }
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct TelemetryArgs {
     /// Export OpenTelemetry traces and metrics over OTLP/HTTP to this collector (its base URL,

@@ -23,13 +23,6 @@ pub(crate) fn run(
     err: &mut dyn Write,
     process: Process,
 ) -> Result<ExitCode, Failure> {
-    // First, before any thread: the restart happens here or not at all.
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if args.http.is_some() && process == Process::Own {
-        crate::allocator::http_server_start();
-    }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    let _ = process;
     let tables = packs::select(tables, &args.packs)?;
     let upstreams = upstreams(&args)?;
     // Flushed when dropped, after serving ends.
@@ -107,6 +100,8 @@ pub(crate) fn run(
                 insecure_no_auth: args.insecure_no_auth,
                 limits: http_limits(&args.limits),
                 store: store.clone(),
+                // The process's own `charter mcp --http` only: an embedder's allocator is theirs.
+                release_memory: process == Process::Own,
             };
             let http = rt.block_on(server.bind_http(addr, options))?;
             writeln!(err, "{}", server.start_line(&Transport::Http(http.url())))?;

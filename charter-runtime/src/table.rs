@@ -14,13 +14,7 @@ use std::pin::Pin;
 use crate::context::CallContext;
 use crate::error::CharterError;
 
-mod cold;
 mod construct;
-
-// What the pack compiler's output builds its cold texts with: hidden from the API as the other
-// helpers generated code calls are.
-#[doc(hidden)]
-pub use cold::ColdText;
 
 /// The tools of one pack: what `charter::packs::github::TOOLS` is.
 #[derive(Debug)]

@@ -9,10 +9,6 @@ pub mod tracker {
         "An issue tracker's REST API.",
         &TOOL_DEFS,
     );
-    #[cfg_attr(
-        target_os = "linux",
-        unsafe(link_section = ".data.rel.ro.charter_listed")
-    )]
     static TOOL_DEFS: [ToolDef; 10] = [
         ToolDef::new(
                 "tracker_issues_list",
@@ -781,22 +777,15 @@ pub mod tracker {
             "query Issue($project: String!, $number: Int!) {\n  issue(project: $project, number: $number) { title comments(first: 5) { body } }\n}\n",
         );
     /// Code mode's declaration and the dialects' schemas of `tracker_issues_list` (the views showing these fields): no `tools/list` reads them.
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_LIST_0_SIGNATURE: ColdText<430> = ColdText::new(
-        r#"(args: {
+    static ISSUES_LIST_0_SIGNATURE: &str = r#"(args: {
   /** The project key, e.g. `CORE`. */ project: string;
   /** Only issues carrying all of these labels. */ labels?: string[];
   /** Which issues to list. */ state?: "open" | "closed" | "all";
   /** The page to return (1 is the first). */ page?: number;
   /** Results per page. */ per_page?: number;
   /** Minimum triage score. */ internal_score?: number;
-}): Promise<{id; title; state; labels: {name}; assignee: {login}}>"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_LIST_0_STRICT: ColdText<843> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]},"internal_score":{"description":"Minimum triage score.","anyOf":[{"type":"number","minimum":-1.5},{"type":"null"}]}},"required":["project","labels","state","page","per_page","internal_score"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+}): Promise<{id; title; state; labels: {name}; assignee: {login}}>"#;
+    static ISSUES_LIST_0_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]},"internal_score":{"description":"Minimum triage score.","anyOf":[{"type":"number","minimum":-1.5},{"type":"null"}]}},"required":["project","labels","state","page","per_page","internal_score"],"additionalProperties":false}"#;
     static ISSUES_LIST_0_STRICT_SPANS: [PropSpan; 6] = [
         PropSpan {
             name: "project",
@@ -829,11 +818,7 @@ pub mod tracker {
             required: Some((795, 812)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_LIST_0_GEMINI: ColdText<634> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100},"internal_score":{"type":"number","description":"Minimum triage score.","minimum":-1.5}},"required":["project"]}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LIST_0_GEMINI: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100},"internal_score":{"type":"number","description":"Minimum triage score.","minimum":-1.5}},"required":["project"]}"#;
     static ISSUES_LIST_0_GEMINI_SPANS: [PropSpan; 6] = [
         PropSpan {
             name: "project",
@@ -866,11 +851,7 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_LIST_0_ANTHROPIC_STRICT: ColdText<635> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"description":"Which issues to list. Default: \"open\".","enum":["open","closed","all"]},"page":{"type":"integer","description":"The page to return (1 is the first). Minimum: 1."},"per_page":{"type":"integer","description":"Results per page. Minimum: 1. Maximum: 100."},"internal_score":{"type":"number","description":"Minimum triage score. Minimum: -1.5."}},"required":["project"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LIST_0_ANTHROPIC_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"description":"Which issues to list. Default: \"open\".","enum":["open","closed","all"]},"page":{"type":"integer","description":"The page to return (1 is the first). Minimum: 1."},"per_page":{"type":"integer","description":"Results per page. Minimum: 1. Maximum: 100."},"internal_score":{"type":"number","description":"Minimum triage score. Minimum: -1.5."}},"required":["project"],"additionalProperties":false}"#;
     static ISSUES_LIST_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 6] = [
         PropSpan {
             name: "project",
@@ -903,23 +884,14 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static ISSUES_LIST_0_DIALECTS: DialectSchemas = DialectSchemas::new(
-            DialectSchema::new(
-                ISSUES_LIST_0_STRICT.as_str(),
-                210,
-                &ISSUES_LIST_0_STRICT_SPANS,
-            ),
-            DialectSchema::new(
-                ISSUES_LIST_0_GEMINI.as_str(),
-                158,
-                &ISSUES_LIST_0_GEMINI_SPANS,
-            ),
+            DialectSchema::new(ISSUES_LIST_0_STRICT, 210, &ISSUES_LIST_0_STRICT_SPANS),
+            DialectSchema::new(ISSUES_LIST_0_GEMINI, 158, &ISSUES_LIST_0_GEMINI_SPANS),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    ISSUES_LIST_0_ANTHROPIC_STRICT.as_str(),
+                    ISSUES_LIST_0_ANTHROPIC_STRICT,
                     158,
                     &ISSUES_LIST_0_ANTHROPIC_STRICT_SPANS,
                 ),
@@ -992,21 +964,14 @@ pub mod tracker {
         },
     ];
     /// Code mode's declaration and the dialects' schemas of `tracker_issues_list` (the views showing these fields): no `tools/list` reads them.
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_LIST_1_SIGNATURE: ColdText<374> = ColdText::new(
-        r#"(args: {
+    static ISSUES_LIST_1_SIGNATURE: &str = r#"(args: {
   /** The project key, e.g. `CORE`. */ project: string;
   /** Only issues carrying all of these labels. */ labels?: string[];
   /** Which issues to list. */ state?: "open" | "closed" | "all";
   /** The page to return (1 is the first). */ page?: number;
   /** Results per page. */ per_page?: number;
-}): Promise<{id; title; state; labels: {name}; assignee: {login}}>"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_LIST_1_STRICT: ColdText<710> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"required":["project","labels","state","page","per_page"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+}): Promise<{id; title; state; labels: {name}; assignee: {login}}>"#;
+    static ISSUES_LIST_1_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"required":["project","labels","state","page","per_page"],"additionalProperties":false}"#;
     static ISSUES_LIST_1_STRICT_SPANS: [PropSpan; 5] = [
         PropSpan {
             name: "project",
@@ -1034,11 +999,7 @@ pub mod tracker {
             required: Some((668, 679)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_LIST_1_GEMINI: ColdText<546> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100}},"required":["project"]}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LIST_1_GEMINI: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`.","minLength":1},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"type":"string","description":"Which issues to list.","enum":["open","closed","all"],"default":"open"},"page":{"type":"integer","description":"The page to return (1 is the first).","minimum":1},"per_page":{"type":"integer","description":"Results per page.","minimum":1,"maximum":100}},"required":["project"]}"#;
     static ISSUES_LIST_1_GEMINI_SPANS: [PropSpan; 5] = [
         PropSpan {
             name: "project",
@@ -1066,11 +1027,7 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_LIST_1_ANTHROPIC_STRICT: ColdText<547> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"description":"Which issues to list. Default: \"open\".","enum":["open","closed","all"]},"page":{"type":"integer","description":"The page to return (1 is the first). Minimum: 1."},"per_page":{"type":"integer","description":"Results per page. Minimum: 1. Maximum: 100."}},"required":["project"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LIST_1_ANTHROPIC_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"type":"array","description":"Only issues carrying all of these labels.","items":{"type":"string"}},"state":{"description":"Which issues to list. Default: \"open\".","enum":["open","closed","all"]},"page":{"type":"integer","description":"The page to return (1 is the first). Minimum: 1."},"per_page":{"type":"integer","description":"Results per page. Minimum: 1. Maximum: 100."}},"required":["project"],"additionalProperties":false}"#;
     static ISSUES_LIST_1_ANTHROPIC_STRICT_SPANS: [PropSpan; 5] = [
         PropSpan {
             name: "project",
@@ -1098,38 +1055,25 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static ISSUES_LIST_1_DIALECTS: DialectSchemas = DialectSchemas::new(
-            DialectSchema::new(
-                ISSUES_LIST_1_STRICT.as_str(),
-                177,
-                &ISSUES_LIST_1_STRICT_SPANS,
-            ),
-            DialectSchema::new(
-                ISSUES_LIST_1_GEMINI.as_str(),
-                136,
-                &ISSUES_LIST_1_GEMINI_SPANS,
-            ),
+            DialectSchema::new(ISSUES_LIST_1_STRICT, 177, &ISSUES_LIST_1_STRICT_SPANS),
+            DialectSchema::new(ISSUES_LIST_1_GEMINI, 136, &ISSUES_LIST_1_GEMINI_SPANS),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    ISSUES_LIST_1_ANTHROPIC_STRICT.as_str(),
+                    ISSUES_LIST_1_ANTHROPIC_STRICT,
                     136,
                     &ISSUES_LIST_1_ANTHROPIC_STRICT_SPANS,
                 ),
             ),
         );
-    #[cfg_attr(
-        target_os = "linux",
-        unsafe(link_section = ".data.rel.ro.charter_listed")
-    )]
     static ISSUES_LIST_VIEWS: [View; 3] = [
         View::new(ViewKey::Default, ISSUES_LIST_0_SCHEMA, 165)
             .with_widest(true)
             .with_paths(ISSUES_LIST_0_PATHS)
             .with_spans(ISSUES_LIST_0_SPANS)
-            .with_signature(ISSUES_LIST_0_SIGNATURE.as_str(), 107)
+            .with_signature(ISSUES_LIST_0_SIGNATURE, 107)
             .with_dialects(&ISSUES_LIST_0_DIALECTS),
         View::new(
                 ViewKey::Unmatched,
@@ -1194,25 +1138,18 @@ pub mod tracker {
                     },
                 ],
             )
-            .with_signature(ISSUES_LIST_1_SIGNATURE.as_str(), 93)
+            .with_signature(ISSUES_LIST_1_SIGNATURE, 93)
             .with_dialects(&ISSUES_LIST_1_DIALECTS),
         View::new(ViewKey::Label("pro"), ISSUES_LIST_0_SCHEMA, 165)
             .with_active(&["pro"])
             .with_paths(ISSUES_LIST_0_PATHS)
             .with_spans(ISSUES_LIST_0_SPANS)
-            .with_signature(ISSUES_LIST_0_SIGNATURE.as_str(), 107)
+            .with_signature(ISSUES_LIST_0_SIGNATURE, 107)
             .with_dialects(&ISSUES_LIST_0_DIALECTS),
     ];
     /// Code mode's declaration and the dialects' schemas of `tracker_issues_create` (the views showing these fields): no `tools/list` reads them.
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_CREATE_0_SIGNATURE: ColdText<659> = ColdText::new(
-        "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Priority, 1 (highest) to 3. */ priority?: 1 | 2 | 3;\n  /** Free-form key/value metadata. */ metadata?: Record<string, string>;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_CREATE_0_STRICT: ColdText<1833> = ColdText::new(
-        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"priority":{"description":"Priority, 1 (highest) to 3. Default: 2.","anyOf":[{"type":"integer","enum":[1,2,3]},{"type":"null"}]},"metadata":{"description":"Free-form key/value metadata.","anyOf":[{"type":"array","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"],"additionalProperties":false}},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","priority","metadata","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Priority, 1 (highest) to 3. */ priority?: 1 | 2 | 3;\n  /** Free-form key/value metadata. */ metadata?: Record<string, string>;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}";
+    static ISSUES_CREATE_0_STRICT: &str = r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"priority":{"description":"Priority, 1 (highest) to 3. Default: 2.","anyOf":[{"type":"integer","enum":[1,2,3]},{"type":"null"}]},"metadata":{"description":"Free-form key/value metadata.","anyOf":[{"type":"array","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"],"additionalProperties":false}},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","priority","metadata","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##;
     static ISSUES_CREATE_0_STRICT_SPANS: [PropSpan; 8] = [
         PropSpan {
             name: "project",
@@ -1255,11 +1192,7 @@ pub mod tracker {
             required: Some((1380, 1391)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_CREATE_0_GEMINI: ColdText<1457> = ColdText::new(
-        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3. One of: 1, 2, 3.","default":2},"metadata":{"type":"array","description":"Free-form key/value metadata.","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"]}},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_0_GEMINI: &str = r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3. One of: 1, 2, 3.","default":2},"metadata":{"type":"array","description":"Free-form key/value metadata.","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"]}},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##;
     static ISSUES_CREATE_0_GEMINI_SPANS: [PropSpan; 8] = [
         PropSpan {
             name: "project",
@@ -1302,30 +1235,22 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static ISSUES_CREATE_0_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                ISSUES_CREATE_0_STRICT.as_str(),
+                ISSUES_CREATE_0_STRICT,
                 458,
                 &ISSUES_CREATE_0_STRICT_SPANS,
             ),
             DialectSchema::new(
-                ISSUES_CREATE_0_GEMINI.as_str(),
+                ISSUES_CREATE_0_GEMINI,
                 364,
                 &ISSUES_CREATE_0_GEMINI_SPANS,
             ),
         )
         .with_anthropic_strict(None);
     /// Code mode's declaration and the dialects' schemas of `tracker_issues_create` (the views showing these fields): no `tools/list` reads them.
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_CREATE_1_SIGNATURE: ColdText<526> = ColdText::new(
-        "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_CREATE_1_STRICT: ColdText<1399> = ColdText::new(
-        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_1_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}";
+    static ISSUES_CREATE_1_STRICT: &str = r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##;
     static ISSUES_CREATE_1_STRICT_SPANS: [PropSpan; 6] = [
         PropSpan {
             name: "project",
@@ -1358,11 +1283,7 @@ pub mod tracker {
             required: Some((946, 957)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_CREATE_1_GEMINI: ColdText<1128> = ColdText::new(
-        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_1_GEMINI: &str = r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##;
     static ISSUES_CREATE_1_GEMINI_SPANS: [PropSpan; 6] = [
         PropSpan {
             name: "project",
@@ -1395,30 +1316,22 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static ISSUES_CREATE_1_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                ISSUES_CREATE_1_STRICT.as_str(),
+                ISSUES_CREATE_1_STRICT,
                 349,
                 &ISSUES_CREATE_1_STRICT_SPANS,
             ),
             DialectSchema::new(
-                ISSUES_CREATE_1_GEMINI.as_str(),
+                ISSUES_CREATE_1_GEMINI,
                 282,
                 &ISSUES_CREATE_1_GEMINI_SPANS,
             ),
         )
         .with_anthropic_strict(None);
     /// Code mode's declaration and the dialects' schemas of `tracker_issues_create` (the views showing these fields): no `tools/list` reads them.
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_CREATE_2_SIGNATURE: ColdText<600> = ColdText::new(
-        "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Free-form key/value metadata. */ metadata?: Record<string, string>;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_CREATE_2_STRICT: ColdText<1693> = ColdText::new(
-        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"metadata":{"description":"Free-form key/value metadata.","anyOf":[{"type":"array","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"],"additionalProperties":false}},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","metadata","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_2_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Free-form key/value metadata. */ metadata?: Record<string, string>;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}";
+    static ISSUES_CREATE_2_STRICT: &str = r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"metadata":{"description":"Free-form key/value metadata.","anyOf":[{"type":"array","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"],"additionalProperties":false}},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","metadata","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##;
     static ISSUES_CREATE_2_STRICT_SPANS: [PropSpan; 7] = [
         PropSpan {
             name: "project",
@@ -1456,11 +1369,7 @@ pub mod tracker {
             required: Some((1240, 1251)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_CREATE_2_GEMINI: ColdText<1354> = ColdText::new(
-        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"metadata":{"type":"array","description":"Free-form key/value metadata.","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"]}},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_2_GEMINI: &str = r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"metadata":{"type":"array","description":"Free-form key/value metadata.","items":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string","description":"A metadata value."}},"required":["key","value"]}},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##;
     static ISSUES_CREATE_2_GEMINI_SPANS: [PropSpan; 7] = [
         PropSpan {
             name: "project",
@@ -1498,30 +1407,22 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static ISSUES_CREATE_2_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                ISSUES_CREATE_2_STRICT.as_str(),
+                ISSUES_CREATE_2_STRICT,
                 423,
                 &ISSUES_CREATE_2_STRICT_SPANS,
             ),
             DialectSchema::new(
-                ISSUES_CREATE_2_GEMINI.as_str(),
+                ISSUES_CREATE_2_GEMINI,
                 338,
                 &ISSUES_CREATE_2_GEMINI_SPANS,
             ),
         )
         .with_anthropic_strict(None);
     /// Code mode's declaration and the dialects' schemas of `tracker_issues_create` (the views showing these fields): no `tools/list` reads them.
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_CREATE_3_SIGNATURE: ColdText<585> = ColdText::new(
-        "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Priority, 1 (highest) to 3. */ priority?: 1 | 2 | 3;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}",
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_CREATE_3_STRICT: ColdText<1539> = ColdText::new(
-        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"priority":{"description":"Priority, 1 (highest) to 3. Default: 2.","anyOf":[{"type":"integer","enum":[1,2,3]},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","priority","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_3_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** A one-line summary. */ title: string;\n  /** The due date (YYYY-MM-DD). */ due_on?: string;\n  /** The opening comment. */ thread?: Comment;\n  /** Labels to attach. */ labels?: {/** The label name. */ name: string; /** Hex colour without `#`. */ color?: string}[];\n  /** Priority, 1 (highest) to 3. */ priority?: 1 | 2 | 3;\n  /** Who to assign, or null for nobody. */ assignee?: string | null;\n}): Promise<any>\ntype Comment = {/** The comment text (Markdown). */ body: string; /** Replies to this comment. */ replies?: Comment[]}";
+    static ISSUES_CREATE_3_STRICT: &str = r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"title":{"type":"string","description":"A one-line summary."},"due_on":{"description":"The due date (YYYY-MM-DD).","anyOf":[{"type":"string","format":"date"},{"type":"null"}]},"thread":{"description":"The opening comment.","anyOf":[{"$ref":"#/$defs/Comment"},{"type":"null"}]},"labels":{"description":"Labels to attach.","anyOf":[{"type":"array","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name."},"color":{"description":"Hex colour without `#`.","anyOf":[{"type":"string","pattern":"^[0-9a-f]{6}$"},{"type":"null"}]}},"required":["name","color"],"additionalProperties":false},"maxItems":10},{"type":"null"}]},"priority":{"description":"Priority, 1 (highest) to 3. Default: 2.","anyOf":[{"type":"integer","enum":[1,2,3]},{"type":"null"}]},"assignee":{"description":"Who to assign, or null for nobody.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","title","due_on","thread","labels","priority","assignee"],"additionalProperties":false,"$defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"description":"Replies to this comment.","anyOf":[{"type":"array","items":{"description":"A comment and its replies.","anyOf":[{"$ref":"#/$defs/Comment"}]}},{"type":"null"}]}},"required":["body","replies"],"additionalProperties":false}}}"##;
     static ISSUES_CREATE_3_STRICT_SPANS: [PropSpan; 7] = [
         PropSpan {
             name: "project",
@@ -1559,11 +1460,7 @@ pub mod tracker {
             required: Some((1086, 1097)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_CREATE_3_GEMINI: ColdText<1231> = ColdText::new(
-        r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3. One of: 1, 2, 3.","default":2},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_CREATE_3_GEMINI: &str = r##"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"title":{"type":"string","description":"A one-line summary.","minLength":1},"due_on":{"type":"string","description":"The due date (YYYY-MM-DD). Format: date."},"thread":{"ref":"#/defs/Comment","description":"The opening comment."},"labels":{"type":"array","description":"Labels to attach.","items":{"type":"object","description":"A label to attach.","properties":{"name":{"type":"string","description":"The label name.","maxLength":50},"color":{"type":"string","description":"Hex colour without `#`.","pattern":"^[0-9a-f]{6}$"}},"required":["name"]},"maxItems":10},"priority":{"type":"integer","description":"Priority, 1 (highest) to 3. One of: 1, 2, 3.","default":2},"assignee":{"nullable":true,"type":"string","description":"Who to assign, or null for nobody."}},"required":["project","title"],"defs":{"Comment":{"type":"object","description":"A comment and its replies.","properties":{"body":{"type":"string","description":"The comment text (Markdown)."},"replies":{"type":"array","description":"Replies to this comment.","items":{"ref":"#/defs/Comment","description":"A comment and its replies."}}},"required":["body"]}}}"##;
     static ISSUES_CREATE_3_GEMINI_SPANS: [PropSpan; 7] = [
         PropSpan {
             name: "project",
@@ -1601,24 +1498,19 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static ISSUES_CREATE_3_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                ISSUES_CREATE_3_STRICT.as_str(),
+                ISSUES_CREATE_3_STRICT,
                 384,
                 &ISSUES_CREATE_3_STRICT_SPANS,
             ),
             DialectSchema::new(
-                ISSUES_CREATE_3_GEMINI.as_str(),
+                ISSUES_CREATE_3_GEMINI,
                 307,
                 &ISSUES_CREATE_3_GEMINI_SPANS,
             ),
         )
         .with_anthropic_strict(None);
-    #[cfg_attr(
-        target_os = "linux",
-        unsafe(link_section = ".data.rel.ro.charter_listed")
-    )]
     static ISSUES_CREATE_VIEWS: [View; 4] = [
         View::new(
                 ViewKey::Default,
@@ -1724,7 +1616,7 @@ pub mod tracker {
                     },
                 ],
             )
-            .with_signature(ISSUES_CREATE_0_SIGNATURE.as_str(), 164)
+            .with_signature(ISSUES_CREATE_0_SIGNATURE, 164)
             .with_dialects(&ISSUES_CREATE_0_DIALECTS),
         View::new(
                 ViewKey::Unmatched,
@@ -1809,7 +1701,7 @@ pub mod tracker {
                     },
                 ],
             )
-            .with_signature(ISSUES_CREATE_1_SIGNATURE.as_str(), 131)
+            .with_signature(ISSUES_CREATE_1_SIGNATURE, 131)
             .with_dialects(&ISSUES_CREATE_1_DIALECTS),
         View::new(
                 ViewKey::Label("beta"),
@@ -1905,7 +1797,7 @@ pub mod tracker {
                     },
                 ],
             )
-            .with_signature(ISSUES_CREATE_2_SIGNATURE.as_str(), 150)
+            .with_signature(ISSUES_CREATE_2_SIGNATURE, 150)
             .with_dialects(&ISSUES_CREATE_2_DIALECTS),
         View::new(
                 ViewKey::Label("pro"),
@@ -2001,13 +1893,11 @@ pub mod tracker {
                     },
                 ],
             )
-            .with_signature(ISSUES_CREATE_3_SIGNATURE.as_str(), 146)
+            .with_signature(ISSUES_CREATE_3_SIGNATURE, 146)
             .with_dialects(&ISSUES_CREATE_3_DIALECTS),
     ];
     /// Code mode's declaration and the dialects' schemas of `tracker_issues_update` (the views showing these fields): no `tools/list` reads them.
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_UPDATE_0_SIGNATURE: ColdText<595> = ColdText::new(
-        r#"(args: {
+    static ISSUES_UPDATE_0_SIGNATURE: &str = r#"(args: {
   /** The project key. */ project: string;
   /** The issue number. */ number: number;
   /** The new title. */ title?: string;
@@ -2015,13 +1905,8 @@ pub mod tracker {
   /** Why the state changes. */ reason: "completed" | "not_planned";
   /** When the change applies. */ extra?: {/** From this instant (inclusive). */ gte?: string; /** Before this instant. */ lt?: string} | null;
   /** The issue this one duplicates, by URL or number; null clears it. */ duplicate_of?: {/** The issue's URL. */ url?: string; /** The issue's number. */ number?: number} | null;
-}): Promise<any>"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_UPDATE_0_STRICT: ColdText<1412> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"description":"The new title.","anyOf":[{"type":"string"},{"type":"null"}]},"state":{"description":"The new state.","anyOf":[{"type":"string","enum":["open","closed"]},{"type":"null"}]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"description":"The issue's URL.","anyOf":[{"type":"string"},{"type":"null"}]},"number":{"description":"The issue's number.","anyOf":[{"type":"integer"},{"type":"null"}]}},"required":["url","number"],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","title","state","reason","extra","duplicate_of"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+}): Promise<any>"#;
+    static ISSUES_UPDATE_0_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"description":"The new title.","anyOf":[{"type":"string"},{"type":"null"}]},"state":{"description":"The new state.","anyOf":[{"type":"string","enum":["open","closed"]},{"type":"null"}]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"description":"The issue's URL.","anyOf":[{"type":"string"},{"type":"null"}]},"number":{"description":"The issue's number.","anyOf":[{"type":"integer"},{"type":"null"}]}},"required":["url","number"],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","title","state","reason","extra","duplicate_of"],"additionalProperties":false}"#;
     static ISSUES_UPDATE_0_STRICT_SPANS: [PropSpan; 7] = [
         PropSpan {
             name: "project",
@@ -2059,11 +1944,7 @@ pub mod tracker {
             required: Some((1366, 1381)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_UPDATE_0_GEMINI: ColdText<1040> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"nullable":true,"type":"object","description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"duplicate_of":{"nullable":true,"type":"object","description":"The issue this one duplicates, by URL or number; null clears it. Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}}}},"required":["project","number","reason"]}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_UPDATE_0_GEMINI: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"nullable":true,"type":"object","description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"duplicate_of":{"nullable":true,"type":"object","description":"The issue this one duplicates, by URL or number; null clears it. Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}}}},"required":["project","number","reason"]}"#;
     static ISSUES_UPDATE_0_GEMINI_SPANS: [PropSpan; 7] = [
         PropSpan {
             name: "project",
@@ -2101,11 +1982,7 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_UPDATE_0_ANTHROPIC_STRICT: ColdText<1121> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number. Minimum: 1."},"title":{"type":"string","description":"The new title."},"state":{"description":"The new state.","enum":["open","closed"]},"reason":{"description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_UPDATE_0_ANTHROPIC_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number. Minimum: 1."},"title":{"type":"string","description":"The new title."},"state":{"description":"The new state.","enum":["open","closed"]},"reason":{"description":"Why the state changes.","enum":["completed","not_planned"]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#;
     static ISSUES_UPDATE_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 7] = [
         PropSpan {
             name: "project",
@@ -2143,15 +2020,14 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static ISSUES_UPDATE_0_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                ISSUES_UPDATE_0_STRICT.as_str(),
+                ISSUES_UPDATE_0_STRICT,
                 353,
                 &ISSUES_UPDATE_0_STRICT_SPANS,
             ),
             DialectSchema::new(
-                ISSUES_UPDATE_0_GEMINI.as_str(),
+                ISSUES_UPDATE_0_GEMINI,
                 260,
                 &ISSUES_UPDATE_0_GEMINI_SPANS,
             ),
@@ -2159,7 +2035,7 @@ pub mod tracker {
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    ISSUES_UPDATE_0_ANTHROPIC_STRICT.as_str(),
+                    ISSUES_UPDATE_0_ANTHROPIC_STRICT,
                     280,
                     &ISSUES_UPDATE_0_ANTHROPIC_STRICT_SPANS,
                 ),
@@ -2262,9 +2138,7 @@ pub mod tracker {
         },
     ];
     /// Code mode's declaration and the dialects' schemas of `tracker_issues_update` (the views showing these fields): no `tools/list` reads them.
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_UPDATE_1_SIGNATURE: ColdText<642> = ColdText::new(
-        r#"(args: {
+    static ISSUES_UPDATE_1_SIGNATURE: &str = r#"(args: {
   /** The project key. */ project: string;
   /** The issue number. */ number: number;
   /** The new title. */ title?: string;
@@ -2273,13 +2147,8 @@ pub mod tracker {
   /** Estimate in hours. */ estimate?: number;
   /** When the change applies. */ extra?: {/** From this instant (inclusive). */ gte?: string; /** Before this instant. */ lt?: string} | null;
   /** The issue this one duplicates, by URL or number; null clears it. */ duplicate_of?: {/** The issue's URL. */ url?: string; /** The issue's number. */ number?: number} | null;
-}): Promise<any>"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_UPDATE_1_STRICT: ColdText<1515> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"description":"The new title.","anyOf":[{"type":"string"},{"type":"null"}]},"state":{"description":"The new state.","anyOf":[{"type":"string","enum":["open","closed"]},{"type":"null"}]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"description":"Estimate in hours.","anyOf":[{"type":"number"},{"type":"null"}]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"description":"The issue's URL.","anyOf":[{"type":"string"},{"type":"null"}]},"number":{"description":"The issue's number.","anyOf":[{"type":"integer"},{"type":"null"}]}},"required":["url","number"],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","title","state","reason","estimate","extra","duplicate_of"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+}): Promise<any>"#;
+    static ISSUES_UPDATE_1_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"description":"The new title.","anyOf":[{"type":"string"},{"type":"null"}]},"state":{"description":"The new state.","anyOf":[{"type":"string","enum":["open","closed"]},{"type":"null"}]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"description":"Estimate in hours.","anyOf":[{"type":"number"},{"type":"null"}]},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"description":"The issue's URL.","anyOf":[{"type":"string"},{"type":"null"}]},"number":{"description":"The issue's number.","anyOf":[{"type":"integer"},{"type":"null"}]}},"required":["url","number"],"additionalProperties":false},{"type":"null"}]}},"required":["project","number","title","state","reason","estimate","extra","duplicate_of"],"additionalProperties":false}"#;
     static ISSUES_UPDATE_1_STRICT_SPANS: [PropSpan; 8] = [
         PropSpan {
             name: "project",
@@ -2322,11 +2191,7 @@ pub mod tracker {
             required: Some((1469, 1484)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_UPDATE_1_GEMINI: ColdText<1104> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"nullable":true,"type":"object","description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"duplicate_of":{"nullable":true,"type":"object","description":"The issue this one duplicates, by URL or number; null clears it. Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}}}},"required":["project","number","reason"]}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_UPDATE_1_GEMINI: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number.","minimum":1},"title":{"type":"string","description":"The new title."},"state":{"type":"string","description":"The new state.","enum":["open","closed"]},"reason":{"type":"string","description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"nullable":true,"type":"object","description":"When the change applies.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"duplicate_of":{"nullable":true,"type":"object","description":"The issue this one duplicates, by URL or number; null clears it. Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}}}},"required":["project","number","reason"]}"#;
     static ISSUES_UPDATE_1_GEMINI_SPANS: [PropSpan; 8] = [
         PropSpan {
             name: "project",
@@ -2369,11 +2234,7 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_UPDATE_1_ANTHROPIC_STRICT: ColdText<1185> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number. Minimum: 1."},"title":{"type":"string","description":"The new title."},"state":{"description":"The new state.","enum":["open","closed"]},"reason":{"description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_UPDATE_1_ANTHROPIC_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number. Minimum: 1."},"title":{"type":"string","description":"The new title."},"state":{"description":"The new state.","enum":["open","closed"]},"reason":{"description":"Why the state changes.","enum":["completed","not_planned"]},"estimate":{"type":"number","description":"Estimate in hours."},"extra":{"description":"When the change applies.","anyOf":[{"type":"object","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},{"type":"null"}]},"duplicate_of":{"description":"The issue this one duplicates, by URL or number; null clears it.","anyOf":[{"type":"object","description":"Give exactly one of: `url`, or `number`.","properties":{"url":{"type":"string","description":"The issue's URL."},"number":{"type":"integer","description":"The issue's number."}},"additionalProperties":false},{"type":"null"}]}},"required":["project","number","reason"],"additionalProperties":false}"#;
     static ISSUES_UPDATE_1_ANTHROPIC_STRICT_SPANS: [PropSpan; 8] = [
         PropSpan {
             name: "project",
@@ -2416,15 +2277,14 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static ISSUES_UPDATE_1_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                ISSUES_UPDATE_1_STRICT.as_str(),
+                ISSUES_UPDATE_1_STRICT,
                 378,
                 &ISSUES_UPDATE_1_STRICT_SPANS,
             ),
             DialectSchema::new(
-                ISSUES_UPDATE_1_GEMINI.as_str(),
+                ISSUES_UPDATE_1_GEMINI,
                 276,
                 &ISSUES_UPDATE_1_GEMINI_SPANS,
             ),
@@ -2432,28 +2292,24 @@ pub mod tracker {
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    ISSUES_UPDATE_1_ANTHROPIC_STRICT.as_str(),
+                    ISSUES_UPDATE_1_ANTHROPIC_STRICT,
                     296,
                     &ISSUES_UPDATE_1_ANTHROPIC_STRICT_SPANS,
                 ),
             ),
         );
-    #[cfg_attr(
-        target_os = "linux",
-        unsafe(link_section = ".data.rel.ro.charter_listed")
-    )]
     static ISSUES_UPDATE_VIEWS: [View; 4] = [
         View::new(ViewKey::Default, ISSUES_UPDATE_0_SCHEMA, 291)
             .with_active(&["update"])
             .with_paths(ISSUES_UPDATE_0_PATHS)
             .with_spans(ISSUES_UPDATE_0_SPANS)
-            .with_signature(ISSUES_UPDATE_0_SIGNATURE.as_str(), 148)
+            .with_signature(ISSUES_UPDATE_0_SIGNATURE, 148)
             .with_dialects(&ISSUES_UPDATE_0_DIALECTS),
         View::new(ViewKey::Unmatched, ISSUES_UPDATE_0_SCHEMA, 291)
             .with_active(&["update"])
             .with_paths(ISSUES_UPDATE_0_PATHS)
             .with_spans(ISSUES_UPDATE_0_SPANS)
-            .with_signature(ISSUES_UPDATE_0_SIGNATURE.as_str(), 148)
+            .with_signature(ISSUES_UPDATE_0_SIGNATURE, 148)
             .with_dialects(&ISSUES_UPDATE_0_DIALECTS),
         View::new(
                 ViewKey::Label("pro"),
@@ -2569,29 +2425,22 @@ pub mod tracker {
                     },
                 ],
             )
-            .with_signature(ISSUES_UPDATE_1_SIGNATURE.as_str(), 160)
+            .with_signature(ISSUES_UPDATE_1_SIGNATURE, 160)
             .with_dialects(&ISSUES_UPDATE_1_DIALECTS),
         View::new(ViewKey::Label("update"), ISSUES_UPDATE_0_SCHEMA, 291)
             .with_active(&["update"])
             .with_paths(ISSUES_UPDATE_0_PATHS)
             .with_spans(ISSUES_UPDATE_0_SPANS)
-            .with_signature(ISSUES_UPDATE_0_SIGNATURE.as_str(), 148)
+            .with_signature(ISSUES_UPDATE_0_SIGNATURE, 148)
             .with_dialects(&ISSUES_UPDATE_0_DIALECTS),
     ];
     /// Code mode's declaration and the dialects' schemas of `tracker_issues_lock` (the views showing these fields): no `tools/list` reads them.
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_LOCK_0_SIGNATURE: ColdText<216> = ColdText::new(
-        r#"(args: {
+    static ISSUES_LOCK_0_SIGNATURE: &str = r#"(args: {
   /** The project key. */ project: string;
   /** The issue number. */ number: number;
   /** Why the conversation is locked. */ lock_reason?: "off-topic" | "too heated" | "resolved" | "spam";
-}): Promise<any>"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_LOCK_0_STRICT: ColdText<390> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"description":"Why the conversation is locked.","anyOf":[{"type":"string","enum":["off-topic","too heated","resolved","spam"]},{"type":"null"}]}},"required":["project","number","lock_reason"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+}): Promise<any>"#;
+    static ISSUES_LOCK_0_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"description":"Why the conversation is locked.","anyOf":[{"type":"string","enum":["off-topic","too heated","resolved","spam"]},{"type":"null"}]}},"required":["project","number","lock_reason"],"additionalProperties":false}"#;
     static ISSUES_LOCK_0_STRICT_SPANS: [PropSpan; 3] = [
         PropSpan {
             name: "project",
@@ -2609,11 +2458,7 @@ pub mod tracker {
             required: Some((345, 359)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_LOCK_0_GEMINI: ColdText<333> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"type":"string","description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"]}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LOCK_0_GEMINI: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"type":"string","description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"]}"#;
     static ISSUES_LOCK_0_GEMINI_SPANS: [PropSpan; 3] = [
         PropSpan {
             name: "project",
@@ -2631,11 +2476,7 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_LOCK_0_ANTHROPIC_STRICT: ColdText<332> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_LOCK_0_ANTHROPIC_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."},"lock_reason":{"description":"Why the conversation is locked.","enum":["off-topic","too heated","resolved","spam"]}},"required":["project","number"],"additionalProperties":false}"#;
     static ISSUES_LOCK_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 3] = [
         PropSpan {
             name: "project",
@@ -2653,23 +2494,14 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static ISSUES_LOCK_0_DIALECTS: DialectSchemas = DialectSchemas::new(
-            DialectSchema::new(
-                ISSUES_LOCK_0_STRICT.as_str(),
-                97,
-                &ISSUES_LOCK_0_STRICT_SPANS,
-            ),
-            DialectSchema::new(
-                ISSUES_LOCK_0_GEMINI.as_str(),
-                83,
-                &ISSUES_LOCK_0_GEMINI_SPANS,
-            ),
+            DialectSchema::new(ISSUES_LOCK_0_STRICT, 97, &ISSUES_LOCK_0_STRICT_SPANS),
+            DialectSchema::new(ISSUES_LOCK_0_GEMINI, 83, &ISSUES_LOCK_0_GEMINI_SPANS),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    ISSUES_LOCK_0_ANTHROPIC_STRICT.as_str(),
+                    ISSUES_LOCK_0_ANTHROPIC_STRICT,
                     83,
                     &ISSUES_LOCK_0_ANTHROPIC_STRICT_SPANS,
                 ),
@@ -2711,33 +2543,22 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(
-        target_os = "linux",
-        unsafe(link_section = ".data.rel.ro.charter_listed")
-    )]
     static ISSUES_LOCK_VIEWS: [View; 2] = [
         View::new(ViewKey::Default, ISSUES_LOCK_0_SCHEMA, 90)
             .with_widest(true)
             .with_paths(ISSUES_LOCK_0_PATHS)
             .with_spans(ISSUES_LOCK_0_SPANS)
-            .with_signature(ISSUES_LOCK_0_SIGNATURE.as_str(), 54)
+            .with_signature(ISSUES_LOCK_0_SIGNATURE, 54)
             .with_dialects(&ISSUES_LOCK_0_DIALECTS),
         View::new(ViewKey::Unmatched, ISSUES_LOCK_0_SCHEMA, 90)
             .with_paths(ISSUES_LOCK_0_PATHS)
             .with_spans(ISSUES_LOCK_0_SPANS)
-            .with_signature(ISSUES_LOCK_0_SIGNATURE.as_str(), 54)
+            .with_signature(ISSUES_LOCK_0_SIGNATURE, 54)
             .with_dialects(&ISSUES_LOCK_0_DIALECTS),
     ];
     /// Code mode's declaration and the dialects' schemas of `tracker_issues_delete` (the views showing these fields): no `tools/list` reads them.
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_DELETE_0_SIGNATURE: ColdText<111> = ColdText::new(
-        "(args: {\n  /** The project key. */ project: string;\n  /** The issue number. */ number: number;\n}): Promise<any>",
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_DELETE_0_STRICT: ColdText<216> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_DELETE_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** The issue number. */ number: number;\n}): Promise<any>";
+    static ISSUES_DELETE_0_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#;
     static ISSUES_DELETE_0_STRICT_SPANS: [PropSpan; 2] = [
         PropSpan {
             name: "project",
@@ -2750,11 +2571,7 @@ pub mod tracker {
             required: Some((176, 185)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_DELETE_0_GEMINI: ColdText<201> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"]}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_DELETE_0_GEMINI: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"]}"#;
     static ISSUES_DELETE_0_GEMINI_SPANS: [PropSpan; 2] = [
         PropSpan {
             name: "project",
@@ -2767,11 +2584,7 @@ pub mod tracker {
             required: Some((190, 199)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUES_DELETE_0_ANTHROPIC_STRICT: ColdText<216> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUES_DELETE_0_ANTHROPIC_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#;
     static ISSUES_DELETE_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 2] = [
         PropSpan {
             name: "project",
@@ -2784,23 +2597,18 @@ pub mod tracker {
             required: Some((176, 185)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static ISSUES_DELETE_0_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                ISSUES_DELETE_0_STRICT.as_str(),
+                ISSUES_DELETE_0_STRICT,
                 54,
                 &ISSUES_DELETE_0_STRICT_SPANS,
             ),
-            DialectSchema::new(
-                ISSUES_DELETE_0_GEMINI.as_str(),
-                50,
-                &ISSUES_DELETE_0_GEMINI_SPANS,
-            ),
+            DialectSchema::new(ISSUES_DELETE_0_GEMINI, 50, &ISSUES_DELETE_0_GEMINI_SPANS),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    ISSUES_DELETE_0_ANTHROPIC_STRICT.as_str(),
+                    ISSUES_DELETE_0_ANTHROPIC_STRICT,
                     54,
                     &ISSUES_DELETE_0_ANTHROPIC_STRICT_SPANS,
                 ),
@@ -2832,33 +2640,22 @@ pub mod tracker {
             required: Some((190, 199)),
         },
     ];
-    #[cfg_attr(
-        target_os = "linux",
-        unsafe(link_section = ".data.rel.ro.charter_listed")
-    )]
     static ISSUES_DELETE_VIEWS: [View; 2] = [
         View::new(ViewKey::Default, ISSUES_DELETE_0_SCHEMA, 57)
             .with_widest(true)
             .with_paths(ISSUES_DELETE_0_PATHS)
             .with_spans(ISSUES_DELETE_0_SPANS)
-            .with_signature(ISSUES_DELETE_0_SIGNATURE.as_str(), 27)
+            .with_signature(ISSUES_DELETE_0_SIGNATURE, 27)
             .with_dialects(&ISSUES_DELETE_0_DIALECTS),
         View::new(ViewKey::Unmatched, ISSUES_DELETE_0_SCHEMA, 57)
             .with_paths(ISSUES_DELETE_0_PATHS)
             .with_spans(ISSUES_DELETE_0_SPANS)
-            .with_signature(ISSUES_DELETE_0_SIGNATURE.as_str(), 27)
+            .with_signature(ISSUES_DELETE_0_SIGNATURE, 27)
             .with_dialects(&ISSUES_DELETE_0_DIALECTS),
     ];
     /// Code mode's declaration and the dialects' schemas of `tracker_files_get` (the views showing these fields): no `tools/list` reads them.
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static FILES_GET_0_SIGNATURE: ColdText<227> = ColdText::new(
-        "(args: {\n  /** The project key. */ project: string;\n  /** The file path, e.g. `src/main.rs`. */ path: string;\n  /** An ETag; the API answers 304 when the file is unchanged. */ if_none_match?: string;\n}): Promise<{content; sha}>",
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static FILES_GET_0_STRICT: ColdText<379> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`."},"if_none_match":{"description":"An ETag; the API answers 304 when the file is unchanged.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","path","if_none_match"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static FILES_GET_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** The file path, e.g. `src/main.rs`. */ path: string;\n  /** An ETag; the API answers 304 when the file is unchanged. */ if_none_match?: string;\n}): Promise<{content; sha}>";
+    static FILES_GET_0_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`."},"if_none_match":{"description":"An ETag; the API answers 304 when the file is unchanged.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["project","path","if_none_match"],"additionalProperties":false}"#;
     static FILES_GET_0_STRICT_SPANS: [PropSpan; 3] = [
         PropSpan {
             name: "project",
@@ -2876,11 +2673,7 @@ pub mod tracker {
             required: Some((332, 348)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static FILES_GET_0_GEMINI: ColdText<334> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`.","minLength":1},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"]}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static FILES_GET_0_GEMINI: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`.","minLength":1},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"]}"#;
     static FILES_GET_0_GEMINI_SPANS: [PropSpan; 3] = [
         PropSpan {
             name: "project",
@@ -2898,11 +2691,7 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static FILES_GET_0_ANTHROPIC_STRICT: ColdText<335> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`."},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static FILES_GET_0_ANTHROPIC_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path, e.g. `src/main.rs`."},"if_none_match":{"type":"string","description":"An ETag; the API answers 304 when the file is unchanged."}},"required":["project","path"],"additionalProperties":false}"#;
     static FILES_GET_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 3] = [
         PropSpan {
             name: "project",
@@ -2920,23 +2709,14 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static FILES_GET_0_DIALECTS: DialectSchemas = DialectSchemas::new(
-            DialectSchema::new(
-                FILES_GET_0_STRICT.as_str(),
-                94,
-                &FILES_GET_0_STRICT_SPANS,
-            ),
-            DialectSchema::new(
-                FILES_GET_0_GEMINI.as_str(),
-                83,
-                &FILES_GET_0_GEMINI_SPANS,
-            ),
+            DialectSchema::new(FILES_GET_0_STRICT, 94, &FILES_GET_0_STRICT_SPANS),
+            DialectSchema::new(FILES_GET_0_GEMINI, 83, &FILES_GET_0_GEMINI_SPANS),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    FILES_GET_0_ANTHROPIC_STRICT.as_str(),
+                    FILES_GET_0_ANTHROPIC_STRICT,
                     83,
                     &FILES_GET_0_ANTHROPIC_STRICT_SPANS,
                 ),
@@ -2978,33 +2758,22 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(
-        target_os = "linux",
-        unsafe(link_section = ".data.rel.ro.charter_listed")
-    )]
     static FILES_GET_VIEWS: [View; 2] = [
         View::new(ViewKey::Default, FILES_GET_0_SCHEMA, 90)
             .with_widest(true)
             .with_paths(FILES_GET_0_PATHS)
             .with_spans(FILES_GET_0_SPANS)
-            .with_signature(FILES_GET_0_SIGNATURE.as_str(), 56)
+            .with_signature(FILES_GET_0_SIGNATURE, 56)
             .with_dialects(&FILES_GET_0_DIALECTS),
         View::new(ViewKey::Unmatched, FILES_GET_0_SCHEMA, 90)
             .with_paths(FILES_GET_0_PATHS)
             .with_spans(FILES_GET_0_SPANS)
-            .with_signature(FILES_GET_0_SIGNATURE.as_str(), 56)
+            .with_signature(FILES_GET_0_SIGNATURE, 56)
             .with_dialects(&FILES_GET_0_DIALECTS),
     ];
     /// Code mode's declaration and the dialects' schemas of `tracker_files_exists` (the views showing these fields): no `tools/list` reads them.
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static FILES_EXISTS_0_SIGNATURE: ColdText<106> = ColdText::new(
-        "(args: {\n  /** The project key. */ project: string;\n  /** The file path. */ path: string;\n}): Promise<any>",
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static FILES_EXISTS_0_STRICT: ColdText<208> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path."}},"required":["project","path"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static FILES_EXISTS_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** The file path. */ path: string;\n}): Promise<any>";
+    static FILES_EXISTS_0_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path."}},"required":["project","path"],"additionalProperties":false}"#;
     static FILES_EXISTS_0_STRICT_SPANS: [PropSpan; 2] = [
         PropSpan {
             name: "project",
@@ -3017,11 +2786,7 @@ pub mod tracker {
             required: Some((170, 177)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static FILES_EXISTS_0_GEMINI: ColdText<207> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path.","minLength":1}},"required":["project","path"]}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static FILES_EXISTS_0_GEMINI: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key.","minLength":1},"path":{"type":"string","description":"The file path.","minLength":1}},"required":["project","path"]}"#;
     static FILES_EXISTS_0_GEMINI_SPANS: [PropSpan; 2] = [
         PropSpan {
             name: "project",
@@ -3034,11 +2799,7 @@ pub mod tracker {
             required: Some((198, 205)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static FILES_EXISTS_0_ANTHROPIC_STRICT: ColdText<208> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path."}},"required":["project","path"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static FILES_EXISTS_0_ANTHROPIC_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"path":{"type":"string","description":"The file path."}},"required":["project","path"],"additionalProperties":false}"#;
     static FILES_EXISTS_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 2] = [
         PropSpan {
             name: "project",
@@ -3051,23 +2812,14 @@ pub mod tracker {
             required: Some((170, 177)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static FILES_EXISTS_0_DIALECTS: DialectSchemas = DialectSchemas::new(
-            DialectSchema::new(
-                FILES_EXISTS_0_STRICT.as_str(),
-                52,
-                &FILES_EXISTS_0_STRICT_SPANS,
-            ),
-            DialectSchema::new(
-                FILES_EXISTS_0_GEMINI.as_str(),
-                51,
-                &FILES_EXISTS_0_GEMINI_SPANS,
-            ),
+            DialectSchema::new(FILES_EXISTS_0_STRICT, 52, &FILES_EXISTS_0_STRICT_SPANS),
+            DialectSchema::new(FILES_EXISTS_0_GEMINI, 51, &FILES_EXISTS_0_GEMINI_SPANS),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    FILES_EXISTS_0_ANTHROPIC_STRICT.as_str(),
+                    FILES_EXISTS_0_ANTHROPIC_STRICT,
                     52,
                     &FILES_EXISTS_0_ANTHROPIC_STRICT_SPANS,
                 ),
@@ -3099,33 +2851,22 @@ pub mod tracker {
             required: Some((198, 205)),
         },
     ];
-    #[cfg_attr(
-        target_os = "linux",
-        unsafe(link_section = ".data.rel.ro.charter_listed")
-    )]
     static FILES_EXISTS_VIEWS: [View; 2] = [
         View::new(ViewKey::Default, FILES_EXISTS_0_SCHEMA, 59)
             .with_widest(true)
             .with_paths(FILES_EXISTS_0_PATHS)
             .with_spans(FILES_EXISTS_0_SPANS)
-            .with_signature(FILES_EXISTS_0_SIGNATURE.as_str(), 26)
+            .with_signature(FILES_EXISTS_0_SIGNATURE, 26)
             .with_dialects(&FILES_EXISTS_0_DIALECTS),
         View::new(ViewKey::Unmatched, FILES_EXISTS_0_SCHEMA, 59)
             .with_paths(FILES_EXISTS_0_PATHS)
             .with_spans(FILES_EXISTS_0_SPANS)
-            .with_signature(FILES_EXISTS_0_SIGNATURE.as_str(), 26)
+            .with_signature(FILES_EXISTS_0_SIGNATURE, 26)
             .with_dialects(&FILES_EXISTS_0_DIALECTS),
     ];
     /// Code mode's declaration and the dialects' schemas of `tracker_projects_list` (the views showing these fields): no `tools/list` reads them.
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static PROJECTS_LIST_0_SIGNATURE: ColdText<114> = ColdText::new(
-        "(args?: {\n  /** Projects per page. */ limit?: number;\n  /** Projects to skip. */ offset?: number;\n}): Promise<any>",
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static PROJECTS_LIST_0_STRICT: ColdText<309> = ColdText::new(
-        r#"{"type":"object","properties":{"limit":{"description":"Projects per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]},"offset":{"description":"Projects to skip.","anyOf":[{"type":"integer","minimum":0},{"type":"null"}]}},"required":["limit","offset"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static PROJECTS_LIST_0_SIGNATURE: &str = "(args?: {\n  /** Projects per page. */ limit?: number;\n  /** Projects to skip. */ offset?: number;\n}): Promise<any>";
+    static PROJECTS_LIST_0_STRICT: &str = r#"{"type":"object","properties":{"limit":{"description":"Projects per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]},"offset":{"description":"Projects to skip.","anyOf":[{"type":"integer","minimum":0},{"type":"null"}]}},"required":["limit","offset"],"additionalProperties":false}"#;
     static PROJECTS_LIST_0_STRICT_SPANS: [PropSpan; 2] = [
         PropSpan {
             name: "limit",
@@ -3138,11 +2879,7 @@ pub mod tracker {
             required: Some((269, 278)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static PROJECTS_LIST_0_GEMINI: ColdText<194> = ColdText::new(
-        r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Projects per page.","minimum":1,"maximum":100},"offset":{"type":"integer","description":"Projects to skip.","minimum":0}}}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static PROJECTS_LIST_0_GEMINI: &str = r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Projects per page.","minimum":1,"maximum":100},"offset":{"type":"integer","description":"Projects to skip.","minimum":0}}}"#;
     static PROJECTS_LIST_0_GEMINI_SPANS: [PropSpan; 2] = [
         PropSpan {
             name: "limit",
@@ -3155,11 +2892,7 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static PROJECTS_LIST_0_ANTHROPIC_STRICT: ColdText<223> = ColdText::new(
-        r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Projects per page. Minimum: 1. Maximum: 100."},"offset":{"type":"integer","description":"Projects to skip. Minimum: 0."}},"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static PROJECTS_LIST_0_ANTHROPIC_STRICT: &str = r#"{"type":"object","properties":{"limit":{"type":"integer","description":"Projects per page. Minimum: 1. Maximum: 100."},"offset":{"type":"integer","description":"Projects to skip. Minimum: 0."}},"additionalProperties":false}"#;
     static PROJECTS_LIST_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 2] = [
         PropSpan {
             name: "limit",
@@ -3172,23 +2905,18 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static PROJECTS_LIST_0_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                PROJECTS_LIST_0_STRICT.as_str(),
+                PROJECTS_LIST_0_STRICT,
                 77,
                 &PROJECTS_LIST_0_STRICT_SPANS,
             ),
-            DialectSchema::new(
-                PROJECTS_LIST_0_GEMINI.as_str(),
-                48,
-                &PROJECTS_LIST_0_GEMINI_SPANS,
-            ),
+            DialectSchema::new(PROJECTS_LIST_0_GEMINI, 48, &PROJECTS_LIST_0_GEMINI_SPANS),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    PROJECTS_LIST_0_ANTHROPIC_STRICT.as_str(),
+                    PROJECTS_LIST_0_ANTHROPIC_STRICT,
                     55,
                     &PROJECTS_LIST_0_ANTHROPIC_STRICT_SPANS,
                 ),
@@ -3220,39 +2948,28 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(
-        target_os = "linux",
-        unsafe(link_section = ".data.rel.ro.charter_listed")
-    )]
     static PROJECTS_LIST_VIEWS: [View; 2] = [
         View::new(ViewKey::Default, PROJECTS_LIST_0_SCHEMA, 55)
             .with_widest(true)
             .with_paths(PROJECTS_LIST_0_PATHS)
             .with_spans(PROJECTS_LIST_0_SPANS)
-            .with_signature(PROJECTS_LIST_0_SIGNATURE.as_str(), 28)
+            .with_signature(PROJECTS_LIST_0_SIGNATURE, 28)
             .with_dialects(&PROJECTS_LIST_0_DIALECTS),
         View::new(ViewKey::Unmatched, PROJECTS_LIST_0_SCHEMA, 55)
             .with_paths(PROJECTS_LIST_0_PATHS)
             .with_spans(PROJECTS_LIST_0_SPANS)
-            .with_signature(PROJECTS_LIST_0_SIGNATURE.as_str(), 28)
+            .with_signature(PROJECTS_LIST_0_SIGNATURE, 28)
             .with_dialects(&PROJECTS_LIST_0_DIALECTS),
     ];
     /// Code mode's declaration and the dialects' schemas of `tracker_events_search` (the views showing these fields): no `tools/list` reads them.
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static EVENTS_SEARCH_0_SIGNATURE: ColdText<636> = ColdText::new(
-        r#"(args: {
+    static EVENTS_SEARCH_0_SIGNATURE: &str = r#"(args: {
   /** What to match. */ filter: {/** The event kind. */ kind: "comment" | "state" | "label"; /** When the event happened. */ created?: {/** From this instant (inclusive). */ gte?: string; /** Before this instant. */ lt?: string}; /** Who caused the event. */ actor?: {/** The actor's login. */ login?: string}};
   /** An exact value to match (a word or a number). */ value?: string | number;
   /** Related objects to include. */ expand?: ("actor" | "project")[];
   /** The id of the last event of the previous page. */ starting_after?: string;
   /** Events per page. */ limit?: number;
-}): Promise<{data: {id; kind}; has_more}>"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static EVENTS_SEARCH_0_STRICT: ColdText<1536> = ColdText::new(
-        r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"description":"When the event happened.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"actor":{"description":"Who caused the event.","anyOf":[{"type":"object","properties":{"login":{"description":"The actor's login.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["login"],"additionalProperties":false},{"type":"null"}]}},"required":["kind","created","actor"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string"},{"type":"integer"},{"type":"null"}]},"expand":{"description":"Related objects to include.","anyOf":[{"type":"array","items":{"type":"string","enum":["actor","project"]}},{"type":"null"}]},"starting_after":{"description":"The id of the last event of the previous page.","anyOf":[{"type":"string"},{"type":"null"}]},"limit":{"description":"Events per page. Default: 10.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"required":["filter","value","expand","starting_after","limit"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+}): Promise<{data: {id; kind}; has_more}>"#;
+    static EVENTS_SEARCH_0_STRICT: &str = r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"description":"When the event happened.","anyOf":[{"type":"object","properties":{"gte":{"description":"From this instant (inclusive).","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]},"lt":{"description":"Before this instant.","anyOf":[{"type":"string","format":"date-time"},{"type":"null"}]}},"required":["gte","lt"],"additionalProperties":false},{"type":"null"}]},"actor":{"description":"Who caused the event.","anyOf":[{"type":"object","properties":{"login":{"description":"The actor's login.","anyOf":[{"type":"string"},{"type":"null"}]}},"required":["login"],"additionalProperties":false},{"type":"null"}]}},"required":["kind","created","actor"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string"},{"type":"integer"},{"type":"null"}]},"expand":{"description":"Related objects to include.","anyOf":[{"type":"array","items":{"type":"string","enum":["actor","project"]}},{"type":"null"}]},"starting_after":{"description":"The id of the last event of the previous page.","anyOf":[{"type":"string"},{"type":"null"}]},"limit":{"description":"Events per page. Default: 10.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"required":["filter","value","expand","starting_after","limit"],"additionalProperties":false}"#;
     static EVENTS_SEARCH_0_STRICT_SPANS: [PropSpan; 5] = [
         PropSpan {
             name: "filter",
@@ -3280,11 +2997,7 @@ pub mod tracker {
             required: Some((1497, 1505)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static EVENTS_SEARCH_0_GEMINI: ColdText<1089> = ColdText::new(
-        r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}}}},"required":["kind"]},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string","minLength":1},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"type":"string","enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page.","default":10,"minimum":1,"maximum":100}},"required":["filter"]}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static EVENTS_SEARCH_0_GEMINI: &str = r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"type":"string","description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}}},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}}}},"required":["kind"]},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string","minLength":1},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"type":"string","enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page.","default":10,"minimum":1,"maximum":100}},"required":["filter"]}"#;
     static EVENTS_SEARCH_0_GEMINI_SPANS: [PropSpan; 5] = [
         PropSpan {
             name: "filter",
@@ -3312,11 +3025,7 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static EVENTS_SEARCH_0_ANTHROPIC_STRICT: ColdText<1159> = ColdText::new(
-        r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}},"additionalProperties":false}},"required":["kind"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string"},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page. Minimum: 1. Maximum: 100. Default: 10."}},"required":["filter"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static EVENTS_SEARCH_0_ANTHROPIC_STRICT: &str = r#"{"type":"object","properties":{"filter":{"type":"object","description":"What to match.","properties":{"kind":{"description":"The event kind.","enum":["comment","state","label"]},"created":{"type":"object","description":"When the event happened.","properties":{"gte":{"type":"string","description":"From this instant (inclusive).","format":"date-time"},"lt":{"type":"string","description":"Before this instant.","format":"date-time"}},"additionalProperties":false},"actor":{"type":"object","description":"Who caused the event.","properties":{"login":{"type":"string","description":"The actor's login."}},"additionalProperties":false}},"required":["kind"],"additionalProperties":false},"value":{"description":"An exact value to match (a word or a number).","anyOf":[{"type":"string"},{"type":"integer"}]},"expand":{"type":"array","description":"Related objects to include.","items":{"enum":["actor","project"]}},"starting_after":{"type":"string","description":"The id of the last event of the previous page."},"limit":{"type":"integer","description":"Events per page. Minimum: 1. Maximum: 100. Default: 10."}},"required":["filter"],"additionalProperties":false}"#;
     static EVENTS_SEARCH_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 5] = [
         PropSpan {
             name: "filter",
@@ -3344,15 +3053,14 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static EVENTS_SEARCH_0_DIALECTS: DialectSchemas = DialectSchemas::new(
             DialectSchema::new(
-                EVENTS_SEARCH_0_STRICT.as_str(),
+                EVENTS_SEARCH_0_STRICT,
                 384,
                 &EVENTS_SEARCH_0_STRICT_SPANS,
             ),
             DialectSchema::new(
-                EVENTS_SEARCH_0_GEMINI.as_str(),
+                EVENTS_SEARCH_0_GEMINI,
                 272,
                 &EVENTS_SEARCH_0_GEMINI_SPANS,
             ),
@@ -3360,7 +3068,7 @@ pub mod tracker {
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    EVENTS_SEARCH_0_ANTHROPIC_STRICT.as_str(),
+                    EVENTS_SEARCH_0_ANTHROPIC_STRICT,
                     289,
                     &EVENTS_SEARCH_0_ANTHROPIC_STRICT_SPANS,
                 ),
@@ -3452,33 +3160,22 @@ pub mod tracker {
             required: None,
         },
     ];
-    #[cfg_attr(
-        target_os = "linux",
-        unsafe(link_section = ".data.rel.ro.charter_listed")
-    )]
     static EVENTS_SEARCH_VIEWS: [View; 2] = [
         View::new(ViewKey::Default, EVENTS_SEARCH_0_SCHEMA, 301)
             .with_widest(true)
             .with_paths(EVENTS_SEARCH_0_PATHS)
             .with_spans(EVENTS_SEARCH_0_SPANS)
-            .with_signature(EVENTS_SEARCH_0_SIGNATURE.as_str(), 159)
+            .with_signature(EVENTS_SEARCH_0_SIGNATURE, 159)
             .with_dialects(&EVENTS_SEARCH_0_DIALECTS),
         View::new(ViewKey::Unmatched, EVENTS_SEARCH_0_SCHEMA, 301)
             .with_paths(EVENTS_SEARCH_0_PATHS)
             .with_spans(EVENTS_SEARCH_0_SPANS)
-            .with_signature(EVENTS_SEARCH_0_SIGNATURE.as_str(), 159)
+            .with_signature(EVENTS_SEARCH_0_SIGNATURE, 159)
             .with_dialects(&EVENTS_SEARCH_0_DIALECTS),
     ];
     /// Code mode's declaration and the dialects' schemas of `tracker_issue_graph` (the views showing these fields): no `tools/list` reads them.
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUE_GRAPH_0_SIGNATURE: ColdText<111> = ColdText::new(
-        "(args: {\n  /** The project key. */ project: string;\n  /** The issue number. */ number: number;\n}): Promise<any>",
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUE_GRAPH_0_STRICT: ColdText<216> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUE_GRAPH_0_SIGNATURE: &str = "(args: {\n  /** The project key. */ project: string;\n  /** The issue number. */ number: number;\n}): Promise<any>";
+    static ISSUE_GRAPH_0_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#;
     static ISSUE_GRAPH_0_STRICT_SPANS: [PropSpan; 2] = [
         PropSpan {
             name: "project",
@@ -3491,11 +3188,7 @@ pub mod tracker {
             required: Some((176, 185)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUE_GRAPH_0_GEMINI: ColdText<187> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"]}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUE_GRAPH_0_GEMINI: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"]}"#;
     static ISSUE_GRAPH_0_GEMINI_SPANS: [PropSpan; 2] = [
         PropSpan {
             name: "project",
@@ -3508,11 +3201,7 @@ pub mod tracker {
             required: Some((176, 185)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = "charter_cold_text"))]
-    static ISSUE_GRAPH_0_ANTHROPIC_STRICT: ColdText<216> = ColdText::new(
-        r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#,
-    );
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
+    static ISSUE_GRAPH_0_ANTHROPIC_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key."},"number":{"type":"integer","description":"The issue number."}},"required":["project","number"],"additionalProperties":false}"#;
     static ISSUE_GRAPH_0_ANTHROPIC_STRICT_SPANS: [PropSpan; 2] = [
         PropSpan {
             name: "project",
@@ -3525,23 +3214,14 @@ pub mod tracker {
             required: Some((176, 185)),
         },
     ];
-    #[cfg_attr(target_os = "linux", unsafe(link_section = ".data.rel.ro.charter_cold"))]
     static ISSUE_GRAPH_0_DIALECTS: DialectSchemas = DialectSchemas::new(
-            DialectSchema::new(
-                ISSUE_GRAPH_0_STRICT.as_str(),
-                54,
-                &ISSUE_GRAPH_0_STRICT_SPANS,
-            ),
-            DialectSchema::new(
-                ISSUE_GRAPH_0_GEMINI.as_str(),
-                46,
-                &ISSUE_GRAPH_0_GEMINI_SPANS,
-            ),
+            DialectSchema::new(ISSUE_GRAPH_0_STRICT, 54, &ISSUE_GRAPH_0_STRICT_SPANS),
+            DialectSchema::new(ISSUE_GRAPH_0_GEMINI, 46, &ISSUE_GRAPH_0_GEMINI_SPANS),
         )
         .with_anthropic_strict(
             Some(
                 DialectSchema::new(
-                    ISSUE_GRAPH_0_ANTHROPIC_STRICT.as_str(),
+                    ISSUE_GRAPH_0_ANTHROPIC_STRICT,
                     54,
                     &ISSUE_GRAPH_0_ANTHROPIC_STRICT_SPANS,
                 ),
@@ -3573,21 +3253,17 @@ pub mod tracker {
             required: Some((176, 185)),
         },
     ];
-    #[cfg_attr(
-        target_os = "linux",
-        unsafe(link_section = ".data.rel.ro.charter_listed")
-    )]
     static ISSUE_GRAPH_VIEWS: [View; 2] = [
         View::new(ViewKey::Default, ISSUE_GRAPH_0_SCHEMA, 54)
             .with_widest(true)
             .with_paths(ISSUE_GRAPH_0_PATHS)
             .with_spans(ISSUE_GRAPH_0_SPANS)
-            .with_signature(ISSUE_GRAPH_0_SIGNATURE.as_str(), 27)
+            .with_signature(ISSUE_GRAPH_0_SIGNATURE, 27)
             .with_dialects(&ISSUE_GRAPH_0_DIALECTS),
         View::new(ViewKey::Unmatched, ISSUE_GRAPH_0_SCHEMA, 54)
             .with_paths(ISSUE_GRAPH_0_PATHS)
             .with_spans(ISSUE_GRAPH_0_SPANS)
-            .with_signature(ISSUE_GRAPH_0_SIGNATURE.as_str(), 27)
+            .with_signature(ISSUE_GRAPH_0_SIGNATURE, 27)
             .with_dialects(&ISSUE_GRAPH_0_DIALECTS),
     ];
     /// The `Comment` type.

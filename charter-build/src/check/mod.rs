@@ -16,10 +16,10 @@
 //! input [`crate::model::resolve`] accepts.
 
 mod auth;
-mod graphql;
+mod graphql_params;
+mod graphql_schema;
 mod kinds;
 mod names;
-mod schema;
 mod spec;
 mod tool;
 mod types;
@@ -158,7 +158,7 @@ fn pack(s: &mut Sink, pack: &Pack) {
     let mut recursive = pack.recursive_types();
     // A type already reported as an unguarded cycle is not reported again as an alternative.
     recursive.retain(|t| !unguarded.contains(t));
-    let schema = schema::load(s, pack);
+    let schema = graphql_schema::load(s, pack);
     let cx = Cx {
         types: &types,
         pack,

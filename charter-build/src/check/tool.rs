@@ -33,7 +33,7 @@ pub(super) struct Cx<'a> {
     pub(super) pack: &'a Pack,
     pub(super) recursive: &'a HashSet<String>,
     /// The pack's GraphQL schema, when it declares one (and the feature can read it).
-    pub(super) schema: Option<&'a super::schema::Schema>,
+    pub(super) schema: Option<&'a super::graphql_schema::Schema>,
 }
 
 impl Cx<'_> {
@@ -252,7 +252,7 @@ impl Cx<'_> {
     fn annotations(&self, s: &mut Sink, tool: &Tool, method: Option<HttpMethod>) {
         let a = &tool.annotations;
         let Some(method) = method else { return };
-        let base = crate::graphql::default_annotations(
+        let base = crate::graphql_syntax::default_annotations(
             method,
             tool.graphql.as_ref().map(|g| g.value.as_str()),
         );

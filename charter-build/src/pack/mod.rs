@@ -4,11 +4,11 @@
 //! keys, values of the wrong kind, unknown names in closed lists) and carrying on, so that the
 //! semantic checks in [`crate::check`] still run over everything that could be read.
 
-mod lower;
-pub(crate) use lower::oauth::check as check_oauth2;
-pub use lower::oauth::{ClientAuthDecl, GrantDecl, OAuth2Decl};
+mod read;
+pub(crate) use read::oauth::check as check_oauth2;
+pub use read::oauth::{ClientAuthDecl, GrantDecl, OAuth2Decl};
 mod queries;
-pub(crate) use lower::suggest;
+pub(crate) use read::suggest;
 pub mod tree;
 
 use crate::diagnostic::{Diagnostic, Loc, Sink};
@@ -491,7 +491,7 @@ pub fn parse(file: &str, source: &str) -> (Option<Pack>, Vec<Diagnostic>) {
         Err(d) => return (None, vec![d]),
     };
     let mut sink = Sink::new(file);
-    let mut pack = lower::pack(&mut sink, &root);
+    let mut pack = read::pack(&mut sink, &root);
     for tool in pack.iter_mut().flat_map(|p| p.tools.iter_mut()) {
         tool.graphql_origin = tool
             .graphql

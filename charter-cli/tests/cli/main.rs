@@ -9,7 +9,6 @@ mod common;
 mod conformance;
 mod fleet;
 mod hostile_mcp;
-mod hot_code;
 mod load;
 mod mcp_auth;
 mod mcp_code;

@@ -127,9 +127,8 @@ async fn code_mode(http: bool, revision: ProtocolVersion) {
             .all(|r| r.header("authorization") == Some(format!("Bearer {TOKEN}").as_str()))
     );
 
-    // QuickJS's Math and number formatting over the binary's own C math functions
-    // (charter-cli/src/bin/charter/math.rs, not glibc's libm): each result within two units in
-    // the last place of what glibc's gives this process.
+    // QuickJS's Math and number formatting: each result within two units in the last place of
+    // what Rust's own gives this process.
     let math = run(
         &client,
         "return [Math.sin(1), Math.cos(1), Math.tan(1), Math.asin(0.5), Math.acos(0.5), \

@@ -50,6 +50,12 @@ pub struct HttpOptions {
     /// [`tokens`](crate::store::FleetStore::tokens) to share OAuth 2 tokens too
     /// (`docs/deployment.md`).
     pub store: Option<crate::store::FleetStore>,
+    /// After sessions close, ask the allocator to hand its free pages back to the system
+    /// (glibc's `malloc_trim`; nothing elsewhere). Off by default: the allocator is the host
+    /// process's, so only its owner turns this on (the `charter` binary does, for
+    /// `charter mcp --http`). Without it a server's resident memory stays near its peak after a
+    /// burst of sessions, though none of it is still in use (docs/deployment.md).
+    pub release_memory: bool,
 }
 
 /// A bound, not yet running, HTTP transport.
@@ -194,9 +200,12 @@ pub(crate) async fn bind(
         config.session_store = Some(Arc::new(fleet.clone()));
     }
     let sessions = Arc::new(LocalSessionManager::default());
-    // Before the programs of code mode start threads of their own (memory.rs).
-    super::memory::bound_arenas();
-    let gate = Gate::new(options.limits, sessions.clone(), options.store.clone());
+    let gate = Gate::new(
+        options.limits,
+        sessions.clone(),
+        options.store.clone(),
+        options.release_memory,
+    );
     // One handler, hence one ToolSession, per MCP session.
     let service = StreamableHttpService::new(
         move || Ok(server.connection(fleet.clone())),

@@ -174,6 +174,7 @@ impl Gate {
         limits: HttpLimits,
         sessions: Arc<LocalSessionManager>,
         store: Option<crate::store::FleetStore>,
+        release_memory: bool,
     ) -> Arc<Self> {
         let burst = limits
             .requests_per_second
@@ -190,7 +191,7 @@ impl Gate {
             rate: RateLimiter::keyed(quota),
             fleet,
         });
-        tokio::spawn(housekeeping(Arc::downgrade(&gate)));
+        tokio::spawn(housekeeping(Arc::downgrade(&gate), release_memory));
         gate
     }
 
@@ -239,14 +240,17 @@ impl Gate {
 }
 
 /// Every ten seconds while the server runs: forgets callers idle long enough to be back at a
-/// full bucket, so the rate table does not grow with every session ever seen, and hands the
-/// memory of sessions closed lately back to the system (`memory.rs`).
+/// full bucket, so the rate table does not grow with every session ever seen, and, when the
+/// process's owner asked for it ([`HttpOptions::release_memory`]), hands the memory of sessions
+/// closed lately back to the system (`memory.rs`).
+///
+/// [`HttpOptions::release_memory`]: super::HttpOptions::release_memory
 ///
 /// A session closed since the last look is one fewer open than before plus those opened since:
 /// sessions that open and close between two looks (a burst of short `RunCode` sessions, or
 /// sessionless 2026-07-28 calls) leave the open count where it was, and comparing the counts
 /// alone never gave their memory back.
-async fn housekeeping(gate: std::sync::Weak<Gate>) {
+async fn housekeeping(gate: std::sync::Weak<Gate>, release_memory: bool) {
     const EVERY: Duration = Duration::from_secs(10);
     let mut tick = tokio::time::interval(EVERY);
     let (mut open_before, mut opened_before) = (0, 0);
@@ -263,7 +267,7 @@ async fn housekeeping(gate: std::sync::Weak<Gate>) {
             since_close = Some(Duration::ZERO);
         }
         (open_before, opened_before) = (open, opened);
-        if let Some(elapsed) = since_close {
+        if let Some(elapsed) = since_close.filter(|_| release_memory) {
             let _ = tokio::task::spawn_blocking(super::memory::give_back).await;
             since_close = (elapsed < super::memory::TRIM_WINDOW).then_some(elapsed + EVERY);
         }

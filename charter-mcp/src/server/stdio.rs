@@ -36,8 +36,9 @@ pub(crate) type Marks = Arc<AtomicUsize>;
 /// It does not rely on how rmcp splits its output into writes: while a marked answer is
 /// outstanding, each line is gathered whole (whatever the chunks) before it is looked at, and a
 /// write holding several lines is taken one line at a time. Outside that window bytes pass
-/// straight through. Tests pin this (`tests` below) and rmcp's exact version is pinned in the
-/// workspace manifest, since the marker rides in rmcp's `ListToolsResult::meta`.
+/// straight through. Tests pin this (`tests` below, and the stdio server's tests over a real
+/// client): the marker rides in `ListToolsResult::meta`, MCP's `_meta`, which rmcp serialises
+/// as given.
 pub(crate) struct ListWriter<W> {
     write: W,
     shared: Arc<Shared>,

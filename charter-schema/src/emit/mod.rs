@@ -20,7 +20,6 @@
 
 mod native;
 mod node;
-mod object;
 mod out;
 mod paths;
 pub mod typescript;
@@ -268,14 +267,14 @@ const fn pass<'a, 'b>(
         path_len: 0,
         nullable_next: false,
     };
-    object::root(&mut e, root);
+    node::object::root(&mut e, root);
     Measure {
         bytes: e.out.len,
         chars: e.out.chars,
         spans: e.nspans,
         paths: e.npaths,
         path_text: e.path_len,
-        defs: object::count(&e.used),
+        defs: node::object::count(&e.used),
     }
 }
 

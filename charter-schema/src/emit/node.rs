@@ -2,7 +2,11 @@
 //! then the kind's own (`enum`, `default`, bounds; `items`; `properties`, `required`, groups,
 //! `additionalProperties`), a default last where the kind has no place for it earlier.
 
-use super::{Emit, Target, Track, object};
+use super::{Emit, Target, Track};
+
+// An object's members are values, and a value may be an object: the two recurse, so objects
+// live inside this module.
+pub(crate) mod object;
 use crate::shape::{ArrayRules, Format, Named, Num, NumberRules, Shape, StringRules};
 use charter_terms::groups::{AT_LEAST_ONE, EXACTLY_ONE};
 

@@ -2,8 +2,8 @@
 //! properties is where the top-level spans and the argument paths are recorded: each property's
 //! byte range and character count are known the moment it has been written.
 
-use super::node::{Members, Notes, defs_key, node, nullable};
-use super::{Emit, MAX_DEFS, ROOT, Root, Track};
+use super::{Members, Notes, defs_key, node, nullable};
+use crate::emit::{Emit, MAX_DEFS, ROOT, Root, Track};
 use crate::shape::{Field, Named, ObjectShape, Shape};
 use crate::view::{PropSpan, RawPath};
 use charter_terms::groups::{AT_LEAST_ONE, EXACTLY_ONE, OR};
@@ -184,7 +184,19 @@ const fn properties(
         }
         return;
     }
-    // `,"required":[..]`: written by hand (not through `m`) to know where the member starts.
+    required_list(e, fields, track, at_root, (shown, required));
+}
+
+/// `,"required":[..]` of the `required` of `shown` properties written, recording where each
+/// entry sits in the root's spans. Written by hand (not through `Members`) to know where the
+/// member starts.
+const fn required_list(
+    e: &mut Emit<'_, '_>,
+    fields: &[Field],
+    track: Option<Track>,
+    at_root: bool,
+    (shown, required): (usize, usize),
+) {
     let member = e.out.len;
     e.out.raw(",\"required\":[");
     let (mut j, mut k) = (0, 0);

@@ -146,7 +146,7 @@ pub(in crate::check) trait Inside {
     fn graphql_fits(
         &self,
         spec: &crate::pack::Spec,
-        ty: &crate::graphql::GqlType,
+        ty: &crate::graphql_syntax::GqlType,
     ) -> Result<(), Misfit>;
 }
 
@@ -183,7 +183,7 @@ mod with_schema {
     use super::Schema;
     use super::{Inside, Misfit};
     use crate::diagnostic::Sink;
-    use crate::graphql::GqlType;
+    use crate::graphql_syntax::GqlType;
     use crate::pack::{Kind, Sp, Spec, Tool};
 
     /// Validates `doc` against the schema; each error is placed inside the document. A

@@ -1,9 +1,9 @@
 //! A GraphQL tool's document against its body parameters.
 
-use super::schema::Misfit;
+use super::graphql_schema::Misfit;
 use super::tool::Cx;
 use crate::diagnostic::Sink;
-use crate::graphql;
+use crate::graphql_syntax as graphql;
 use crate::pack::{Field, Kind, Sp, Spec, Tool};
 
 impl Cx<'_> {
@@ -15,7 +15,7 @@ impl Cx<'_> {
         body_params: &[&Field],
     ) {
         if let Some(schema) = self.schema {
-            super::schema::document(s, schema, doc, tool);
+            super::graphql_schema::document(s, schema, doc, tool);
         } else if let Some(first) = tool.graphql_deprecated.first() {
             s.err(
                 first.loc,
@@ -212,13 +212,13 @@ impl Cx<'_> {
     /// one (without a schema, anything fits).
     fn schema_fits(&self, spec: &Spec, name: &str) -> Result<(), Misfit> {
         match self.schema {
-            Some(schema) => super::schema::fits(self, schema, spec, name),
+            Some(schema) => super::graphql_schema::fits(self, schema, spec, name),
             None => Ok(()),
         }
     }
 }
 
-impl super::schema::Inside for Cx<'_> {
+impl super::graphql_schema::Inside for Cx<'_> {
     fn casing(&self) -> &crate::pack::Casing {
         &self.pack.casing
     }
