@@ -17,14 +17,8 @@ fn sources() -> Vec<Source> {
 }
 
 fn session(ranking: Ranking) -> ToolSession {
-    ToolSession::with_options(
-        sources(),
-        SessionOptions {
-            ranking,
-            ..SessionOptions::default()
-        },
-    )
-    .expect("the shipped packs make a session")
+    ToolSession::with_options(sources(), SessionOptions::new().with_ranking(ranking))
+        .expect("the shipped packs make a session")
 }
 
 /// Queries of the retrieval set's kinds: short, with synonyms, cross-service, `+pack`.

@@ -10,7 +10,9 @@ is run through `scripts/rustdoc-json`, which sets `RUSTC_BOOTSTRAP=1` for rustdo
 dependencies' build stays shared with `cargo doc`). Each line is an item's path and kind with
 its signature: functions with their parameters and result, struct fields, enum variants, trait
 methods, constants and statics with their types, and the traits each type implements
-(auto traits and blanket implementations left out). Default features only.
+(auto traits and blanket implementations left out). Every feature of each crate is on but the
+shipped packs' (`pack-*`, `all-packs`, `shipped-packs`: data, not API), so an item behind a
+feature is part of the snapshot too.
 """
 
 import difflib
@@ -19,6 +21,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -285,11 +288,19 @@ class Api:
                     self.assoc(owner, mi)
 
 
+def features(package):
+    """Every feature of `package` but the packs' (comma-separated; empty when it has none)."""
+    manifest = ROOT / "Cargo.toml" if package == "charter-tools" else ROOT / package / "Cargo.toml"
+    declared = tomllib.loads(manifest.read_text()).get("features", {})
+    packs = lambda f: f.startswith("pack-") or f in ("all-packs", "shipped-packs", "default")
+    return ",".join(sorted(f for f in declared if not packs(f)))
+
+
 def surface(package, lib):
     env = dict(os.environ, RUSTDOC=str(ROOT / "scripts" / "rustdoc-json"))
     subprocess.run(
-        ["cargo", "rustdoc", "-q", "-p", package, "--lib", "--", "-Z", "unstable-options", "--output-format", "json",
-         "--document-hidden-items"],
+        ["cargo", "rustdoc", "-q", "-p", package, "--lib", "--features", features(package), "--", "-Z",
+         "unstable-options", "--output-format", "json", "--document-hidden-items"],
         cwd=ROOT, env=env, check=True,
     )
     target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))

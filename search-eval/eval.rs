@@ -113,10 +113,7 @@ pub fn session(ranking: Ranking) -> ToolSession {
             .iter()
             .map(|t| Source::Table(t))
             .collect(),
-        SessionOptions {
-            ranking,
-            ..SessionOptions::default()
-        },
+        SessionOptions::new().with_ranking(ranking),
     )
     .expect("the shipped packs make a session")
 }

@@ -20,10 +20,7 @@ fn plain_session(packs: usize) -> ToolSession {
         .collect();
     ToolSession::with_options(
         sources,
-        SessionOptions {
-            disclosure: charter_runtime::Disclosure::Eager,
-            ..Default::default()
-        },
+        SessionOptions::new().with_disclosure(charter_runtime::Disclosure::Eager),
     )
     .unwrap()
 }

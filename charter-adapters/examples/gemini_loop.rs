@@ -89,10 +89,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The Gemini loop takes a session in Gemini's dialect (docs/dialects.md).
     let session = ToolSession::with_options(
         vec![Source::Table(&EXAMPLE)],
-        SessionOptions {
-            dialect: Dialect::Gemini,
-            ..SessionOptions::default()
-        },
+        SessionOptions::new().with_dialect(Dialect::Gemini),
     )?;
     eprintln!(
         "{model} via {} ({} tools, progressive)",

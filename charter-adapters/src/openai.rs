@@ -7,12 +7,13 @@
 //! its `tool_calls` run as one batch through the session ([`ToolSession::execute_tool_calls`]),
 //! and one `{"role":"tool","tool_call_id":...}` message per call follows, in the model's order.
 //!
-//! A session built in OpenAI's strict dialect (`SessionOptions { dialect: Dialect::OpenAiStrict,
-//! .. }`, docs/dialects.md) gives each compiled tool's strict definition, which goes with
-//! `"strict": true` (turn it off with [`Options::with_strict`]); the session's own tools
-//! (ToolSearch, `CallTool`, `RunCode`) and a toolkit's go without. Arguments the model writes in
-//! the strict shape (`null` for absent) are read back before validation. A session in another
-//! portable dialect sends the portable form without `strict`.
+//! A session built in OpenAI's strict dialect
+//! (`SessionOptions::new().with_dialect(Dialect::OpenAiStrict)`, docs/dialects.md) gives each
+//! compiled tool's strict definition, which goes with `"strict": true` (turn it off with
+//! [`Options::with_strict`]); the session's own tools (ToolSearch, `CallTool`, `RunCode`) and a
+//! toolkit's go without. Arguments the model writes in the strict shape (`null` for absent) are
+//! read back before validation. A session in another portable dialect sends the portable form
+//! without `strict`.
 //!
 //! Chat completions has no deferred loading of its own: a progressive session either grows the
 //! list as ToolSearch loads tools, or (built with `SessionOptions::search_and_call`) sends the

@@ -24,15 +24,14 @@ pub(crate) fn run(
         ))
     })?;
     // Every tool resident: a call names its tool directly, as a host would after loading it.
-    let session = ToolSession::with_options(
-        tables.iter().map(|t| Source::Table(t)).collect(),
-        SessionOptions {
-            disclosure: charter_mcp::Disclosure::Eager,
-            http: Some(crate::executor::LazyHttp::shared()),
-            mode: args.mode.clone(),
-            ..SessionOptions::default()
-        },
-    )?;
+    let mut options = SessionOptions::new()
+        .with_disclosure(charter_mcp::Disclosure::Eager)
+        .with_http(crate::executor::LazyHttp::shared());
+    if let Some(mode) = &args.mode {
+        options = options.with_mode(mode.clone());
+    }
+    let session =
+        ToolSession::with_options(tables.iter().map(|t| Source::Table(t)).collect(), options)?;
     let ctx = CallContext::new();
     let answer = runtime()?.block_on(session.dispatch(&args.tool, arguments, &ctx));
     match answer {

@@ -18,14 +18,12 @@ pub(crate) fn run(
 ) -> Result<ExitCode, Failure> {
     let tables = packs::select(tables, &args.packs)?;
     // Every tool resident: the map is about what each tool exposes, not when it is loaded.
-    let session = ToolSession::with_options(
-        tables.iter().map(|t| Source::Table(t)).collect(),
-        SessionOptions {
-            disclosure: charter_mcp::Disclosure::Eager,
-            mode: args.mode.clone(),
-            ..SessionOptions::default()
-        },
-    )?;
+    let mut options = SessionOptions::new().with_disclosure(charter_mcp::Disclosure::Eager);
+    if let Some(mode) = &args.mode {
+        options = options.with_mode(mode.clone());
+    }
+    let session =
+        ToolSession::with_options(tables.iter().map(|t| Source::Table(t)).collect(), options)?;
     let map = egress_map(&session);
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &map.to_json()).map_err(std::io::Error::from)?;

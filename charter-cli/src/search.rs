@@ -17,16 +17,15 @@ pub(crate) fn run(
     out: &mut dyn Write,
 ) -> Result<ExitCode, Failure> {
     let tables = packs::select(tables, &args.packs)?;
-    let session = ToolSession::with_options(
-        tables.iter().map(|t| Source::Table(t)).collect(),
-        SessionOptions {
-            disclosure: charter_runtime::session::Disclosure::ListChanged,
-            threshold: 0,
-            mode: args.mode.clone(),
-            ranking: args.ranking,
-            ..SessionOptions::default()
-        },
-    )?;
+    let mut options = SessionOptions::new()
+        .with_disclosure(charter_runtime::session::Disclosure::ListChanged)
+        .with_threshold(0)
+        .with_ranking(args.ranking);
+    if let Some(mode) = &args.mode {
+        options = options.with_mode(mode.clone());
+    }
+    let session =
+        ToolSession::with_options(tables.iter().map(|t| Source::Table(t)).collect(), options)?;
     let mut arguments = json!({ "query": args.query });
     if let Some(n) = args.max_results {
         arguments["max_results"] = json!(n);

@@ -41,10 +41,7 @@ fn bench(c: &mut Criterion) {
     };
     let session = ToolSession::with_options(
         vec![Source::Table(&kit::KIT)],
-        SessionOptions {
-            disclosure: charter_mcp::Disclosure::Eager,
-            ..SessionOptions::default()
-        },
+        SessionOptions::new().with_disclosure(charter_mcp::Disclosure::Eager),
     )
     .unwrap();
     let stdio = rt

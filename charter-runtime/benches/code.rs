@@ -45,10 +45,7 @@ fn table() -> &'static Table {
 fn session(disclosure: Disclosure) -> ToolSession {
     ToolSession::with_options(
         vec![Source::Table(table())],
-        SessionOptions {
-            disclosure,
-            ..SessionOptions::default()
-        },
+        SessionOptions::new().with_disclosure(disclosure),
     )
     .expect("a session")
 }

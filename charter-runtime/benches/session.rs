@@ -69,10 +69,7 @@ fn sources(tables: &[&'static Table]) -> Vec<Source> {
 }
 
 fn options(threshold: u32) -> SessionOptions {
-    SessionOptions {
-        threshold,
-        ..SessionOptions::default()
-    }
+    SessionOptions::new().with_threshold(threshold)
 }
 
 fn bench<M: Measurement>(c: &mut Criterion<M>) {
@@ -95,10 +92,7 @@ fn bench<M: Measurement>(c: &mut Criterion<M>) {
     }
     group.bench_function("build_mode_pro", |b| {
         b.iter(|| {
-            let options = SessionOptions {
-                mode: Some("pro".into()),
-                ..SessionOptions::default()
-            };
+            let options = SessionOptions::new().with_mode("pro");
             ToolSession::with_options(black_box(sources(&tables)), options).unwrap()
         })
     });
@@ -112,14 +106,9 @@ fn bench<M: Measurement>(c: &mut Criterion<M>) {
         })
     });
     // The same query under the docs/design.md §4 classic ranking (the default is relevance).
-    let classic = ToolSession::with_options(
-        sources(&tables),
-        SessionOptions {
-            ranking: Ranking::Classic,
-            ..options(0)
-        },
-    )
-    .unwrap();
+    let classic =
+        ToolSession::with_options(sources(&tables), options(0).with_ranking(Ranking::Classic))
+            .unwrap();
     group.bench_function("keyword_query_classic", |b| {
         b.iter(|| {
             let answer = classic.search(black_box("create invoice"), None);

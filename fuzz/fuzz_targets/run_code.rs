@@ -60,18 +60,16 @@ fn session() -> &'static ToolSession {
             .expect("an executor");
         ToolSession::with_options(
             vec![Source::Table(&TOOLS), Source::Table(fixture::ALL[0])],
-            SessionOptions {
-                disclosure: Disclosure::Code,
-                http: Some(std::sync::Arc::new(http)),
-                code: CodeRunner::new(CodeLimits {
+            SessionOptions::new()
+                .with_disclosure(Disclosure::Code)
+                .with_http(std::sync::Arc::new(http))
+                .with_code(CodeRunner::new(CodeLimits {
                     cpu_time: Duration::from_millis(200),
                     memory_bytes: 16 << 20,
                     max_calls: 16,
                     max_output_bytes: MAX_OUTPUT,
                     ..CodeLimits::default()
-                }),
-                ..SessionOptions::default()
-            },
+                })),
         )
         .expect("a code-mode session")
     })

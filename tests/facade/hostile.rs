@@ -45,10 +45,7 @@ fn runtime() -> tokio::runtime::Runtime {
 fn a_panicking_rust_tool_fails_only_its_own_slot_in_a_concurrent_batch() {
     let session = ToolSession::with_options(
         vec![Source::Table(&BOOM)],
-        SessionOptions {
-            disclosure: charter::Disclosure::Eager,
-            ..SessionOptions::default()
-        },
+        SessionOptions::new().with_disclosure(charter::Disclosure::Eager),
     )
     .unwrap();
     let calls: Vec<ToolCall> = (0..8)
@@ -113,11 +110,9 @@ fn every_shipped_tool_refuses_garbage_arguments_and_sends_nothing() {
             .iter()
             .map(|t| Source::Table(t))
             .collect(),
-        SessionOptions {
-            disclosure: charter::Disclosure::Eager,
-            http: Some(blocked.clone()),
-            ..SessionOptions::default()
-        },
+        SessionOptions::new()
+            .with_disclosure(charter::Disclosure::Eager)
+            .with_http(blocked.clone()),
     )
     .unwrap();
     let mut deep = Value::Null;

@@ -129,10 +129,7 @@ fn catalogue_stays_small_with_every_pack() {
             .iter()
             .map(|t| Source::Table(t))
             .collect(),
-        SessionOptions {
-            disclosure: charter::Disclosure::SearchAndCall,
-            ..SessionOptions::default()
-        },
+        SessionOptions::new().with_disclosure(charter::Disclosure::SearchAndCall),
     )
     .unwrap();
     for session in [&list_changed, &search_and_call] {

@@ -8,16 +8,16 @@
 //!
 //! ## Strict tool use ([`Options::with_strict`])
 //!
-//! Off by default. A session built in Anthropic's strict dialect (`SessionOptions { dialect:
-//! Dialect::AnthropicStrict, .. }`, docs/dialects.md) gives each compiled tool's
-//! `anthropic-strict` definition where its view can go strict (decided at build time: a view
-//! that reaches a recursive type is given in the portable form); with `with_strict(true)`
-//! those go with `"strict": true`, so the API samples their `input` under its grammar. The
-//! session's own tools, a toolkit's and the views that cannot go strict go without. Arguments
-//! in the dialect's shape (a map as `{key, value}` entries, JSON text for a value of any type)
-//! are read back before validation, so the request is the portable form's. The API compiles
-//! every strict tool of a request into one grammar and refuses one past a size it does not
-//! publish: send few tools strict (a progressive session, or a small table).
+//! Off by default. A session built in Anthropic's strict dialect
+//! (`SessionOptions::new().with_dialect(Dialect::AnthropicStrict)`, docs/dialects.md) gives each
+//! compiled tool's `anthropic-strict` definition where its view can go strict (decided at build
+//! time: a view that reaches a recursive type is given in the portable form); with
+//! `with_strict(true)` those go with `"strict": true`, so the API samples their `input` under its
+//! grammar. The session's own tools, a toolkit's and the views that cannot go strict go without.
+//! Arguments in the dialect's shape (a map as `{key, value}` entries, JSON text for a value of
+//! any type) are read back before validation, so the request is the portable form's. The API
+//! compiles every strict tool of a request into one grammar and refuses one past a size it does
+//! not publish: send few tools strict (a progressive session, or a small table).
 //!
 //! ## Deferred mode ([`Options::with_deferred`])
 //!
@@ -414,8 +414,8 @@ pub async fn run(
     if options.strict && dialect != Dialect::AnthropicStrict {
         return Err(Error::Config(format!(
             "strict tool use needs the definitions in Anthropic's strict dialect, but the \
-             session gives them in `{dialect}`: build it with `SessionOptions {{ dialect: \
-             Dialect::AnthropicStrict, .. }}`"
+             session gives them in `{dialect}`: build it with \
+             `SessionOptions::new().with_dialect(Dialect::AnthropicStrict)`"
         )));
     }
     if options.deferred && session.disclosure().calls_any() {

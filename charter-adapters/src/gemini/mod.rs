@@ -2,17 +2,17 @@
 //!
 //! [`run`] sends `POST {base_url}/v1beta/models/{model}:generateContent` turn after turn, the API
 //! key in the `x-goog-api-key` header (never in the URL). The session must be built in Gemini's
-//! dialect (`SessionOptions { dialect: Dialect::Gemini, .. }`, docs/dialects.md): every schema it
-//! gives, declarations and ToolSearch answers alike, is then in the `Schema` subset the API
+//! dialect (`SessionOptions::new().with_dialect(Dialect::Gemini)`, docs/dialects.md): every schema
+//! it gives, declarations and ToolSearch answers alike, is then in the `Schema` subset the API
 //! takes, and arguments in that dialect's shape are read back before validation. Tools go as one
 //! `{"functionDeclarations": [{name, description, parameters}, ...]}` entry whose `parameters` is
-//! the precomputed schema text copied into the body; a tool without parameters is declared
-//! without `parameters` (the API refuses an `OBJECT` with no properties); `tools` is left out when
-//! nothing is visible. The model's `functionCall` parts of one turn run as one batch through the
-//! session ([`ToolSession::execute_tool_calls`]), and one `user` content follows with a
-//! `functionResponse` part per call, in the model's order, carrying the call's `id` when it had
-//! one: `{"output": ...}` on success, `{"error": "..."}` for a charter error (the keys the API
-//! reads as a function's output and its error details).
+//! the precomputed schema text copied into the body; a tool without parameters is declared without
+//! `parameters` (the API refuses an `OBJECT` with no properties); `tools` is left out when nothing
+//! is visible. The model's `functionCall` parts of one turn run as one batch through the session
+//! ([`ToolSession::execute_tool_calls`]), and one `user` content follows with a `functionResponse`
+//! part per call, in the model's order, carrying the call's `id` when it had one: `{"output": ...}`
+//! on success, `{"error": "..."}` for a charter error (the keys the API reads as a function's
+//! output and its error details).
 //!
 //! The same session forms work as in the other loops: a progressive session grows the list as
 //! ToolSearch loads tools; search-and-call and code mode send the same two tools every turn.
@@ -362,8 +362,8 @@ pub async fn run(
     if session.dialect() != Dialect::Gemini {
         return Err(Error::Config(format!(
             "the session gives its schemas in the `{}` dialect; build it with \
-             `SessionOptions {{ dialect: Dialect::Gemini, .. }}` so that every declaration and \
-             ToolSearch answer is in the subset the Gemini API takes",
+             `SessionOptions::new().with_dialect(Dialect::Gemini)` so that every declaration \
+             and ToolSearch answer is in the subset the Gemini API takes",
             session.dialect()
         )));
     }

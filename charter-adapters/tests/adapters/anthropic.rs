@@ -386,10 +386,7 @@ async fn deferred_mode_keeps_resident_tools_in_view_and_references_only_deferred
     let smallest = DEMO.tools.iter().map(|t| t.views[0].tokens).min().unwrap();
     let session = ToolSession::with_options(
         vec![Source::Table(&DEMO)],
-        SessionOptions {
-            threshold: smallest,
-            ..Default::default()
-        },
+        SessionOptions::new().with_threshold(smallest),
     )
     .unwrap();
     let resident: Vec<&str> = DEMO
@@ -448,10 +445,7 @@ async fn deferred_mode_without_toolsearch_sends_the_plain_list() {
     use charter_runtime::session::{SessionOptions, Source};
     let session = ToolSession::with_options(
         vec![Source::Table(&DEMO)],
-        SessionOptions {
-            disclosure: charter_runtime::Disclosure::Eager,
-            ..Default::default()
-        },
+        SessionOptions::new().with_disclosure(charter_runtime::Disclosure::Eager),
     )
     .unwrap();
     let (server, client) = server(vec![anthropic_text("ok")]).await;

@@ -329,11 +329,9 @@ async fn extra_members_pass_through_and_an_eager_session_declares_every_tool() {
     let (server, client) = server(vec![gemini_text("hi")]).await;
     let session = ToolSession::with_options(
         vec![Source::Table(&DEMO)],
-        SessionOptions {
-            disclosure: Disclosure::Eager,
-            dialect: Dialect::Gemini,
-            ..Default::default()
-        },
+        SessionOptions::new()
+            .with_disclosure(Disclosure::Eager)
+            .with_dialect(Dialect::Gemini),
     )
     .unwrap();
     let options = Options::default()
@@ -359,10 +357,7 @@ async fn nothing_visible_sends_no_tools_and_no_tool_config() {
     let (server, client) = server(vec![gemini_text("hi")]).await;
     let session = ToolSession::with_options(
         vec![Source::Table(&EMPTY)],
-        SessionOptions {
-            dialect: Dialect::Gemini,
-            ..Default::default()
-        },
+        SessionOptions::new().with_dialect(Dialect::Gemini),
     )
     .unwrap();
     let options =

@@ -30,11 +30,9 @@ fn session(api: &str) -> ToolSession {
         .unwrap();
     ToolSession::with_options(
         vec![Source::Table(GITHUB)],
-        SessionOptions {
-            http: Some(Arc::new(http)),
-            dialect: Dialect::Gemini,
-            ..SessionOptions::default()
-        },
+        SessionOptions::new()
+            .with_http(Arc::new(http))
+            .with_dialect(Dialect::Gemini),
     )
     .unwrap()
 }

@@ -45,11 +45,9 @@ const PACKS: [&Table; 4] = [
 fn session(packs: &[&'static Table], disclosure: Disclosure, dialect: Dialect) -> ToolSession {
     ToolSession::with_options(
         packs.iter().map(|t| Source::Table(t)).collect(),
-        SessionOptions {
-            disclosure,
-            dialect,
-            ..SessionOptions::default()
-        },
+        SessionOptions::new()
+            .with_disclosure(disclosure)
+            .with_dialect(dialect),
     )
     .unwrap()
 }

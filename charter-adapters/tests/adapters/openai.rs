@@ -383,10 +383,7 @@ async fn extra_fields_pass_through_and_a_plain_session_sends_every_tool() {
     let (server, client) = server(vec![openai_text("hi")]).await;
     let session = ToolSession::with_options(
         vec![Source::Table(&DEMO)],
-        SessionOptions {
-            disclosure: charter_runtime::Disclosure::Eager,
-            ..Default::default()
-        },
+        SessionOptions::new().with_disclosure(charter_runtime::Disclosure::Eager),
     )
     .unwrap();
     let options = Options::default()
@@ -740,10 +737,7 @@ async fn more_tools_than_the_api_takes_are_refused_before_anything_is_sent() {
     assert!(github.tools.len() > openai::OPENAI_MAX_TOOLS);
     let session = ToolSession::with_options(
         vec![Source::Table(github)],
-        SessionOptions {
-            disclosure: charter_runtime::Disclosure::Eager,
-            ..Default::default()
-        },
+        SessionOptions::new().with_disclosure(charter_runtime::Disclosure::Eager),
     )
     .unwrap();
     let shown = session.visible().len();

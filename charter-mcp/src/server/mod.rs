@@ -410,31 +410,31 @@ fn lower_priority() {
 }
 
 /// Builds a session over `tables` with the server's options, serving `form`.
-// The update fills `code` when charter-runtime has code mode without this crate's `code`
-// feature (a workspace build), and nothing otherwise.
-#[allow(clippy::needless_update)]
 pub(crate) fn build_session(
     tables: &[&'static Table],
     toolkits: &[Arc<dyn Toolkit>],
     options: &ServerOptions,
     form: Disclosure,
 ) -> Result<ToolSession, DeclarationError> {
+    let mut session_options = SessionOptions::new()
+        .with_disclosure(form)
+        .with_threshold(options.threshold)
+        .with_ranking(options.ranking);
+    if let Some(mode) = &options.mode {
+        session_options = session_options.with_mode(mode.clone());
+    }
+    if let Some(http) = &options.http {
+        session_options = session_options.with_http(http.clone());
+    }
+    #[cfg(feature = "code")]
+    let session_options = session_options.with_code(options.code.clone());
     ToolSession::with_options(
         tables
             .iter()
             .map(|t| Source::Table(t))
             .chain(toolkits.iter().map(|k| Source::Toolkit(k.clone())))
             .collect(),
-        SessionOptions {
-            disclosure: form,
-            threshold: options.threshold,
-            mode: options.mode.clone(),
-            ranking: options.ranking,
-            http: options.http.clone(),
-            #[cfg(feature = "code")]
-            code: options.code.clone(),
-            ..SessionOptions::default()
-        },
+        session_options,
     )
 }
 

@@ -346,10 +346,7 @@ async fn a_killed_child_answers_error_results_promptly() {
     // A session holding it answers the same way.
     let session = ToolSession::with_options(
         vec![up.source()],
-        SessionOptions {
-            disclosure: charter_mcp::Disclosure::Eager,
-            ..SessionOptions::default()
-        },
+        SessionOptions::new().with_disclosure(charter_mcp::Disclosure::Eager),
     )
     .unwrap();
     let error = session

@@ -142,10 +142,7 @@ fn ids(run: &Run) -> Vec<&str> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn local_and_bridged_toolkits_answer_batches_alike() {
-    let eager = || SessionOptions {
-        disclosure: charter_mcp::Disclosure::Eager,
-        ..SessionOptions::default()
-    };
+    let eager = || SessionOptions::new().with_disclosure(charter_mcp::Disclosure::Eager);
     let remote = kit("up", &[]).await;
     let bridges = Bridges {
         local: ToolSession::with_options(vec![Source::Table(&kit::KIT)], eager()).unwrap(),

@@ -130,7 +130,26 @@ const fn sized(text: &'static str) -> (&'static str, u32) {
 }
 
 /// Options for [`ToolSession::with_options`].
+///
+/// Built from [`SessionOptions::new`] with the `with_*` methods, each option defaulting as its
+/// field says: the struct is `#[non_exhaustive]`, so an option added later gets a `with_*` and a
+/// default, and every caller keeps compiling. The fields stay readable.
+///
+/// ```
+/// use charter_runtime::{Dialect, Disclosure, SessionOptions, ToolSession};
+///
+/// let options = SessionOptions::new()
+///     .with_disclosure(Disclosure::SearchAndCall)
+///     .with_threshold(200)
+///     .with_mode("pro")
+///     .with_dialect(Dialect::Gemini);
+/// assert_eq!(options.mode.as_deref(), Some("pro"));
+///
+/// let session = ToolSession::with_options(Vec::new(), options).unwrap();
+/// assert_eq!(session.dialect(), Dialect::Gemini);
+/// ```
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct SessionOptions {
     /// How the tools reach the model (default [`Disclosure::ListChanged`]: ToolSearch, and the
     /// tools it loads join the list).
@@ -150,10 +169,10 @@ pub struct SessionOptions {
     /// Arguments a model writes in the dialect's shape are read back before validation
     /// ([`Dialect::restore_args`]). A model loop checks that it can send it (docs/dialects.md).
     pub dialect: Dialect,
-    /// How code mode ([`Disclosure::Code`]) runs programs: their limits, and how many run at
-    /// once (sessions built from clones of one runner share its bound).
+    /// How code mode runs programs ([`SessionOptions::with_code`]). Not public: a field that only
+    /// some feature sets have would change the struct's public shape with a feature.
     #[cfg(feature = "code")]
-    pub code: CodeRunner,
+    code: CodeRunner,
 }
 
 impl Default for SessionOptions {
@@ -168,6 +187,61 @@ impl Default for SessionOptions {
             #[cfg(feature = "code")]
             code: CodeRunner::default(),
         }
+    }
+}
+
+impl SessionOptions {
+    /// The defaults ([`SessionOptions::default`]), to start a chain of `with_*` calls from.
+    pub fn new() -> SessionOptions {
+        SessionOptions::default()
+    }
+
+    /// How the tools reach the model ([`SessionOptions::disclosure`]).
+    pub fn with_disclosure(mut self, disclosure: Disclosure) -> SessionOptions {
+        self.disclosure = disclosure;
+        self
+    }
+
+    /// The size up to which a tool stays resident in progressive forms
+    /// ([`SessionOptions::threshold`]).
+    pub fn with_threshold(mut self, threshold: u32) -> SessionOptions {
+        self.threshold = threshold;
+        self
+    }
+
+    /// The session mode ([`SessionOptions::mode`]); an empty label is refused when the session
+    /// is built.
+    pub fn with_mode(mut self, mode: impl Into<String>) -> SessionOptions {
+        self.mode = Some(mode.into());
+        self
+    }
+
+    /// The keyword ranking ([`SessionOptions::ranking`]).
+    pub fn with_ranking(mut self, ranking: Ranking) -> SessionOptions {
+        self.ranking = ranking;
+        self
+    }
+
+    /// Who executes HTTP tools ([`SessionOptions::http`]): a test double, or an executor with
+    /// its own client and credentials.
+    pub fn with_http(mut self, http: Arc<dyn HttpCaller>) -> SessionOptions {
+        self.http = Some(http);
+        self
+    }
+
+    /// The dialect the session's schemas are written in ([`SessionOptions::dialect`]).
+    pub fn with_dialect(mut self, dialect: Dialect) -> SessionOptions {
+        self.dialect = dialect;
+        self
+    }
+
+    /// How code mode ([`Disclosure::Code`]) runs programs: their limits, and how many run at
+    /// once (sessions built from clones of one runner share its bound). Default: a runner of
+    /// its own with [`CodeLimits::default`].
+    #[cfg(feature = "code")]
+    pub fn with_code(mut self, code: CodeRunner) -> SessionOptions {
+        self.code = code;
+        self
     }
 }
 

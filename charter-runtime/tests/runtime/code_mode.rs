@@ -69,16 +69,13 @@ fn crm() -> &'static Table {
 }
 
 fn session_with(limits: CodeLimits, mode: Option<&str>) -> ToolSession {
-    let mut session = ToolSession::with_options(
-        vec![Source::Table(crm())],
-        SessionOptions {
-            disclosure: Disclosure::Code,
-            mode: mode.map(str::to_owned),
-            code: CodeRunner::new(limits),
-            ..SessionOptions::default()
-        },
-    )
-    .unwrap();
+    let mut options = SessionOptions::new()
+        .with_disclosure(Disclosure::Code)
+        .with_code(CodeRunner::new(limits));
+    if let Some(mode) = mode {
+        options = options.with_mode(mode);
+    }
+    let mut session = ToolSession::with_options(vec![Source::Table(crm())], options).unwrap();
     session
         .pin("crm_contacts_create", "owner", json!("u_1"))
         .unwrap();

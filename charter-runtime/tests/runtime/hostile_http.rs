@@ -64,11 +64,9 @@ fn session_for(base: &str) -> ToolSession {
 fn session_with(executor: HttpExecutor) -> ToolSession {
     ToolSession::with_options(
         vec![Source::Table(table())],
-        SessionOptions {
-            disclosure: charter_runtime::Disclosure::Eager,
-            http: Some(Arc::new(executor)),
-            ..SessionOptions::default()
-        },
+        SessionOptions::new()
+            .with_disclosure(charter_runtime::Disclosure::Eager)
+            .with_http(Arc::new(executor)),
     )
     .expect("session")
 }

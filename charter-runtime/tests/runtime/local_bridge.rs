@@ -93,10 +93,7 @@ fn kv() -> &'static Table {
 fn plain() -> ToolSession {
     ToolSession::with_options(
         vec![Source::Table(kv())],
-        SessionOptions {
-            disclosure: charter_runtime::Disclosure::Eager,
-            ..Default::default()
-        },
+        SessionOptions::new().with_disclosure(charter_runtime::Disclosure::Eager),
     )
     .unwrap()
 }

@@ -449,11 +449,9 @@ fn http_tools_go_to_the_configured_executor_with_pins_merged() {
     let recorder = Arc::new(Recorder::default());
     let mut s = ToolSession::with_options(
         vec![Source::Table(http_table())],
-        SessionOptions {
-            disclosure: charter_runtime::Disclosure::Eager,
-            http: Some(recorder.clone()),
-            ..SessionOptions::default()
-        },
+        SessionOptions::new()
+            .with_disclosure(charter_runtime::Disclosure::Eager)
+            .with_http(recorder.clone()),
     )
     .unwrap();
     s.pin("web_items_get", "org", json!("acme")).unwrap();

@@ -52,19 +52,15 @@ fn crm() -> &'static Table {
 }
 
 fn session(search_and_call: bool, mode: Option<&str>) -> ToolSession {
-    let mut session = ToolSession::with_options(
-        vec![Source::Table(crm())],
-        SessionOptions {
-            disclosure: if search_and_call {
-                charter_runtime::Disclosure::SearchAndCall
-            } else {
-                charter_runtime::Disclosure::ListChanged
-            },
-            mode: mode.map(str::to_owned),
-            ..SessionOptions::default()
-        },
-    )
-    .unwrap();
+    let mut options = SessionOptions::new().with_disclosure(if search_and_call {
+        charter_runtime::Disclosure::SearchAndCall
+    } else {
+        charter_runtime::Disclosure::ListChanged
+    });
+    if let Some(mode) = mode {
+        options = options.with_mode(mode);
+    }
+    let mut session = ToolSession::with_options(vec![Source::Table(crm())], options).unwrap();
     session
         .pin("crm_contacts_create", "owner", json!("u_1"))
         .unwrap();
@@ -150,11 +146,9 @@ async fn bad_arguments_get_the_direct_call_message() {
     let through = session(true, Some("free"));
     let direct = ToolSession::with_options(
         vec![Source::Table(crm())],
-        SessionOptions {
-            disclosure: charter_runtime::Disclosure::Eager,
-            mode: Some("free".into()),
-            ..SessionOptions::default()
-        },
+        SessionOptions::new()
+            .with_disclosure(charter_runtime::Disclosure::Eager)
+            .with_mode("free"),
     )
     .unwrap();
     let mut direct = direct;
@@ -293,10 +287,7 @@ fn a_list_changed_or_plain_session_offers_no_call_tool() {
     assert!(list_changed.call_tool().is_none());
     let plain = ToolSession::with_options(
         vec![Source::Table(crm())],
-        SessionOptions {
-            disclosure: charter_runtime::Disclosure::Eager,
-            ..SessionOptions::default()
-        },
+        SessionOptions::new().with_disclosure(charter_runtime::Disclosure::Eager),
     )
     .unwrap();
     assert!(!plain.is_search_and_call());
@@ -312,10 +303,7 @@ fn the_catalogue_lists_names_while_they_are_few_then_packs() {
     let tables = testing::synthetic_catalogue(10);
     let big = ToolSession::with_options(
         tables.iter().map(|t| Source::Table(t)).collect(),
-        SessionOptions {
-            disclosure: charter_runtime::Disclosure::SearchAndCall,
-            ..SessionOptions::default()
-        },
+        SessionOptions::new().with_disclosure(charter_runtime::Disclosure::SearchAndCall),
     )
     .unwrap();
     let names_tokens: usize = big.deferred().iter().map(|n| n.len() + 1).sum::<usize>() / 4;

@@ -31,11 +31,9 @@ fn crm() -> &'static Table {
 fn session(disclosure: Disclosure, dialect: Dialect) -> ToolSession {
     ToolSession::with_options(
         vec![Source::Table(crm())],
-        SessionOptions {
-            disclosure,
-            dialect,
-            ..SessionOptions::default()
-        },
+        SessionOptions::new()
+            .with_disclosure(disclosure)
+            .with_dialect(dialect),
     )
     .unwrap()
 }

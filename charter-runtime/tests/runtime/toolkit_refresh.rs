@@ -218,10 +218,7 @@ fn an_eager_session_lists_new_tools_at_once() {
     let kit = Changing::new(&["up_a"]);
     let mut session = ToolSession::with_options(
         vec![Source::Toolkit(kit.clone())],
-        SessionOptions {
-            disclosure: charter_runtime::Disclosure::Eager,
-            ..SessionOptions::default()
-        },
+        SessionOptions::new().with_disclosure(charter_runtime::Disclosure::Eager),
     )
     .unwrap();
     kit.set(vec![tool("up_a", "{}"), tool("up_b", "{}")]);

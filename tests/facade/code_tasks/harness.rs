@@ -289,11 +289,9 @@ pub async fn direct(task: &Task) -> Run {
     let tables = tables(task);
     let session = ToolSession::with_options(
         tables.iter().map(|t| Source::Table(t)).collect(),
-        SessionOptions {
-            disclosure: charter::Disclosure::SearchAndCall,
-            http: Some(executor(&tables, &stub.base)),
-            ..SessionOptions::default()
-        },
+        SessionOptions::new()
+            .with_disclosure(charter::Disclosure::SearchAndCall)
+            .with_http(executor(&tables, &stub.base)),
     )
     .unwrap();
     let mut model = Direct {
@@ -327,11 +325,9 @@ pub async fn code(task: &Task) -> Run {
     let tables = tables(task);
     let session = ToolSession::with_options(
         tables.iter().map(|t| Source::Table(t)).collect(),
-        SessionOptions {
-            disclosure: charter::Disclosure::Code,
-            http: Some(executor(&tables, &stub.base)),
-            ..SessionOptions::default()
-        },
+        SessionOptions::new()
+            .with_disclosure(charter::Disclosure::Code)
+            .with_http(executor(&tables, &stub.base)),
     )
     .unwrap();
     let ctx = CallContext::new();

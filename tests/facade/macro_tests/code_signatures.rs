@@ -176,10 +176,7 @@ fn the_stored_sizes_are_the_texts() {
 fn session() -> ToolSession {
     ToolSession::with_options(
         vec![Source::Table(&TASKS)],
-        SessionOptions {
-            disclosure: Disclosure::Code,
-            ..SessionOptions::default()
-        },
+        SessionOptions::new().with_disclosure(Disclosure::Code),
     )
     .unwrap()
 }

@@ -546,11 +546,9 @@ async fn without_a_ready_token_the_refresh_token_is_exchanged_at_the_token_endpo
         .unwrap();
     let s = ToolSession::with_options(
         vec![Source::Table(TABLE)],
-        SessionOptions {
-            disclosure: charter::Disclosure::Eager,
-            http: Some(Arc::new(http)),
-            ..SessionOptions::default()
-        },
+        SessionOptions::new()
+            .with_disclosure(charter::Disclosure::Eager)
+            .with_http(Arc::new(http)),
     )
     .unwrap();
     call(&s, "outlook_contacts_list", json!({"top": 5}))

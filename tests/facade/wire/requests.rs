@@ -39,11 +39,9 @@ fn session(table: &'static Table, base: &str) -> ToolSession {
         .unwrap();
     ToolSession::with_options(
         vec![Source::Table(table)],
-        SessionOptions {
-            disclosure: charter::Disclosure::Eager,
-            http: Some(Arc::new(http)),
-            ..SessionOptions::default()
-        },
+        SessionOptions::new()
+            .with_disclosure(charter::Disclosure::Eager)
+            .with_http(Arc::new(http)),
     )
     .unwrap()
 }

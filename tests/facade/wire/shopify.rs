@@ -371,11 +371,9 @@ async fn client_credentials_obtain_the_token_sent_in_the_shopify_header() {
         .unwrap();
     let s = ToolSession::with_options(
         vec![Source::Table(TABLE)],
-        SessionOptions {
-            disclosure: charter::Disclosure::Eager,
-            http: Some(std::sync::Arc::new(http)),
-            ..SessionOptions::default()
-        },
+        SessionOptions::new()
+            .with_disclosure(charter::Disclosure::Eager)
+            .with_http(std::sync::Arc::new(http)),
     )
     .unwrap();
     for _ in 0..2 {

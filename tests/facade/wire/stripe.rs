@@ -35,11 +35,9 @@ fn session(base: &str) -> ToolSession {
         .unwrap();
     ToolSession::with_options(
         vec![Source::Table(TABLE)],
-        SessionOptions {
-            disclosure: charter::Disclosure::Eager,
-            http: Some(Arc::new(http)),
-            ..SessionOptions::default()
-        },
+        SessionOptions::new()
+            .with_disclosure(charter::Disclosure::Eager)
+            .with_http(Arc::new(http)),
     )
     .unwrap()
 }

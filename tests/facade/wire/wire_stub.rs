@@ -28,11 +28,9 @@ pub fn session(table: &'static Table, base: &str, credentials: &[(&str, &str)]) 
         .unwrap();
     ToolSession::with_options(
         vec![Source::Table(table)],
-        SessionOptions {
-            disclosure: charter::Disclosure::Eager,
-            http: Some(Arc::new(http)),
-            ..SessionOptions::default()
-        },
+        SessionOptions::new()
+            .with_disclosure(charter::Disclosure::Eager)
+            .with_http(Arc::new(http)),
     )
     .unwrap()
 }

@@ -734,11 +734,9 @@ pub fn demo_session(
     use charter_runtime::session::{SessionOptions, Source, ToolSession};
     ToolSession::with_options(
         vec![Source::Table(&DEMO)],
-        SessionOptions {
-            disclosure,
-            dialect,
-            ..SessionOptions::default()
-        },
+        SessionOptions::new()
+            .with_disclosure(disclosure)
+            .with_dialect(dialect),
     )
     .unwrap()
 }

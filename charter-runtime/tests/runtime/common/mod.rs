@@ -116,24 +116,22 @@ pub fn calendar() -> &'static Table {
 }
 
 pub fn options(progressive: bool, threshold: u32, mode: Option<&str>) -> SessionOptions {
-    SessionOptions {
-        disclosure: if progressive {
+    let mut options = SessionOptions::new()
+        .with_disclosure(if progressive {
             charter_runtime::Disclosure::ListChanged
         } else {
             charter_runtime::Disclosure::Eager
-        },
-        threshold,
-        mode: mode.map(str::to_owned),
-        ..SessionOptions::default()
+        })
+        .with_threshold(threshold);
+    if let Some(mode) = mode {
+        options = options.with_mode(mode);
     }
+    options
 }
 
 /// Options pinned to the docs/design.md §4 classic ranking, for tests of its exact scores and ties.
 pub fn classic(progressive: bool, threshold: u32, mode: Option<&str>) -> SessionOptions {
-    SessionOptions {
-        ranking: charter_runtime::session::Ranking::Classic,
-        ..options(progressive, threshold, mode)
-    }
+    options(progressive, threshold, mode).with_ranking(charter_runtime::session::Ranking::Classic)
 }
 
 pub fn session(tables: &[&'static Table], options: SessionOptions) -> ToolSession {
