@@ -134,6 +134,15 @@ fn assert_no_secret(text: &str, secrets: &[String]) {
     }
 }
 
+/// Lets `d` pass on the runtime's clock, which the token cache reads: paused, advanced, resumed,
+/// so a token outlives its lifetime at once and the servers' I/O runs on real time again after.
+/// Current-thread runtimes only (tokio pauses no other).
+async fn pass(d: Duration) {
+    tokio::time::pause();
+    tokio::time::advance(d).await;
+    tokio::time::resume();
+}
+
 #[tokio::test]
 async fn the_refresh_token_grant_gets_a_token_the_api_accepts_and_it_is_cached() {
     let w = world().await;
@@ -189,7 +198,7 @@ async fn an_expired_token_is_renewed_before_use() {
     call(&exec, &GOOG_TOOL, &ctx).await.unwrap();
     assert_eq!(w.oauth.token_requests().await, 1);
     // Past its lifetime (renewed a tenth of it early), the cached token is not sent: a new one is.
-    tokio::time::sleep(Duration::from_millis(2100)).await;
+    pass(Duration::from_millis(2100)).await;
     let answer = call(&exec, &GOOG_TOOL, &ctx).await.unwrap();
     assert_eq!(answer["user"], "alice");
     assert_eq!(w.oauth.token_requests().await, 2);
@@ -407,14 +416,14 @@ async fn no_secret_reaches_a_log_line_an_error_an_answer_or_debug_output() {
     let ctx = CallContext::new();
     let mut seen = Vec::new();
     seen.push(format!("{:?}", call(&exec, &GOOG_TOOL, &ctx).await));
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    pass(Duration::from_millis(1100)).await;
     seen.push(format!("{:?}", call(&exec, &GOOG_TOOL, &ctx).await));
     w.oauth.control(json!({"revoke_all_access": true})).await;
     seen.push(format!("{:?}", call(&exec, &GOOG_TOOL, &ctx).await));
     w.oauth
         .control(json!({"revoke_refresh": [REFRESH], "expires_in": 3600}))
         .await;
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    pass(Duration::from_millis(1100)).await;
     let failed = call(&exec, &GOOG_TOOL, &ctx).await;
     assert!(failed.is_err());
     seen.push(format!("{:?} {}", failed, failed.as_ref().unwrap_err()));
@@ -537,7 +546,7 @@ async fn a_rotated_refresh_token_without_a_store_is_followed_in_memory() {
             call(&exec, &GOOG_TOOL, &ctx).await.unwrap()["user"],
             "alice"
         );
-        tokio::time::sleep(Duration::from_millis(1100)).await;
+        pass(Duration::from_millis(1100)).await;
     }
     let stats = w.oauth.stats().await;
     assert_eq!(stats["by_grant"]["refresh_token"], 3, "{stats}");

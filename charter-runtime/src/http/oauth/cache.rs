@@ -12,7 +12,11 @@ use std::fmt;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// The runtime's clock, not the system's: a test pauses and advances it past a token's
+// lifetime instead of sleeping through it.
+use tokio::time::Instant;
 
 use crate::error::CharterError;
 use crate::http::credentials::Secret;

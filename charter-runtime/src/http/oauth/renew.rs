@@ -2,7 +2,11 @@
 //! token endpoint alone (nothing shared), or through a [`GrantStore`] so that processes sharing
 //! a grant renew it one at a time and use what the others obtained (see `shared`).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// The runtime's clock, not the system's: a test pauses and advances it past a token's
+// lifetime instead of sleeping through it.
+use tokio::time::Instant;
 
 use crate::error::CharterError;
 use crate::table::{Grant, HttpPack, OAuth2};
