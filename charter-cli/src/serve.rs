@@ -61,24 +61,21 @@ pub(crate) fn run(
         }
         toolkits.push(Arc::new(toolkit));
     }
-    let server = McpServer::with_toolkits(
-        &tables,
-        toolkits,
-        ServerOptions {
-            disclosure: args.progressive.unwrap_or(charter_mcp::Disclosure::Eager),
-            threshold: args.threshold,
-            mode: args.mode.clone(),
-            ranking: args.ranking,
-            http: Some(http),
-            call_limits: CallLimits {
-                timeout: Duration::from_secs(args.limits.call_timeout),
-                max_result_bytes: args.limits.max_result,
-            },
-            #[cfg(feature = "code")]
-            code: code_runner(&args.code_limits),
-            ..ServerOptions::default()
-        },
-    )?;
+    let mut server_options = ServerOptions::new()
+        .with_disclosure(args.progressive.unwrap_or(charter_mcp::Disclosure::Eager))
+        .with_threshold(args.threshold)
+        .with_ranking(args.ranking)
+        .with_http(http)
+        .with_call_limits(CallLimits {
+            timeout: Duration::from_secs(args.limits.call_timeout),
+            max_result_bytes: args.limits.max_result,
+        });
+    if let Some(mode) = &args.mode {
+        server_options = server_options.with_mode(mode.clone());
+    }
+    #[cfg(feature = "code")]
+    let server_options = server_options.with_code(code_runner(&args.code_limits));
+    let server = McpServer::with_toolkits(&tables, toolkits, server_options)?;
     match &args.http {
         None => {
             writeln!(err, "{}", server.start_line(&Transport::Stdio))?;
@@ -86,23 +83,22 @@ pub(crate) fn run(
             rt.block_on(server.serve_stdio())?;
         }
         Some(addr) => {
-            let auth = match &args.auth {
-                Some(path) => Some(
+            let mut options = HttpOptions::new()
+                .with_allow_hosts(&args.allow_hosts)
+                .with_allow_origins(&args.allow_origins)
+                .with_insecure_no_auth(args.insecure_no_auth)
+                .with_limits(http_limits(&args.limits))
+                // The process's own `charter mcp --http` only: an embedder's allocator is theirs.
+                .with_release_memory(process == Process::Own);
+            if let Some(path) = &args.auth {
+                options = options.with_auth(
                     charter_mcp::AuthConfig::load(path)
                         .map_err(|e| Failure::Usage(format!("--auth: {e}")))?,
-                ),
-                None => None,
-            };
-            let options = HttpOptions {
-                allow_hosts: args.allow_hosts.clone(),
-                allow_origins: args.allow_origins.clone(),
-                auth,
-                insecure_no_auth: args.insecure_no_auth,
-                limits: http_limits(&args.limits),
-                store: store.clone(),
-                // The process's own `charter mcp --http` only: an embedder's allocator is theirs.
-                release_memory: process == Process::Own,
-            };
+                );
+            }
+            if let Some(store) = &store {
+                options = options.with_store(store.clone());
+            }
             let http = rt.block_on(server.bind_http(addr, options))?;
             writeln!(err, "{}", server.start_line(&Transport::Http(http.url())))?;
             if let Some(store) = &store {

@@ -26,10 +26,7 @@ fn build(c: &mut Criterion) {
             b.iter(|| {
                 McpServer::new(
                     black_box(tables),
-                    ServerOptions {
-                        disclosure: charter_mcp::Disclosure::ListChanged,
-                        ..ServerOptions::default()
-                    },
+                    ServerOptions::new().with_disclosure(charter_mcp::Disclosure::ListChanged),
                 )
                 .unwrap()
             })

@@ -39,15 +39,13 @@ fn server(progressive: bool) -> &'static McpServer {
     let make = |progressive| {
         McpServer::new(
             charter::packs::ALL,
-            ServerOptions {
-                disclosure: if progressive {
+            ServerOptions::new()
+                .with_disclosure(if progressive {
                     charter_mcp::Disclosure::ListChanged
                 } else {
                     charter_mcp::Disclosure::Eager
-                },
-                http: Some(Arc::new(Offline)),
-                ..ServerOptions::default()
-            },
+                })
+                .with_http(Arc::new(Offline)),
         )
         .expect("server")
     };

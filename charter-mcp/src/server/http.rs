@@ -28,7 +28,24 @@ use crate::store::sessions::FleetSessions;
 pub const HEALTH_PATH: &str = "/healthz";
 
 /// Who may reach the HTTP transport, beyond loopback.
+///
+/// Built from [`HttpOptions::new`] with the `with_*` methods, each option defaulting as its
+/// field says: the struct is `#[non_exhaustive]`, so an option added later gets a `with_*` and a
+/// default, and every caller keeps compiling. The fields stay readable.
+///
+/// ```
+/// use charter_mcp::{AuthConfig, HttpLimits, HttpOptions};
+///
+/// let options = HttpOptions::new()
+///     .with_allow_hosts(["mcp.example.com"])
+///     .with_allow_origins(["https://app.example.com"])
+///     .with_auth(AuthConfig::default())
+///     .with_limits(HttpLimits::default());
+/// assert_eq!(options.allow_hosts, ["mcp.example.com"]);
+/// assert!(options.auth.is_some() && !options.insecure_no_auth);
+/// ```
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct HttpOptions {
     /// Extra `Host` values accepted (`example.com`, `example.com:8080`). Loopback names
     /// (`localhost`, `127.0.0.1`, `::1`) and the exact bound address are always accepted.
@@ -56,6 +73,65 @@ pub struct HttpOptions {
     /// `charter mcp --http`). Without it a server's resident memory stays near its peak after a
     /// burst of sessions, though none of it is still in use (docs/deployment.md).
     pub release_memory: bool,
+}
+
+impl HttpOptions {
+    /// The defaults ([`HttpOptions::default`]), to start a chain of `with_*` calls from.
+    pub fn new() -> HttpOptions {
+        HttpOptions::default()
+    }
+
+    /// Extra `Host` values accepted, beyond loopback ([`HttpOptions::allow_hosts`]).
+    pub fn with_allow_hosts(
+        mut self,
+        hosts: impl IntoIterator<Item = impl Into<String>>,
+    ) -> HttpOptions {
+        self.allow_hosts = hosts.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Extra browser origins accepted, beyond loopback ([`HttpOptions::allow_origins`]).
+    pub fn with_allow_origins(
+        mut self,
+        origins: impl IntoIterator<Item = impl Into<String>>,
+    ) -> HttpOptions {
+        self.allow_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Who may call, and what each caller gets ([`HttpOptions::auth`]): every request to
+    /// `/mcp` is then authenticated and authorised first.
+    pub fn with_auth(mut self, auth: super::auth::AuthConfig) -> HttpOptions {
+        self.auth = Some(auth);
+        self
+    }
+
+    /// Serve without authentication on a non-loopback address
+    /// ([`HttpOptions::insecure_no_auth`]).
+    pub fn with_insecure_no_auth(mut self, insecure_no_auth: bool) -> HttpOptions {
+        self.insecure_no_auth = insecure_no_auth;
+        self
+    }
+
+    /// Sessions, request rate, body size and shutdown grace ([`HttpOptions::limits`]).
+    pub fn with_limits(mut self, limits: HttpLimits) -> HttpOptions {
+        self.limits = limits;
+        self
+    }
+
+    /// A store shared with other instances ([`HttpOptions::store`]): the per-caller rate and
+    /// MCP sessions are then fleet-wide.
+    pub fn with_store(mut self, store: crate::store::FleetStore) -> HttpOptions {
+        self.store = Some(store);
+        self
+    }
+
+    /// Hand the allocator's free pages back to the system after sessions close
+    /// ([`HttpOptions::release_memory`]); only the process's owner should turn this on.
+    pub fn with_release_memory(mut self, release_memory: bool) -> HttpOptions {
+        self.release_memory = release_memory;
+        self
+    }
 }
 
 /// A bound, not yet running, HTTP transport.

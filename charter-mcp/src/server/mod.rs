@@ -54,7 +54,26 @@ pub const MCP_PATH: &str = "/mcp";
 pub use limits::{CallLimits, HttpLimits};
 
 /// How an [`McpServer`] serves its tools.
+///
+/// Built from [`ServerOptions::new`] with the `with_*` methods, each option defaulting as its
+/// field says: the struct is `#[non_exhaustive]`, so an option added later gets a `with_*` and a
+/// default, and every caller keeps compiling. The fields stay readable.
+///
+/// ```
+/// use charter_mcp::{Disclosure, McpServer, ServerOptions, Transport};
+///
+/// let options = ServerOptions::new()
+///     .with_disclosure(Disclosure::SearchAndCall)
+///     .with_threshold(200)
+///     .with_mode("pro")
+///     .with_name("my-server");
+/// assert_eq!(options.mode.as_deref(), Some("pro"));
+///
+/// let server = McpServer::new(&[], options).unwrap();
+/// assert!(server.start_line(&Transport::Stdio).contains("search-and-call"));
+/// ```
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct ServerOptions {
     /// How tools reach the model (default [`Disclosure::Eager`]: every schema listed, which is
     /// what most MCP clients can follow). [`Disclosure::ListChanged`] lists only `ToolSearch` at
@@ -77,10 +96,10 @@ pub struct ServerOptions {
     pub name: String,
     /// Time and answer size of one tool call (`docs/limits.md`).
     pub call_limits: CallLimits,
-    /// How code mode ([`Disclosure::Code`]) runs `RunCode` programs: their limits, and how many
-    /// run at once across every session of the server (docs/code-mode.md).
+    /// How code mode runs `RunCode` programs ([`ServerOptions::with_code`]). Not public: a field
+    /// that only some feature sets have would change the struct's public shape with a feature.
     #[cfg(feature = "code")]
-    pub code: charter_runtime::code::CodeRunner,
+    code: charter_runtime::code::CodeRunner,
 }
 
 impl Default for ServerOptions {
@@ -97,6 +116,73 @@ impl Default for ServerOptions {
             #[cfg(feature = "code")]
             code: charter_runtime::code::CodeRunner::default(),
         }
+    }
+}
+
+impl ServerOptions {
+    /// The defaults ([`ServerOptions::default`]), to start a chain of `with_*` calls from.
+    pub fn new() -> ServerOptions {
+        ServerOptions::default()
+    }
+
+    /// How tools reach the model ([`ServerOptions::disclosure`]).
+    pub fn with_disclosure(mut self, disclosure: Disclosure) -> ServerOptions {
+        self.disclosure = disclosure;
+        self
+    }
+
+    /// The size up to which a tool stays listed from the start in progressive forms
+    /// ([`ServerOptions::threshold`]).
+    pub fn with_threshold(mut self, threshold: u32) -> ServerOptions {
+        self.threshold = threshold;
+        self
+    }
+
+    /// The session mode every connection is served under ([`ServerOptions::mode`]); an empty
+    /// label is refused when the server is built.
+    pub fn with_mode(mut self, mode: impl Into<String>) -> ServerOptions {
+        self.mode = Some(mode.into());
+        self
+    }
+
+    /// How ToolSearch ranks keyword queries ([`ServerOptions::ranking`]).
+    pub fn with_ranking(mut self, ranking: Ranking) -> ServerOptions {
+        self.ranking = ranking;
+        self
+    }
+
+    /// Who executes HTTP-pack tools ([`ServerOptions::http`]): a test double, or an executor
+    /// with its own client, credentials or shared store.
+    pub fn with_http(mut self, http: Arc<dyn HttpCaller>) -> ServerOptions {
+        self.http = Some(http);
+        self
+    }
+
+    /// The per-call context every call runs with ([`ServerOptions::context`]).
+    pub fn with_context(mut self, context: CallContext) -> ServerOptions {
+        self.context = context;
+        self
+    }
+
+    /// The server name announced in `initialize` ([`ServerOptions::name`]).
+    pub fn with_name(mut self, name: impl Into<String>) -> ServerOptions {
+        self.name = name.into();
+        self
+    }
+
+    /// Time and answer size of one tool call ([`ServerOptions::call_limits`]).
+    pub fn with_call_limits(mut self, call_limits: CallLimits) -> ServerOptions {
+        self.call_limits = call_limits;
+        self
+    }
+
+    /// How code mode ([`Disclosure::Code`]) runs `RunCode` programs: their limits, and how many
+    /// run at once across every session of the server (docs/code-mode.md). Default: a runner of
+    /// its own with [`CodeLimits::default`](charter_runtime::code::CodeLimits::default).
+    #[cfg(feature = "code")]
+    pub fn with_code(mut self, code: charter_runtime::code::CodeRunner) -> ServerOptions {
+        self.code = code;
+        self
     }
 }
 

@@ -76,20 +76,11 @@ async fn a_rule_chooses_the_per_user_credentials_and_the_client_key_never_reache
         .unwrap();
     let server = McpServer::new(
         &[*github],
-        ServerOptions {
-            http: Some(Arc::new(executor)),
-            ..ServerOptions::default()
-        },
+        ServerOptions::new().with_http(Arc::new(executor)),
     )
     .unwrap();
     let http = server
-        .bind_http(
-            "127.0.0.1:0",
-            HttpOptions {
-                auth: Some(auth_file()),
-                ..HttpOptions::default()
-            },
-        )
+        .bind_http("127.0.0.1:0", HttpOptions::new().with_auth(auth_file()))
         .await
         .unwrap();
     let addr: SocketAddr = http.local_addr();

@@ -176,14 +176,7 @@ async fn results_errors_and_panics_are_told_apart() {
 
 #[tokio::test]
 async fn a_mode_narrows_the_served_schema_and_refuses_withheld_fields() {
-    let server = McpServer::new(
-        &[notes()],
-        ServerOptions {
-            mode: Some("free".into()),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let server = McpServer::new(&[notes()], ServerOptions::new().with_mode("free")).unwrap();
     let (client, _) = connect(&server).await;
     let tools = client.list_all_tools().await.unwrap();
     assert!(
@@ -203,10 +196,7 @@ async fn a_mode_narrows_the_served_schema_and_refuses_withheld_fields() {
 async fn progressive_grows_in_load_order_and_announces_each_load() {
     let server = McpServer::new(
         &[notes()],
-        ServerOptions {
-            disclosure: charter_mcp::Disclosure::ListChanged,
-            ..Default::default()
-        },
+        ServerOptions::new().with_disclosure(charter_mcp::Disclosure::ListChanged),
     )
     .unwrap();
     let (client, mut changed) = connect(&server).await;
@@ -260,10 +250,7 @@ async fn progressive_grows_in_load_order_and_announces_each_load() {
 async fn progressive_connections_do_not_share_loads() {
     let server = McpServer::new(
         &[notes()],
-        ServerOptions {
-            disclosure: charter_mcp::Disclosure::ListChanged,
-            ..Default::default()
-        },
+        ServerOptions::new().with_disclosure(charter_mcp::Disclosure::ListChanged),
     )
     .unwrap();
     let (a, _) = connect(&server).await;
@@ -281,10 +268,7 @@ async fn progressive_connections_do_not_share_loads() {
 async fn protocol_2026_07_28_gets_search_and_call() {
     let server = McpServer::new(
         &[notes()],
-        ServerOptions {
-            disclosure: charter_mcp::Disclosure::ListChanged,
-            ..Default::default()
-        },
+        ServerOptions::new().with_disclosure(charter_mcp::Disclosure::ListChanged),
     )
     .unwrap();
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
@@ -347,11 +331,9 @@ fn the_start_line_says_what_is_served_and_how() {
     );
     let progressive = McpServer::new(
         &[notes()],
-        ServerOptions {
-            disclosure: charter_mcp::Disclosure::ListChanged,
-            mode: Some("pro".into()),
-            ..Default::default()
-        },
+        ServerOptions::new()
+            .with_disclosure(charter_mcp::Disclosure::ListChanged)
+            .with_mode("pro"),
     )
     .unwrap();
     let line = progressive.start_line(&Transport::Http("http://127.0.0.1:1/mcp".into()));
@@ -363,10 +345,7 @@ fn the_start_line_says_what_is_served_and_how() {
     );
     let search_and_call = McpServer::new(
         &[notes()],
-        ServerOptions {
-            disclosure: charter_mcp::Disclosure::SearchAndCall,
-            ..Default::default()
-        },
+        ServerOptions::new().with_disclosure(charter_mcp::Disclosure::SearchAndCall),
     )
     .unwrap();
     assert_eq!(
@@ -378,15 +357,9 @@ fn the_start_line_says_what_is_served_and_how() {
 
 #[test]
 fn a_bad_deployment_fails_at_start() {
-    let err = McpServer::new(
-        &[notes()],
-        ServerOptions {
-            mode: Some(String::new()),
-            ..Default::default()
-        },
-    )
-    .err()
-    .expect("empty mode label");
+    let err = McpServer::new(&[notes()], ServerOptions::new().with_mode(""))
+        .err()
+        .expect("empty mode label");
     assert!(err.to_string().contains("mode"), "{err}");
     let err = McpServer::new(&[notes(), notes()], ServerOptions::default())
         .err()

@@ -39,15 +39,13 @@ pub async fn run_fixture(args: &[String]) {
         let _ = running.waiting().await;
         return;
     }
-    let options = ServerOptions {
-        disclosure: if has("--progressive") {
+    let options = ServerOptions::new()
+        .with_disclosure(if has("--progressive") {
             charter_mcp::Disclosure::ListChanged
         } else {
             charter_mcp::Disclosure::Eager
-        },
-        name: BIN.to_owned(),
-        ..ServerOptions::default()
-    };
+        })
+        .with_name(BIN);
     let server = McpServer::new(&[&crate::kit::KIT], options).expect("the kit is a valid table");
     if has("--http") {
         let http = server
