@@ -10,6 +10,8 @@
 //! - [`modes`]: reserved field labels and which fields a mode view shows (§5).
 //! - [`views`]: the enumeration of a tool's mode views (§5).
 //! - [`script`]: how a code-mode program reaches a tool (`github.pulls_list`).
+//! - [`semantic`]: the static token table of ToolSearch's semantic layer (vendored, distilled
+//!   offline); not yet fused into the ranking.
 //! - [`search`]: the search-term pipeline that the pack compiler, `#[charter::tool]` and
 //!   ToolSearch apply identically (§4); re-exported at the root.
 //!
@@ -23,6 +25,7 @@ pub mod modes;
 pub mod names;
 pub mod script;
 pub mod search;
+pub mod semantic;
 pub mod tokens;
 pub mod views;
 
