@@ -7,7 +7,7 @@
 //! table is one byte blob read in place (offsets, not pointers: nothing for the loader to
 //! relocate), so a process that never embeds a text never touches its pages.
 //!
-//! Not yet part of the ranking: the fusion with the keyword ranking is issue #41's remaining work.
+//! Not yet part of the ranking: the fusion with the keyword ranking is not built (docs/search.md).
 
 /// The vendored table: a header, `count + 1` token offsets, `count` row scales, the int8 rows,
 /// then the tokens' text, sorted by bytes.
