@@ -7,7 +7,7 @@
 //! when none is). Misses (no correct tool in the top five) are listed with what came back.
 //!
 //! ```text
-//! cargo run -p charter-tools --example search_eval                      # both rankings
+//! cargo run -p charter-tools --example search_eval                      # every ranking
 //! cargo run -p charter-tools --example search_eval -- --ranking classic # one ranking, with its misses
 //! cargo run -p charter-tools --example search_eval -- --misses          # list misses of both
 //! cargo run -p charter-tools --example search_eval -- --queries search-eval/holdout.yaml
@@ -39,7 +39,7 @@ fn parse_ranking(name: &str) -> Option<Ranking> {
 }
 
 fn main() -> ExitCode {
-    let mut rankings = vec![Ranking::Classic, Ranking::Relevance];
+    let mut rankings = vec![Ranking::Classic, Ranking::Relevance, Ranking::Hybrid];
     let mut show_misses = false;
     let mut own_names = false;
     let mut path = concat!(env!("CARGO_MANIFEST_DIR"), "/search-eval/queries.yaml").to_owned();
@@ -52,7 +52,7 @@ fn main() -> ExitCode {
                     show_misses = true;
                 }
                 None => {
-                    eprintln!("--ranking takes classic, relevance or best");
+                    eprintln!("--ranking takes classic, relevance (best) or hybrid");
                     return ExitCode::from(2);
                 }
             },
@@ -67,7 +67,7 @@ fn main() -> ExitCode {
             },
             other => {
                 eprintln!(
-                    "unknown argument `{other}`; usage: search_eval [--ranking classic|relevance|best] [--misses] [--queries FILE] [--own-names]"
+                    "unknown argument `{other}`; usage: search_eval [--ranking classic|relevance|hybrid] [--misses] [--queries FILE] [--own-names]"
                 );
                 return ExitCode::from(2);
             }

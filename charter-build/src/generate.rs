@@ -391,6 +391,13 @@ impl Gen<'_> {
         let hints_lc: Vec<String> = t.hints.iter().map(|h| h.to_lowercase()).collect();
         let hints = strs(hints_lc.iter().map(String::as_str));
         let (search_terms, search_fields) = search_terms(t);
+        let vectors = Literal::byte_string(
+            &charter_terms::semantic::TokenTable::shipped().tool_vectors(
+                &t.name,
+                &t.description,
+                &t.hints.iter().map(String::as_str).collect::<Vec<_>>(),
+            ),
+        );
         let route = Self::route_ident(t);
         // `ToolDef::new`'s defaults left out: no author mode, no groups.
         let mut with = Vec::new();
@@ -412,7 +419,7 @@ impl Gen<'_> {
                 #(#with)*
                 .with_input(&#input)
                 .with_views(&#views_static)
-                .with_search(SearchData::new(#description_lc, #hints).with_terms(#search_terms, #search_fields))
+                .with_search(SearchData::new(#description_lc, #hints).with_terms(#search_terms, #search_fields).with_vectors(#vectors))
         };
         (def, consts)
     }

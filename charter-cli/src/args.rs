@@ -148,9 +148,10 @@ pub struct McpArgs {
     /// With --progressive, tools whose schema is at most N tokens stay listed from the start.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threshold: u32,
-    /// With --progressive, how ToolSearch ranks keywords: `relevance` or `classic` (the docs/design.md §4
+    /// With --progressive, how ToolSearch ranks keywords: `hybrid` (keywords fused with the compiled
+    /// semantic layer), `relevance` (keywords alone) or `classic` (the docs/design.md §4
     /// substring scoring, for strict compatibility).
-    #[arg(long, value_name = "RANKING", default_value = "relevance")]
+    #[arg(long, value_name = "RANKING", default_value = "hybrid")]
     pub ranking: Ranking,
     /// With --http, also accept this Host header value (repeatable); loopback is always accepted.
     #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
@@ -293,9 +294,10 @@ pub struct SearchArgs {
     /// How many tools a keyword query returns (default 5).
     #[arg(long, value_name = "N")]
     pub max_results: Option<u32>,
-    /// How keywords are ranked: `relevance` (stemmed whole words, field weights, synonyms) or
-    /// `classic` (the docs/design.md §4 substring scoring, for strict compatibility).
-    #[arg(long, value_name = "RANKING", default_value = "relevance")]
+    /// How keywords are ranked: `hybrid` (the relevance ranking fused with the compiled semantic
+    /// layer), `relevance` (stemmed whole words, field weights, synonyms) or `classic` (the
+    /// docs/design.md §4 substring scoring, for strict compatibility).
+    #[arg(long, value_name = "RANKING", default_value = "hybrid")]
     pub ranking: Ranking,
 }
 

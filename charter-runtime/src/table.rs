@@ -145,7 +145,7 @@ pub struct DialectSchema {
 pub use charter_schema::{PathCost, PropSpan};
 
 /// What ToolSearch reads about a tool, prepared at build time: lowercased text for the classic
-/// ranking, stemmed terms for the relevance ranking.
+/// ranking, stemmed terms for the relevance ranking, vectors for the semantic layer.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct SearchData {
@@ -160,6 +160,10 @@ pub struct SearchData {
     pub terms: &'static str,
     /// For each term of `terms`, in order, the fields it occurs in (`charter_terms::field` bits).
     pub fields: &'static [u8],
+    /// The tool's semantic vectors, compiled by `charter_terms::semantic` (`TokenTable::tool_vectors`).
+    /// Empty for a hand-built definition: the session then derives them when it indexes the
+    /// catalogue for [`Ranking::Hybrid`](crate::search::Ranking::Hybrid).
+    pub vectors: &'static [u8],
 }
 
 impl SearchData {
@@ -169,6 +173,7 @@ impl SearchData {
         hints: &[],
         terms: "",
         fields: &[],
+        vectors: &[],
     };
 
     /// The precomputed terms with their fields, or `None` when none were generated (or they do

@@ -7,7 +7,10 @@
 //! table is one byte blob read in place (offsets, not pointers: nothing for the loader to
 //! relocate), so a process that never embeds a text never touches its pages.
 //!
-//! Not yet part of the ranking: the fusion with the keyword ranking is not built (docs/search.md).
+//! Each tool's vectors are compiled with it ([`TokenTable::tool_vectors`]); a query's vector is
+//! the mean of its tokens' ([`TokenTable::query`]), scored against them by integer dot products.
+
+mod kernel;
 
 /// The vendored table: a header, `count + 1` token offsets, `count` row scales, the int8 rows,
 /// then the tokens' text, sorted by bytes.
@@ -105,14 +108,20 @@ impl TokenTable {
     /// whitespace and around punctuation, each word cut into the longest pieces the vocabulary
     /// knows. A word with no such split (non-ASCII, say) gives nothing.
     pub fn tokens(&self, text: &str) -> Vec<&'static str> {
-        let mut out = Vec::new();
-        let lower = text.to_lowercase();
-        for word in pre_split(&lower) {
-            self.word_pieces(word, &mut out);
-        }
-        out.into_iter()
+        self.ids(text)
+            .into_iter()
             .map(|i| std::str::from_utf8(self.token(i)).unwrap_or(""))
             .collect()
+    }
+
+    /// The rows of a text's tokens, in order.
+    fn ids(&self, text: &str) -> Vec<usize> {
+        let mut ids = Vec::new();
+        let lower = text.to_lowercase();
+        for word in pre_split(&lower) {
+            self.word_pieces(word, &mut ids);
+        }
+        ids
     }
 
     fn word_pieces(&self, word: &str, out: &mut Vec<usize>) {
@@ -153,15 +162,9 @@ impl TokenTable {
     /// The vector of a text, the mean of its tokens' rows, of length one; `None` when no token
     /// of it is known.
     pub fn embed(&self, text: &str) -> Option<Vec<f32>> {
+        let ids = self.ids(text);
         let mut sum = vec![0f32; DIMS];
-        let mut any = false;
-        let lower = text.to_lowercase();
-        let mut ids = Vec::new();
-        for word in pre_split(&lower) {
-            self.word_pieces(word, &mut ids);
-        }
-        for i in ids {
-            any = true;
+        for &i in &ids {
             let b = &self.scales[i * 4..i * 4 + 4];
             let scale = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             for (s, q) in sum.iter_mut().zip(&self.rows[i * DIMS..(i + 1) * DIMS]) {
@@ -169,7 +172,138 @@ impl TokenTable {
             }
         }
         let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
-        (any && norm > 0.0).then(|| sum.into_iter().map(|x| x / norm).collect())
+        (!ids.is_empty() && norm > 0.0).then(|| sum.into_iter().map(|x| x / norm).collect())
+    }
+
+    /// A query's vector, ready to score tools with ([`QueryVector::score`]); `None` when no
+    /// token of the text is known.
+    pub fn query(&self, text: &str) -> Option<QueryVector> {
+        Quantized::from_unit(&self.embed(text)?).map(QueryVector::new)
+    }
+
+    /// A tool's compiled vectors, the bytes the pack compiler and `#[charter::tool]` emit as a
+    /// constant (and a session derives for a hand-built tool): [`RECORD`] bytes per vector,
+    /// first the vector of all its text (the name's words, the description, the hints), then one
+    /// per part a query may say alone: the name's words, the description's first sentence,
+    /// each hint. Empty when no token of the text is known.
+    ///
+    /// ```
+    /// use charter_terms::semantic::{RECORD, TokenTable};
+    /// let table = TokenTable::shipped();
+    /// let vectors = table.tool_vectors("github_pulls_create", "Open a pull request. Needs a head branch.", &["open pr"]);
+    /// assert_eq!(vectors.len(), 4 * RECORD); // all, name, first sentence, one hint
+    /// let query = table.query("create a PR").unwrap();
+    /// let near = query.score(&vectors).unwrap();
+    /// let far = query.score(&table.tool_vectors("stripe_refunds_create", "Refund a charge.", &[])).unwrap();
+    /// assert!(near > far);
+    /// ```
+    pub fn tool_vectors(&self, name: &str, description: &str, hints: &[&str]) -> Vec<u8> {
+        let words = name.replace('_', " ");
+        let mut all = format!("{words} {description}");
+        for hint in hints {
+            all.push(' ');
+            all.push_str(hint);
+        }
+        let mut out = Vec::new();
+        let Some(whole) = self.embed(&all).as_deref().and_then(Quantized::from_unit) else {
+            return out;
+        };
+        whole.write(&mut out);
+        let first_sentence = description.split(". ").next().unwrap_or(description);
+        let parts = [words.as_str(), first_sentence]
+            .into_iter()
+            .chain(hints.iter().copied());
+        for part in parts {
+            if let Some(q) = self.embed(part).as_deref().and_then(Quantized::from_unit) {
+                q.write(&mut out);
+            }
+        }
+        out
+    }
+}
+
+/// The bytes of one compiled vector: its inverse length (`f32`, little-endian), then [`DIMS`]
+/// int8 components.
+pub const RECORD: usize = 4 + DIMS;
+
+/// How much the best part of a tool (its name, first sentence or a hint) counts against all of
+/// its text: a query often says one part alone (`open pr`), and all the text dilutes it.
+const BEST_PART: f32 = 0.5;
+
+/// A vector as int8 components scaled to the widest, with the inverse of their length: the dot
+/// product of two is integer arithmetic, and their cosine that times both inverses.
+#[derive(Debug, Clone, Copy)]
+struct Quantized {
+    values: [i8; DIMS],
+    inv_norm: f32,
+}
+
+impl Quantized {
+    fn from_unit(v: &[f32]) -> Option<Quantized> {
+        let widest = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+        if v.len() != DIMS || widest.is_nan() || widest <= 0.0 || !widest.is_finite() {
+            return None;
+        }
+        let mut values = [0i8; DIMS];
+        for (q, x) in values.iter_mut().zip(v) {
+            *q = (x * 127.0 / widest).round().clamp(-127.0, 127.0) as i8;
+        }
+        let norm = values
+            .iter()
+            .map(|q| f32::from(*q).powi(2))
+            .sum::<f32>()
+            .sqrt();
+        Some(Quantized {
+            values,
+            inv_norm: 1.0 / norm,
+        })
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.inv_norm.to_le_bytes());
+        out.extend(self.values.iter().map(|q| *q as u8));
+    }
+}
+
+/// A query's vector ([`TokenTable::query`]), widened for the multiply-adds of the scan.
+#[derive(Clone, Copy)]
+pub struct QueryVector {
+    values: [i16; DIMS],
+    inv_norm: f32,
+    kernel: kernel::Kernel,
+}
+
+impl std::fmt::Debug for QueryVector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QueryVector")
+            .field("values", &self.values)
+            .finish_non_exhaustive()
+    }
+}
+
+impl QueryVector {
+    fn new(q: Quantized) -> QueryVector {
+        QueryVector {
+            values: q.values.map(i16::from),
+            inv_norm: q.inv_norm,
+            kernel: kernel::best(),
+        }
+    }
+
+    /// How near a tool is, from its compiled vectors ([`TokenTable::tool_vectors`]): half the
+    /// cosine with all of its text, half the best cosine with one of its parts. `None` when the
+    /// bytes are not whole records.
+    pub fn score(&self, vectors: &[u8]) -> Option<f32> {
+        if vectors.is_empty() || !vectors.len().is_multiple_of(RECORD) {
+            return None;
+        }
+        let (whole, best) = (self.kernel)(&self.values, vectors);
+        let (whole, best) = (whole * self.inv_norm, best * self.inv_norm);
+        Some(if best.is_finite() {
+            (1.0 - BEST_PART) * whole + BEST_PART * best
+        } else {
+            whole
+        })
     }
 }
 
@@ -234,6 +368,36 @@ mod tests {
                 > cosine(&meeting, &v("delete a repository"))
         );
         assert!((cosine(&pr, &pr) - 1.0).abs() < 1e-4);
+    }
+
+    #[test]
+    fn tools_score_from_their_compiled_vectors() {
+        let t = TokenTable::shipped();
+        let pr = t.tool_vectors(
+            "github_pulls_create",
+            "Open a pull request. Then review it.",
+            &["open pr"],
+        );
+        assert_eq!(pr.len(), 4 * RECORD);
+        let refund = t.tool_vectors("stripe_refunds_create", "Refund a charge", &[]);
+        // The description is one sentence: its part is still its own record.
+        assert_eq!(refund.len(), 3 * RECORD);
+        let q = t.query("open a PR").unwrap();
+        let (near, far) = (q.score(&pr).unwrap(), q.score(&refund).unwrap());
+        assert!(near > far && near <= 1.0 + 1e-4, "{near} vs {far}");
+        // The whole text alone scores as its cosine (quantized: to a hundredth).
+        let whole = q.score(&pr[..RECORD]).unwrap();
+        let exact = cosine(
+            &t.embed("open a pr").unwrap(),
+            &t.embed("github pulls create Open a pull request. Then review it. open pr")
+                .unwrap(),
+        );
+        assert!((whole - exact).abs() < 1e-2, "{whole} vs {exact}");
+        // Bytes that are not whole records score nothing; neither does text of no known token.
+        assert!(q.score(&[]).is_none());
+        assert!(q.score(&pr[..RECORD + 1]).is_none());
+        assert!(t.query("☃").is_none());
+        assert!(t.tool_vectors("☃", "", &[]).is_empty());
     }
 
     #[test]

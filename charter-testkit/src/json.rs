@@ -141,8 +141,11 @@ fn tool_def(
             })
             .map(|f| f.name),
     );
+    let vectors =
+        charter_terms::semantic::TokenTable::shipped().tool_vectors(name, &description, &hints);
     let search = SearchData::new(leak_str(description.to_lowercase()), leak(hints))
-        .with_terms(leak_str(terms.joined()), leak(terms.fields()));
+        .with_terms(leak_str(terms.joined()), leak(terms.fields()))
+        .with_vectors(leak(vectors));
     let def = ToolDef::new(
         name,
         pack,

@@ -108,6 +108,10 @@ pub(crate) fn tool_impl(attr: &ToolAttr, f: &ToolFn, plan: &ToolPlan) -> TokenSt
     let name = &plan.name;
     let description = &f.description;
     let (description_lc, hints, search_terms, search_fields) = search_data(attr, f, plan);
+    let hint_refs: Vec<&str> = hints.iter().map(String::as_str).collect();
+    let vectors = proc_macro2::Literal::byte_string(
+        &charter_terms::semantic::TokenTable::shipped().tool_vectors(name, description, &hint_refs),
+    );
     // The hints the attribute claims; `Annotations::new()` claims none.
     let annotations = [
         (attr.read_only, quote!(with_read_only)),
@@ -137,7 +141,8 @@ pub(crate) fn tool_impl(attr: &ToolAttr, f: &ToolFn, plan: &ToolPlan) -> TokenSt
             const DESCRIPTION: &'static str = #description;
             const SEARCH: #k::table::SearchData =
                 #k::table::SearchData::new(#description_lc, &[#(#hints),*])
-                    .with_terms(#search_terms, &[#(#search_fields),*]);
+                    .with_terms(#search_terms, &[#(#search_fields),*])
+                    .with_vectors(#vectors);
             const ANNOTATIONS: #k::table::Annotations =
                 #k::table::Annotations::new() #(#annotations)*;
             const MODE: ::core::option::Option<&'static str> = #mode;
@@ -153,7 +158,8 @@ pub(crate) fn tool_impl(attr: &ToolAttr, f: &ToolFn, plan: &ToolPlan) -> TokenSt
 }
 
 /// What ToolSearch reads of the tool: its lowercased description and hints, and the stemmed
-/// terms, made as the pack compiler makes them for YAML tools.
+/// terms, made as the pack compiler makes them for YAML tools (the semantic vectors too, from
+/// the same text, in `tool_impl`).
 fn search_data(
     attr: &ToolAttr,
     f: &ToolFn,

@@ -86,7 +86,7 @@ pub struct ServerOptions {
     pub threshold: u32,
     /// The session mode (tier, region, A/B arm) every connection is served under.
     pub mode: Option<String>,
-    /// How ToolSearch ranks keyword queries (default [`Ranking::Relevance`]).
+    /// How ToolSearch ranks keyword queries (default [`Ranking::Hybrid`]).
     pub ranking: Ranking,
     /// Who executes HTTP-pack tools; `None` lets the session pick its default executor.
     pub http: Option<Arc<dyn HttpCaller>>,

@@ -1,9 +1,11 @@
 //! ToolSearch (docs/design.md §4): the query forms, the `max_results` rules and the keyword rankings.
 //!
-//! Two rankings read text prepared at build time:
-//! - [`Ranking::Relevance`] (the default, [`relevance`]): stemmed whole terms with field
+//! Three rankings read text prepared at build time:
+//! - [`Ranking::Relevance`] ([`relevance`]): stemmed whole terms with field
 //!   weights, inverse document frequency over the session's catalogue, query-side synonyms and
 //!   tie-breaks that prefer the plain tool of a resource.
+//! - [`Ranking::Hybrid`] (the default): the relevance ranking fused with the semantic layer (the private `semantic` module):
+//!   vectors compiled with each tool, a query's the mean of its tokens'.
 //! - [`Ranking::Classic`]: the docs/design.md §4 scoring (substrings of the lowercased name and
 //!   description), kept for strict compatibility and comparison.
 
@@ -12,6 +14,7 @@ use serde_json::Value;
 use crate::table::SearchTerms;
 
 pub mod relevance;
+mod semantic;
 
 pub use charter_terms as terms;
 
@@ -54,7 +57,7 @@ pub const MAX_QUERY_TERMS: usize = 64;
 /// How ToolSearch ranks keyword queries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Ranking {
-    /// Whole-term relevance (the default): the query's words are split, stemmed and expanded
+    /// Whole-term relevance: the query's words are split, stemmed and expanded
     /// with the shipped synonym table exactly as tool text was at build time; each term found
     /// counts its inverse document frequency over the catalogue times the weight of the best
     /// field it occurs in (name parts, the pack label included > hints > description > parameter
@@ -63,8 +66,16 @@ pub enum Ranking {
     /// counts when the description opens with it. Score 0 is dropped; ties go to the plain
     /// list/get/create of a resource over its variants, then to a list when the query says a
     /// plural (one item otherwise), then to the shorter name, then the alphabet.
-    #[default]
     Relevance,
+    /// [`Ranking::Relevance`] fused with the semantic layer: the query's vector (the mean of its
+    /// words' distilled token vectors, docs/search.md) scored against each tool's compiled
+    /// vectors, that order fused with the relevance order by reciprocal rank fusion. It reorders
+    /// the tools the keywords found and adds none: the same query loads the same set of tools
+    /// whenever the keywords find no more than `max_results`. The default: it ranks better than
+    /// [`Ranking::Relevance`] on every retrieval set (docs/search.md), at about 30 µs a query
+    /// over 1,120 tools instead of 5.
+    #[default]
+    Hybrid,
     /// docs/design.md §4 scoring: two points per term found in the name, one per term found in the
     /// description (or the tool's declared search hints), as substrings; score 0 dropped, ties
     /// alphabetical.
@@ -76,6 +87,7 @@ impl Ranking {
     pub const fn name(self) -> &'static str {
         match self {
             Ranking::Relevance => "relevance",
+            Ranking::Hybrid => "hybrid",
             Ranking::Classic => "classic",
         }
     }
@@ -84,13 +96,14 @@ impl Ranking {
 impl std::str::FromStr for Ranking {
     type Err = String;
 
-    /// `relevance` (or `best`) and `classic`, case-insensitive.
+    /// `hybrid` (or `best`), `relevance` and `classic`, case-insensitive.
     fn from_str(s: &str) -> Result<Self, String> {
         match s.to_ascii_lowercase().as_str() {
-            "relevance" | "best" => Ok(Ranking::Relevance),
+            "relevance" => Ok(Ranking::Relevance),
+            "hybrid" | "best" => Ok(Ranking::Hybrid),
             "classic" => Ok(Ranking::Classic),
             other => Err(format!(
-                "unknown ranking `{other}`: use `relevance` (the default) or `classic`"
+                "unknown ranking `{other}`: use `hybrid` (the default), `relevance` or `classic`"
             )),
         }
     }
@@ -209,6 +222,9 @@ pub struct Candidate<'a> {
     /// The stemmed terms prepared at build time; `None` (a toolkit tool, a hand-built
     /// definition) makes the relevance index derive them from the text above.
     pub terms: Option<SearchTerms>,
+    /// The compiled semantic vectors ([`SearchData::vectors`](crate::table::SearchData)); empty
+    /// makes the hybrid index derive them from the text above.
+    pub vectors: &'static [u8],
 }
 
 /// The catalogue's searchable text laid end to end: every name in one buffer, every description
@@ -224,6 +240,8 @@ pub struct SearchIndex {
     texts: Buffer,
     /// The relevance ranking's inverted index (absent from an index built for `Classic`).
     terms: Option<relevance::TermIndex>,
+    /// The semantic layer's vectors (only in an index built for `Hybrid`).
+    vectors: Option<semantic::Vectors>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -292,7 +310,7 @@ impl SearchIndex {
     ) -> Self {
         match ranking {
             Ranking::Classic => Self::classic(count, candidate),
-            Ranking::Relevance => {
+            Ranking::Relevance | Ranking::Hybrid => {
                 let mut names = Buffer::with_capacity(
                     count,
                     (0..count).map(|i| candidate(i).name.len() + 1).sum(),
@@ -306,6 +324,8 @@ impl SearchIndex {
                     names,
                     texts: Buffer::default(),
                     terms: Some(relevance::TermIndex::build(count, &candidate)),
+                    vectors: (ranking == Ranking::Hybrid)
+                        .then(|| semantic::Vectors::build(count, &candidate)),
                 }
             }
         }
@@ -337,6 +357,7 @@ impl SearchIndex {
             names,
             texts,
             terms: None,
+            vectors: None,
         }
     }
 
@@ -372,7 +393,7 @@ impl Ranking {
     ) -> Vec<usize> {
         match self {
             Ranking::Classic => classic(index, required, terms, limit),
-            Ranking::Relevance => {
+            Ranking::Relevance | Ranking::Hybrid => {
                 let count = index.len();
                 let Some(term_index) = &index.terms else {
                     return Vec::new();
@@ -381,7 +402,20 @@ impl Ranking {
                     return Vec::new();
                 }
                 let passes = (!required.is_empty()).then(|| required_filter(index, required));
-                term_index.rank(terms, passes.as_deref(), limit)
+                let query = match (self, &index.vectors) {
+                    (Ranking::Hybrid, Some(vectors)) => vectors.query(terms).map(|q| (vectors, q)),
+                    (Ranking::Hybrid, None) => return Vec::new(),
+                    _ => None,
+                };
+                let Some((vectors, query)) = query else {
+                    return term_index.rank(terms, passes.as_deref(), limit);
+                };
+                let keyword = term_index.rank(terms, passes.as_deref(), limit.max(semantic::DEPTH));
+                if keyword.is_empty() {
+                    return keyword;
+                }
+                let near = vectors.nearest(&query, passes.as_deref(), semantic::DEPTH);
+                semantic::fuse(&keyword, &near, limit)
             }
         }
     }
@@ -495,6 +529,7 @@ mod tests {
             description: tools[i].1,
             hints: tools[i].2,
             terms: None,
+            vectors: &[],
         };
         let index = SearchIndex::build(4, get);
         let rank = |required: &[&str], terms: &[&str], limit: usize| {

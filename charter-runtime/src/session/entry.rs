@@ -94,6 +94,7 @@ impl Entry {
                 description: def.search.description_lc,
                 hints: def.search.hints,
                 terms: def.search.terms(),
+                vectors: def.search.vectors,
             },
             Kind::Dynamic(d) => Candidate {
                 name: &d.name_lc,
@@ -106,6 +107,7 @@ impl Entry {
                 description: &d.description_lc,
                 hints: &[],
                 terms: None,
+                vectors: &[],
             },
         }
     }

@@ -159,8 +159,8 @@ pub struct SessionOptions {
     pub threshold: u32,
     /// The session mode (a tier, a region, an A/B arm), resolved once here.
     pub mode: Option<String>,
-    /// The keyword ranking (default [`Ranking::Relevance`]; [`Ranking::Classic`] is the docs/design.md §4
-    /// scoring, for strict compatibility).
+    /// The keyword ranking (default [`Ranking::Hybrid`]; [`Ranking::Relevance`] is its keyword half
+    /// alone, [`Ranking::Classic`] the docs/design.md §4 scoring, for strict compatibility).
     pub ranking: Ranking,
     /// Who executes HTTP tools (default: a shared `HttpExecutor` when the `http` feature is on).
     pub http: Option<Arc<dyn HttpCaller>>,
@@ -181,7 +181,7 @@ impl Default for SessionOptions {
             disclosure: Disclosure::default(),
             threshold: 0,
             mode: None,
-            ranking: Ranking::Relevance,
+            ranking: Ranking::Hybrid,
             http: None,
             dialect: Dialect::Mcp,
             #[cfg(feature = "code")]

@@ -227,6 +227,7 @@ impl SearchData {
             hints,
             terms: "",
             fields: &[],
+            vectors: &[],
         }
     }
 
@@ -235,6 +236,12 @@ impl SearchData {
     pub const fn with_terms(mut self, terms: &'static str, fields: &'static [u8]) -> SearchData {
         self.terms = terms;
         self.fields = fields;
+        self
+    }
+
+    /// The compiled semantic vectors ([`SearchData::vectors`](SearchData#structfield.vectors)).
+    pub const fn with_vectors(mut self, vectors: &'static [u8]) -> SearchData {
+        self.vectors = vectors;
         self
     }
 }

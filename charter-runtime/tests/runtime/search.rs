@@ -1,5 +1,6 @@
-//! ToolSearch's relevance ranking (the default): the contract points of docs/search.md. The classic
-//! ranking's exact scores stay pinned in `session.rs`.
+//! ToolSearch's relevance ranking and the hybrid ranking (the default) built on it: the
+//! contract points of docs/search.md. The classic ranking's exact scores stay pinned in
+//! `session.rs`.
 
 use crate::common;
 
@@ -14,8 +15,16 @@ use charter_testkit as testing;
 use common::*;
 use serde_json::{Value, json};
 
+/// A session ranking by relevance alone: its rules are what these tests pin.
 fn relevance(tables: &[&'static Table]) -> ToolSession {
-    session(tables, options(true, 0, None))
+    session(
+        tables,
+        options(true, 0, None).with_ranking(Ranking::Relevance),
+    )
+}
+
+fn hybrid(tables: &[&'static Table]) -> ToolSession {
+    session(tables, options(true, 0, None).with_ranking(Ranking::Hybrid))
 }
 
 fn top(s: &ToolSession, query: &str, max: usize) -> Vec<String> {
@@ -47,11 +56,12 @@ fn office() -> &'static Table {
 }
 
 #[test]
-fn relevance_is_the_default_ranking() {
-    assert_eq!(SessionOptions::default().ranking, Ranking::Relevance);
-    assert_eq!(Ranking::default(), Ranking::Relevance);
+fn hybrid_is_the_default_ranking() {
+    assert_eq!(SessionOptions::default().ranking, Ranking::Hybrid);
+    assert_eq!(Ranking::default(), Ranking::Hybrid);
     assert_eq!("classic".parse::<Ranking>(), Ok(Ranking::Classic));
-    assert_eq!("best".parse::<Ranking>(), Ok(Ranking::Relevance));
+    assert_eq!("best".parse::<Ranking>(), Ok(Ranking::Hybrid));
+    assert_eq!("HYBRID".parse::<Ranking>(), Ok(Ranking::Hybrid));
     assert_eq!("Relevance".parse::<Ranking>(), Ok(Ranking::Relevance));
     assert!("fuzzy".parse::<Ranking>().unwrap_err().contains("classic"));
 }
@@ -117,6 +127,83 @@ fn fields_weigh_name_over_hint_over_description_over_parameter() {
     assert_eq!(
         top(&s, "widget", 10),
         ["w_dd_widget", "w_cc_hint", "w_bb_desc", "w_aa_param"]
+    );
+}
+
+#[test]
+fn hybrid_loads_what_the_keywords_found_and_nothing_else() {
+    let t = testing::table(json!({"pack": "chat", "tools": [
+        {"name": "channels_archive", "description": "Archive a channel."},
+        {"name": "channels_rename", "description": "Rename a channel."},
+        {"name": "messages_post", "description": "Post a message to a channel, as the bot."},
+        {"name": "pins_add", "description": "Pin a message in a channel."},
+        {"name": "weather_get", "description": "Today's forecast for a city."}
+    ]}));
+    let (keywords, both) = (relevance(&[t]), hybrid(&[t]));
+    for query in ["channel", "message in a channel", "post to the channel"] {
+        let mut a = top(&keywords, query, 10);
+        let mut b = top(&both, query, 10);
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "{query}: the same tools, in whatever order");
+    }
+    // Nothing the keywords miss is loaded, however near in meaning (a forecast is not a
+    // channel, but it is the nearest tool to `weather` there is).
+    assert_eq!(top(&both, "forecast", 10), ["chat_weather_get"]);
+    assert!(
+        top(&both, "weather tomorrow zzzz", 10)
+            .iter()
+            .all(|n| n == "chat_weather_get")
+    );
+    assert!(top(&both, "zzzz", 10).is_empty());
+    assert!(top(&both, "sunshine", 10).is_empty());
+}
+
+#[test]
+fn hybrid_scores_hand_built_tools_from_their_text() {
+    // Definitions built by hand carry no compiled vectors: the session derives them. Two hold
+    // the keyword `file` alike (relevance breaks the tie by the alphabet); the rest hold no
+    // word of the query but are nearer it in meaning than printing is. The semantic order then
+    // puts the music file first and the printed one past its ninth place, which the fusion's
+    // light weight needs to overturn a keyword tie.
+    const fn def(name: &'static str, tool: &'static str, description: &'static str) -> ToolDef {
+        ToolDef::new(
+            name,
+            "h",
+            tool,
+            description,
+            charter_runtime::table::Exec::Rust(testing::echo),
+        )
+        // Lowercase but the first letter, which no query term depends on.
+        .with_search(SearchData::new(description, &[]))
+    }
+    static TOOLS: [ToolDef; 11] = [
+        def("h_a", "a", "Print a file on paper."),
+        def("h_b", "b", "Play a file of music aloud."),
+        def("h_c", "c", "Hear a melody."),
+        def("h_d", "d", "Audio of music."),
+        def("h_e", "e", "Hear audio."),
+        def("h_f", "f", "Play an audio track."),
+        def("h_g", "g", "Hear some music."),
+        def("h_h", "h", "Play an album of music."),
+        def("h_i", "i", "Music playback."),
+        def("h_j", "j", "Hear a sound."),
+        def("h_k", "k", "Record audio."),
+    ];
+    let with = |ranking| {
+        ToolSession::with_options(
+            vec![Source::Tools(&TOOLS)],
+            options(true, 0, None).with_ranking(ranking),
+        )
+        .unwrap()
+    };
+    assert_eq!(
+        top(&with(Ranking::Relevance), "listen to a song file", 10),
+        ["h_a", "h_b"]
+    );
+    assert_eq!(
+        top(&with(Ranking::Hybrid), "listen to a song file", 10),
+        ["h_b", "h_a"]
     );
 }
 
