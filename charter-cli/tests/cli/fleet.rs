@@ -345,7 +345,17 @@ async fn an_instance_killed_while_holding_the_refresh_lock_blocks_the_others_onl
             tokio::spawn(async move { session.labels(&url).await })
         })
         .collect();
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Each says so in its log once it is blocked, which is when the count below means something.
+    while !instances[1..]
+        .iter()
+        .all(|i| i.log().contains("waiting for the login's refresh lock"))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the others never reached the lock"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert_eq!(oauth.token_requests().await, 1, "the others wait");
     instances[0].child.start_kill().unwrap();
     instances[0].child.wait().await.unwrap();

@@ -299,11 +299,38 @@ async fn a_process_killed_while_renewing_loses_nothing_and_the_others_proceed() 
         assert!(tokio::time::Instant::now() < deadline, "no token request");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    // Two more processes wait for the lock the first one holds.
+    // Two more processes wait for the lock the first one holds: each says so on stderr once it
+    // is blocked, which is when the count below means something.
+    let (blocked, mut told) = tokio::sync::mpsc::unbounded_channel();
     let waiting: Vec<_> = (0..2)
-        .map(|_| tokio::spawn(run(charter(LABELS, &config, &oauth, &api))))
+        .map(|_| {
+            let mut cmd = charter(LABELS, &config, &oauth, &api);
+            cmd.stdin(Stdio::null());
+            let mut child = cmd.spawn().unwrap();
+            let stderr = child.stderr.take().unwrap();
+            let blocked = blocked.clone();
+            let stderr = tokio::spawn(async move {
+                let mut lines = BufReader::new(stderr).lines();
+                let mut all = String::new();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    if line.contains("waiting for the login's refresh lock") {
+                        let _ = blocked.send(());
+                    }
+                    all.push_str(&line);
+                    all.push('\n');
+                }
+                all
+            });
+            (child, stderr)
+        })
         .collect();
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    drop(blocked);
+    for _ in 0..2 {
+        tokio::time::timeout(Duration::from_secs(30), told.recv())
+            .await
+            .expect("both processes reach the lock")
+            .expect("a process said it waits");
+    }
     assert_eq!(oauth.token_requests().await, 1, "the others wait");
     // Back to normal before the kill: the holder's request keeps the delay it arrived with, and
     // a waiting process that takes the lock at once must not meet the slow mode (its own 15 s
@@ -320,8 +347,16 @@ async fn a_process_killed_while_renewing_loses_nothing_and_the_others_proceed() 
         "the login holds neither the first refresh token nor an issued one"
     );
     let mut transcript = String::new();
-    for task in waiting {
-        let (code, out, err) = task.await.unwrap();
+    for (child, stderr) in waiting {
+        let output = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+            .await
+            .expect("the command finished")
+            .unwrap();
+        let (code, out) = (
+            output.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        );
+        let err = stderr.await.unwrap();
         assert_eq!(code, 0, "{out}{err}");
         assert!(out.contains("johndoe"), "{out}");
         transcript.push_str(&out);

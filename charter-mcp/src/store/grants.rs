@@ -118,6 +118,7 @@ impl FleetGrants {
         let token = holder_token();
         let ttl = self.0.options().lock_ttl;
         let started = Instant::now();
+        let mut told = false;
         loop {
             let (name, value) = (lock.clone(), token.clone());
             let taken: Option<String> = self
@@ -143,6 +144,14 @@ impl FleetGrants {
                     key.pack,
                     started.elapsed().as_millis()
                 )));
+            }
+            if !told {
+                // Once: an instance stalled behind another's renewal says why.
+                tracing::debug!(
+                    pack = key.pack,
+                    "waiting for the login's refresh lock, held by another instance"
+                );
+                told = true;
             }
             tokio::time::sleep(POLL).await;
         }

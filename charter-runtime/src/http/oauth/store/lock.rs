@@ -53,6 +53,7 @@ impl TokenStore {
     pub async fn lock_waiting(&self, pack: &str, wait: Duration) -> Result<LoginLock, StoreError> {
         let file = self.open_lock(pack)?;
         let started = Instant::now();
+        let mut told = false;
         loop {
             match file.try_lock() {
                 Ok(()) => {
@@ -63,6 +64,14 @@ impl TokenStore {
                     });
                 }
                 Err(TryLockError::WouldBlock) if started.elapsed() < wait => {
+                    if !told {
+                        // Once: a process stalled behind another's renewal says why.
+                        tracing::debug!(
+                            pack,
+                            "waiting for the login's refresh lock, held by another process"
+                        );
+                        told = true;
+                    }
                     tokio::time::sleep(POLL).await;
                 }
                 Err(TryLockError::WouldBlock) => {
