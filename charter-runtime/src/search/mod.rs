@@ -376,14 +376,17 @@ impl Ranking {
     /// Ranks the candidates an index was built from (in alphabetical order) and returns the
     /// positions of the best `limit`, best first.
     ///
-    /// A candidate must contain every `required` term in its name (as a substring, in both
-    /// rankings). With only required terms, every candidate passing the filter matches. Classic:
+    /// A candidate must contain every `required` term in its name (as a substring, in every
+    /// ranking). With only required terms, every candidate passing the filter matches. Classic:
     /// the score is the sum over `terms` of 2 (found in the name) plus 1 (found in the
     /// description or a hint), score 0 dropped, ties alphabetical. Relevance: see
     /// [`Ranking::Relevance`]; a query whose words leave no term (only stop words) matches
-    /// nothing unless it has required terms.
+    /// nothing unless it has required terms. Hybrid: the relevance matches, reordered by
+    /// [`Ranking::Hybrid`]'s fusion (a query none of whose tokens the table knows keeps the
+    /// relevance order).
     ///
-    /// An index built for the other ranking holds no data for this one: it ranks nothing.
+    /// An index built for another ranking ranks nothing, except that a hybrid index serves
+    /// relevance too (it holds the keyword index as well).
     pub fn rank(
         self,
         index: &SearchIndex,
