@@ -550,6 +550,7 @@ mod tests {
             tokens: 0,
             annotations: Annotations::default(),
             dialect: Dialect::Mcp,
+            output: None,
         }
     }
 

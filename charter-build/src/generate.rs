@@ -413,6 +413,7 @@ impl Gen<'_> {
             let groups = group_list(exactly_one);
             with.push(quote!(.with_require_exactly_one_of(#groups)));
         }
+        with.push(self.output(index, t));
         let def = quote! {
             ToolDef::new(#name, #pack, #tool, #description, Exec::Http(&#route))
                 .with_annotations(#annotations)
@@ -422,6 +423,29 @@ impl Gen<'_> {
                 .with_search(SearchData::new(#description_lc, #hints).with_terms(#search_terms, #search_fields).with_vectors(#vectors))
         };
         (def, consts)
+    }
+
+    /// `.with_output(..)`: the result shape and its schema text (written here by the emitter, in
+    /// its `Result` target), or the gap that says why there is none.
+    fn output(&self, index: usize, t: &ToolModel) -> TokenStream {
+        match (self.lowered.results[index], &t.result) {
+            (Some(shape), _) => {
+                let schema =
+                    charter_schema::emit::emit_shape(shape, charter_schema::Target::Result);
+                let tokens = u(charter_terms::tokens::text_tokens(&schema));
+                let text = text(&schema);
+                let shape = shapes::shape_ref(shape);
+                quote!(.with_output(Output::Schema(&OutputSchema::new(#shape, #text, #tokens))))
+            }
+            (None, result) => {
+                let gap = match result {
+                    Err(gap) => *gap,
+                    Ok(_) => charter_terms::results::Gap::NotDeclared,
+                };
+                let variant = format_ident!("{}", format!("{gap:?}"));
+                quote!(.with_output(Output::Unknown(Gap::#variant)))
+            }
+        }
     }
 
     fn route(&self, t: &ToolModel) -> TokenStream {

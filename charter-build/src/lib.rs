@@ -72,6 +72,24 @@ pub mod __private {
         pub views: Vec<(ViewSpec, ViewSchema)>,
     }
 
+    /// Each tool's result schema as the compiler writes it (`Target::Result`), or its gap.
+    pub fn result_schemas(model: &PackModel) -> Vec<Result<String, charter_terms::results::Gap>> {
+        let lowered = crate::lower::lower(model);
+        model
+            .tools
+            .iter()
+            .zip(&lowered.results)
+            .map(|(t, shape)| match (shape, &t.result) {
+                (Some(shape), _) => Ok(charter_schema::emit::emit_shape(
+                    shape,
+                    charter_schema::Target::Result,
+                )),
+                (None, Err(gap)) => Err(*gap),
+                (None, Ok(_)) => Err(charter_terms::results::Gap::NotDeclared),
+            })
+            .collect()
+    }
+
     /// Every tool of the pack, in declaration order.
     pub fn view_schemas(model: &PackModel) -> Vec<ToolViews> {
         let schemas = crate::schema::pack_schemas(model);

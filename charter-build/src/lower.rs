@@ -30,6 +30,8 @@ pub struct Lowered {
     pub types: Vec<&'static Named>,
     /// The recursive ones among them, in declaration order: a tool's `$defs` universe.
     pub defs: &'static [&'static Named],
+    /// Each tool's result shape (`None`: it declares none), in tool order.
+    pub results: Vec<Option<&'static Shape>>,
 }
 
 fn leak<T>(v: T) -> &'static T {
@@ -85,6 +87,11 @@ pub fn lower(pack: &PackModel) -> Lowered {
         .iter()
         .map(|t| (groups(&t.require_one_of), groups(&t.require_exactly_one_of)))
         .collect();
+    let results = pack
+        .tools
+        .iter()
+        .map(|t| t.result.as_ref().ok().map(|ty| l.ty(ty)))
+        .collect();
     // Recursive bodies, and every used type (a static each in the generated code).
     let mut types = Vec::new();
     let mut defs = Vec::new();
@@ -107,6 +114,7 @@ pub fn lower(pack: &PackModel) -> Lowered {
         groups,
         types,
         defs: leak_slice(defs),
+        results,
     }
 }
 

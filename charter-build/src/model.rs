@@ -159,6 +159,8 @@ pub struct ToolModel {
     pub headers: Vec<(String, String)>,
     /// This tool's query constants.
     pub query: Vec<(String, String)>,
+    /// What the tool answers: its result shape, or why it declares none.
+    pub result: Result<Ty, charter_terms::results::Gap>,
 }
 
 /// Pagination, resolved.
@@ -523,7 +525,8 @@ pub fn resolve(checked: &Checked<'_>) -> PackModel {
     let mut tools: Vec<ToolModel> = pack
         .tools
         .iter()
-        .map(|t| tool(&r, &type_map, pack, &label, t))
+        .enumerate()
+        .map(|(i, t)| tool(&r, &type_map, pack, &label, t, checked.derived_result(i)))
         .collect();
     form::non_empty_lists(&mut tools, &mut types);
     mark_used(&mut types, &tools);
@@ -584,6 +587,9 @@ fn mark_used(types: &mut [TypeModel], tools: &[ToolModel]) {
         for p in &t.params {
             refs_of_ty(&p.ty, &mut stack);
         }
+        if let Ok(result) = &t.result {
+            refs_of_ty(result, &mut stack);
+        }
     }
     while let Some(i) = stack.pop() {
         if !types[i].used {
@@ -601,6 +607,7 @@ fn tool(
     pack: &Pack,
     label: &str,
     t: &Tool,
+    derived: Option<&Spec>,
 ) -> ToolModel {
     let method = t.method.as_ref().map_or(HttpMethod::Post, |m| m.value);
     let graphql = t.graphql.as_ref().map(|g| g.value.clone());
@@ -677,6 +684,14 @@ fn tool(
         redirects: t.redirects.as_ref().map_or(0, |v| v.value),
         headers: pairs(&t.headers),
         query: pairs(&t.query),
+        // A declared shape or gap wins; a derived one is only made for a tool without either.
+        result: match (t.result.as_ref().or(derived), &t.result_gap) {
+            (Some(shape), _) => {
+                Ok(r.ty(shape, shape.description.as_ref().map(|d| d.value.clone())))
+            }
+            (None, Some(gap)) => Err(gap.value),
+            (None, None) => Err(charter_terms::results::Gap::NotDeclared),
+        },
     }
 }
 

@@ -61,8 +61,8 @@ pub fn tool_view_in(lowered: &Lowered, tool: usize, view: &ViewSpec, target: Tar
 }
 
 /// Code mode's TypeScript signature of view `view` of tool `tool` (docs/code-mode.md), and its
-/// size in tokens: from the same tree and labels as its schema, the result's shape from the
-/// tool's `response.keep`.
+/// size in tokens: from the same tree and labels as its schema, the result's type from the
+/// tool's declared result shape, else from its `response.keep` paths.
 pub fn tool_view_signature(
     lowered: &Lowered,
     tool: usize,
@@ -84,7 +84,11 @@ pub fn tool_view_signature(
         widest: view.widest,
     };
     let keep: Vec<&str> = keep.iter().map(String::as_str).collect();
-    typescript::signature(&root, labels, typescript::Returns::Kept(&keep))
+    let returns = match lowered.results[tool] {
+        Some(shape) => typescript::Returns::Shape(shape),
+        None => typescript::Returns::Kept(&keep),
+    };
+    typescript::signature(&root, labels, returns)
 }
 
 /// Every view of every tool of a pack: `[tool][view]`.

@@ -95,7 +95,29 @@ fn tool_json(tool: &ToolDef, dialect: Dialect) -> Value {
         },
         "mode": tool.mode,
         "views": views,
+        "result": result_json(tool),
     })
+}
+
+/// What the tool answers: its result schema (as MCP's `outputSchema` carries it) and size, or
+/// the named gap that says why it declares none.
+fn result_json(tool: &ToolDef) -> Value {
+    match tool.output.schema() {
+        Some(output) => {
+            let (open, close) = output.object_wrapper();
+            let text = format!("{open}{}{close}", output.schema);
+            // Compile-time JSON; parsed here for output formatting only.
+            let schema: Value = serde_json::from_str(&text).unwrap_or(Value::String(text));
+            json!({ "schema": schema, "tokens": output.tokens })
+        }
+        None => {
+            let gap = tool
+                .output
+                .gap()
+                .unwrap_or(charter_runtime::table::Gap::NotDeclared);
+            json!({ "gap": gap.as_str(), "why": gap.meaning() })
+        }
+    }
 }
 
 fn write_text(

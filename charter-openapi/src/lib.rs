@@ -24,6 +24,11 @@
 //! text). Their shared types are in `model`. The mapping rules are in
 //! `docs/openapi-import.md`.
 //!
+//! [`results`] is the other direction: what each tool of an existing pack answers (its result
+//! shape), from the document the pack was curated from, as the sidecar file
+//! `packs/results/<label>.yaml` the pack compiler reads (private module `results`;
+//! docs/openapi-import.md, "Result shapes").
+//!
 //! **Where it meets the pack compiler.** The importer writes pack text; it never calls the
 //! compiler (`charter-build`), so a crate whose build script compiles packs does not build the
 //! importer. The rules a written pack must follow and that the importer applies itself are
@@ -41,6 +46,7 @@ mod model;
 mod names;
 mod operation;
 mod pack;
+mod results;
 mod schema;
 mod server;
 mod text;
@@ -50,6 +56,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use model::Stats;
+pub use results::{Gap, GapCode, MissingKeep, Results, ResultsOptions, ShapeSize};
 
 /// How far an import has got, for a progress bar on large documents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -345,4 +352,66 @@ pub fn import_split(
     max_bytes: usize,
 ) -> Result<SplitImport, ImportError> {
     pack::import_split(doc_text, options, max_bytes)
+}
+
+/// The result shapes of a pack's tools, from the OpenAPI document (3.x, or Swagger 2.0) the
+/// pack was curated from: the sidecar file `packs/results/<label>.yaml` the pack compiler
+/// reads, with counts.
+///
+/// Each tool is matched to the operation with its method and path (the pack's base path plus
+/// the tool's, less the document's server path; placeholders by position). Its shape is the
+/// success response's JSON schema (references followed, `allOf` merged, `oneOf`/`anyOf` as
+/// `one_of`, recursion and depth cut as `any`) as the tool's `response.keep` projects it, and
+/// as a `link:` cursor wraps it (`{items, next_cursor}`). A tool without one is listed under
+/// `gaps` with a [`GapCode`]. The rules: `docs/openapi-import.md`, "Result shapes".
+///
+/// ```
+/// use charter_openapi::{GapCode, ResultsOptions, results};
+///
+/// let doc = r##"{"openapi": "3.0.0", "servers": [{"url": "https://api.example.com/v1"}],
+///   "paths": {
+///     "/pets": {"get": {"responses": {"200": {"description": "ok", "content": {
+///       "application/json": {"schema": {"type": "array",
+///         "items": {"$ref": "#/components/schemas/Pet"}}}}}}}},
+///     "/pets/{id}": {"delete": {"responses": {"204": {"description": "gone"}}}}},
+///   "components": {"schemas": {"Pet": {"type": "object", "properties": {
+///     "id": {"type": "integer"}, "name": {"type": "string"},
+///     "tags": {"type": "array", "items": {"type": "string"}}}}}}}"##;
+/// let pack = r#"
+/// pack: pets
+/// description: Pets.
+/// base_url: https://api.example.com/v1
+/// tools:
+///   pets_list:
+///     description: List the pets.
+///     method: GET
+///     path: /pets
+///     response: { keep: [id, name] }
+///   pet_delete:
+///     description: Delete a pet.
+///     method: DELETE
+///     path: /pets/{pet}
+///     params:
+///       pet: { in: path, type: integer, required: true, description: The pet. }
+/// "#;
+/// let options = ResultsOptions::new("pets.json", "make results");
+/// let out = results(pack, doc, &options).unwrap();
+/// assert_eq!(out.shaped, 1);
+/// assert_eq!(out.gaps_of(GapCode::NotJson), 1);
+/// assert!(out.yaml.ends_with("
+/// lenient: true
+/// tools:
+///   pets_list:
+///     type: array
+///     items: { type: object, properties: { id: { type: integer }, name: { type: string } } }
+/// gaps:
+///   pet_delete: not-json
+/// "), "{}", out.yaml);
+/// ```
+pub fn results(
+    pack_yaml: &str,
+    document: &str,
+    options: &ResultsOptions,
+) -> Result<Results, ImportError> {
+    results::results(pack_yaml, document, options)
 }

@@ -88,7 +88,7 @@ pub(crate) fn base_url(
 }
 
 /// Replaces each server variable by its `default` (or its first `enum` value).
-fn substitute(url: &str, server: &Value) -> String {
+pub(crate) fn substitute(url: &str, server: &Value) -> String {
     let mut url = url.to_owned();
     if let Some(vars) = server.get("variables").and_then(Value::as_object) {
         for (name, var) in vars {

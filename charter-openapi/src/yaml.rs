@@ -314,7 +314,7 @@ pub(crate) fn string(s: &str) -> String {
 }
 
 /// A mapping key: plain for simple names.
-fn key(s: &str) -> String {
+pub(crate) fn key(s: &str) -> String {
     let plain = s.starts_with(|c: char| c.is_ascii_alphabetic())
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))

@@ -62,8 +62,8 @@ pub mod __private_0_1_0 {
 
     pub use crate::schema::{Returned, Untyped};
     pub use crate::{
-        __const_dialects as const_dialects, __const_qualified as const_qualified,
-        __const_view as const_view,
+        __const_dialects as const_dialects, __const_output as const_output,
+        __const_qualified as const_qualified, __const_view as const_view,
     };
 }
 

@@ -64,8 +64,106 @@ pub struct ToolDef {
     pub views: &'static [View],
     /// Precomputed text the ToolSearch ranking reads.
     pub search: SearchData,
+    /// What the tool answers: its result's shape and schema, or why none is declared.
+    pub output: Output,
     /// How a validated call runs.
     pub exec: Exec,
+}
+
+/// What a tool answers, decided at build time (docs/results.md): MCP's `outputSchema` and
+/// code mode's result type come from it, never from a guess at run time.
+#[derive(Debug, Clone, Copy)]
+pub enum Output {
+    /// The answer's shape and schema.
+    Schema(&'static OutputSchema),
+    /// No shape is declared, and why: a named downgrade.
+    Unknown(Gap),
+}
+
+impl Output {
+    /// The schema, when one is declared.
+    pub const fn schema(&self) -> Option<&'static OutputSchema> {
+        match self {
+            Output::Schema(s) => Some(s),
+            Output::Unknown(_) => None,
+        }
+    }
+
+    /// Why no schema is declared, when none is.
+    pub const fn gap(&self) -> Option<Gap> {
+        match self {
+            Output::Schema(_) => None,
+            Output::Unknown(g) => Some(*g),
+        }
+    }
+}
+
+/// Why a tool declares no result shape (the rule crate's names).
+pub use charter_terms::results::Gap;
+
+/// A tool's result, as the emitter wrote it at build time.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct OutputSchema {
+    /// The answer's shape: an HTTP tool's answer after its projection and pagination, a Rust
+    /// tool's return type.
+    pub shape: &'static Shape,
+    /// The shape as compact JSON Schema text (`charter_schema::emit::Target::Result`: objects
+    /// open). Its root is any shape: [`OutputSchema::wraps`] says whether MCP gets it under
+    /// `items`.
+    pub schema: &'static str,
+    /// `json_tokens` of `schema`.
+    pub tokens: u32,
+}
+
+/// Two result schemas are the same when they say the same (their text is written from the shape).
+impl PartialEq for OutputSchema {
+    fn eq(&self, other: &Self) -> bool {
+        self.schema == other.schema
+    }
+}
+
+impl OutputSchema {
+    /// A result schema: `shape` written as `schema`, `tokens` long.
+    pub const fn new(shape: &'static Shape, schema: &'static str, tokens: u32) -> OutputSchema {
+        OutputSchema {
+            shape,
+            schema,
+            tokens,
+        }
+    }
+
+    /// Whether the answer is not an object, so MCP's `structuredContent` (an object) carries it
+    /// under [`charter_terms::results::ITEMS`], and the `outputSchema` says so.
+    pub const fn wraps(&self) -> bool {
+        !matches!(self.shape.bare(), Shape::Object(_) | Shape::Map(_))
+    }
+
+    /// The schema of the object MCP's `structuredContent` holds, in two pieces of text around
+    /// [`OutputSchema::schema`]: empty for an object answer, `{"type":"object","properties":
+    /// {"items":` and `},"required":["items"]}` for any other.
+    pub const fn object_wrapper(&self) -> (&'static str, &'static str) {
+        if self.wraps() {
+            (
+                r#"{"type":"object","properties":{"items":"#,
+                r#"},"required":["items"]}"#,
+            )
+        } else {
+            ("", "")
+        }
+    }
+
+    /// The `structuredContent` of an answer: the answer itself when it is an object, else the
+    /// object `{"items": answer}` the `outputSchema` describes.
+    pub fn structured(&self, answer: serde_json::Value) -> serde_json::Value {
+        if self.wraps() {
+            let mut map = serde_json::Map::new();
+            map.insert(charter_terms::results::ITEMS.to_owned(), answer);
+            serde_json::Value::Object(map)
+        } else {
+            answer
+        }
+    }
 }
 
 /// The MCP tool annotations (the rule crate's type, with its defaults per HTTP method).

@@ -11,7 +11,9 @@
 //! - [`views`]: the enumeration of a tool's mode views (§5).
 //! - [`script`]: how a code-mode program reaches a tool (`github.pulls_list`).
 //! - [`semantic`]: the static token table of ToolSearch's semantic layer (vendored, distilled
-//!   offline); not yet fused into the ranking.
+//!   offline) and the tool and query vectors scored against it.
+//! - [`results`]: what a tool answers: why one has no declared result shape, and where a list
+//!   answer goes when it must be an object.
 //! - [`search`]: the search-term pipeline that the pack compiler, `#[charter::tool]` and
 //!   ToolSearch apply identically (§4); re-exported at the root.
 //!
@@ -23,6 +25,7 @@ pub mod http;
 pub mod intent;
 pub mod modes;
 pub mod names;
+pub mod results;
 pub mod script;
 pub mod search;
 pub mod semantic;

@@ -11,7 +11,7 @@
 //! {"pack": "tracker", "description": "...", "tools": [
 //!   {"name": "issues_create", "description": "...", "mode": "create", "hints": ["ticket"],
 //!    "annotations": {"read_only": true}, "http": {"method": "POST", "path": "/issues"},
-//!    "handler": "name-in-handlers",
+//!    "handler": "name-in-handlers", "result": {"type": "array", "items": {"type": "string"}},
 //!    "params": {"title": {"type": "string", "required": true, "description": "...",
 //!                         "min_length": 1, "modes": ["pro"], "from_context": "key", ...}}}]}
 //! ```
@@ -20,7 +20,8 @@
 //! `array`, `map`, `any`), `description`, `required`, `enum`, `default`, `minimum`, `maximum`,
 //! `min_length`, `max_length`, `pattern`, `format`, `items`, `min_items`, `max_items`, `unique_items`,
 //! `properties`, `values`, `nullable`, `one_of`, `modes`, `from_context`, `in`, `wire`, `style`,
-//! `allow_slash`. A tool without `http` runs [`echo`] (or the named handler).
+//! `allow_slash`. A tool without `http` runs [`echo`] (or the named handler). `result` is the
+//! tool's result shape (docs/results.md), in the same keys.
 
 use charter_schema::emit::{Groups, Labels, Root, Target, emit, typescript};
 use serde_json::{Map, Value};
@@ -30,7 +31,8 @@ use charter_runtime::error::CharterError;
 use charter_runtime::table::{
     Annotations, ArrayRules, Auth, BodyEncoding, BoxFuture, DialectSchema, DialectSchemas, Exec,
     Field, Format, Handler, HttpPack, ListStyle, Location, Method, Num, NumberRules, ObjectShape,
-    PathCost, Route, SearchData, Shape, StringRules, Table, ToolDef, ToolOutput, View, ViewKey,
+    Output, OutputSchema, PathCost, Route, SearchData, Shape, StringRules, Table, ToolDef,
+    ToolOutput, View, ViewKey,
 };
 
 /// A handler that answers with the arguments it received (pins and context values merged), so a
@@ -159,6 +161,19 @@ fn tool_def(
     .with_require_exactly_one_of(require_exactly_one_of)
     .with_views(views)
     .with_search(search);
+    let def = match spec.get("result") {
+        None => def,
+        Some(result) => {
+            let shape = shape(result).map_err(|e| format!("{name}.result: {e}"))?;
+            let text = charter_schema::emit::emit_shape(shape, Target::Result);
+            let tokens = charter_terms::tokens::text_tokens(&text);
+            def.with_output(Output::Schema(leak_one(OutputSchema::new(
+                shape,
+                leak_str(text),
+                tokens,
+            ))))
+        }
+    };
     Ok(match mode {
         Some(mode) => def.with_mode(mode),
         None => def,

@@ -23,6 +23,61 @@ pub mod tracker {
                     .with_idempotent(true)
                     .with_open_world(true),
             )
+            .with_output(
+                Output::Schema(
+                    &OutputSchema::new(
+                        &Shape::Array(
+                            ArrayRules::of(
+                                &Shape::Object(
+                                    ObjectShape::of(
+                                        &[
+                                            Field::new("id", "", &Shape::Integer(NumberRules::NONE))
+                                                .with_required(true),
+                                            Field::new("title", "", &Shape::String(StringRules::NONE))
+                                                .with_required(true),
+                                            Field::new(
+                                                "state",
+                                                "",
+                                                &Shape::String(
+                                                    StringRules::NONE.with_enum_values(&["open", "closed"]),
+                                                ),
+                                            ),
+                                            Field::new(
+                                                "labels",
+                                                "",
+                                                &Shape::Array(
+                                                    ArrayRules::of(
+                                                        &Shape::Object(
+                                                            ObjectShape::of(
+                                                                &[Field::new("name", "", &Shape::String(StringRules::NONE))],
+                                                            ),
+                                                        ),
+                                                    ),
+                                                ),
+                                            ),
+                                            Field::new(
+                                                "assignee",
+                                                "",
+                                                &Shape::Nullable(
+                                                    &Shape::Object(
+                                                        ObjectShape::of(
+                                                            &[
+                                                                Field::new("login", "", &Shape::String(StringRules::NONE)),
+                                                            ],
+                                                        ),
+                                                    ),
+                                                ),
+                                            ),
+                                        ],
+                                    ),
+                                ),
+                            ),
+                        ),
+                        r#"{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"},"title":{"type":"string"},"state":{"type":"string","enum":["open","closed"]},"labels":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}}}},"assignee":{"anyOf":[{"type":"object","properties":{"login":{"type":"string"}}},{"type":"null"}]}},"required":["id","title"]}}"#,
+                        93,
+                    ),
+                ),
+            )
             .with_input(
                 &ObjectShape::of(
                     &[
@@ -109,6 +164,7 @@ pub mod tracker {
                 Exec::Http(&ROUTE_ISSUES_CREATE),
             )
             .with_annotations(Annotations::new().with_open_world(true))
+            .with_output(Output::Unknown(Gap::NotDeclared))
             .with_input(
                 &ObjectShape::of(
                     &[
@@ -211,6 +267,7 @@ pub mod tracker {
             )
             .with_annotations(Annotations::new().with_open_world(true))
             .with_mode("update")
+            .with_output(Output::Unknown(Gap::NotDeclared))
             .with_input(
                 &ObjectShape::of(
                     &[
@@ -327,6 +384,7 @@ pub mod tracker {
             .with_annotations(
                 Annotations::new().with_idempotent(true).with_open_world(true),
             )
+            .with_output(Output::Unknown(Gap::NotDeclared))
             .with_input(
                 &ObjectShape::of(
                     &[
@@ -383,6 +441,7 @@ pub mod tracker {
                     .with_destructive(true)
                     .with_open_world(true),
             )
+            .with_output(Output::Unknown(Gap::NotDeclared))
             .with_input(
                 &ObjectShape::of(
                     &[
@@ -424,6 +483,7 @@ pub mod tracker {
                     .with_idempotent(true)
                     .with_open_world(true),
             )
+            .with_output(Output::Unknown(Gap::NotDeclared))
             .with_input(
                 &ObjectShape::of(
                     &[
@@ -476,6 +536,7 @@ pub mod tracker {
                     .with_idempotent(true)
                     .with_open_world(true),
             )
+            .with_output(Output::Unknown(Gap::NotDeclared))
             .with_input(
                 &ObjectShape::of(
                     &[
@@ -521,6 +582,7 @@ pub mod tracker {
                     .with_idempotent(true)
                     .with_open_world(true),
             )
+            .with_output(Output::Unknown(Gap::NotDeclared))
             .with_input(
                 &ObjectShape::of(
                     &[
@@ -567,6 +629,7 @@ pub mod tracker {
                     .with_idempotent(true)
                     .with_open_world(true),
             )
+            .with_output(Output::Unknown(Gap::NotDeclared))
             .with_input(
                 &ObjectShape::of(
                     &[
@@ -682,6 +745,7 @@ pub mod tracker {
                     .with_idempotent(true)
                     .with_open_world(true),
             )
+            .with_output(Output::Unknown(Gap::NotDeclared))
             .with_input(
                 &ObjectShape::of(
                     &[
@@ -814,7 +878,7 @@ pub mod tracker {
   /** The page to return (1 is the first). */ page?: number;
   /** Results per page. */ per_page?: number;
   /** Minimum triage score. */ internal_score?: number;
-}): Promise<{id; title; state; labels: {name}; assignee: {login}}>"#;
+}): Promise<{id: number; title: string; state?: "open" | "closed" | null; labels?: {name?: string | null}[] | null; assignee?: {login?: string | null} | null}[]>"#;
     static ISSUES_LIST_0_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]},"internal_score":{"description":"Minimum triage score.","anyOf":[{"type":"number","minimum":-1.5},{"type":"null"}]}},"required":["project","labels","state","page","per_page","internal_score"],"additionalProperties":false}"#;
     static ISSUES_LIST_0_STRICT_SPANS: [PropSpan; 6] = [
         PropSpan {
@@ -1000,7 +1064,7 @@ pub mod tracker {
   /** Which issues to list. */ state?: "open" | "closed" | "all";
   /** The page to return (1 is the first). */ page?: number;
   /** Results per page. */ per_page?: number;
-}): Promise<{id; title; state; labels: {name}; assignee: {login}}>"#;
+}): Promise<{id: number; title: string; state?: "open" | "closed" | null; labels?: {name?: string | null}[] | null; assignee?: {login?: string | null} | null}[]>"#;
     static ISSUES_LIST_1_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"required":["project","labels","state","page","per_page"],"additionalProperties":false}"#;
     static ISSUES_LIST_1_STRICT_SPANS: [PropSpan; 5] = [
         PropSpan {
@@ -1103,7 +1167,7 @@ pub mod tracker {
             .with_widest(true)
             .with_paths(ISSUES_LIST_0_PATHS)
             .with_spans(ISSUES_LIST_0_SPANS)
-            .with_signature(ISSUES_LIST_0_SIGNATURE, 107)
+            .with_signature(ISSUES_LIST_0_SIGNATURE, 131)
             .with_dialects(&ISSUES_LIST_0_DIALECTS),
         View::new(
                 ViewKey::Unmatched,
@@ -1168,13 +1232,13 @@ pub mod tracker {
                     },
                 ],
             )
-            .with_signature(ISSUES_LIST_1_SIGNATURE, 93)
+            .with_signature(ISSUES_LIST_1_SIGNATURE, 117)
             .with_dialects(&ISSUES_LIST_1_DIALECTS),
         View::new(ViewKey::Label("pro"), ISSUES_LIST_0_SCHEMA, 165)
             .with_active(&["pro"])
             .with_paths(ISSUES_LIST_0_PATHS)
             .with_spans(ISSUES_LIST_0_SPANS)
-            .with_signature(ISSUES_LIST_0_SIGNATURE, 107)
+            .with_signature(ISSUES_LIST_0_SIGNATURE, 131)
             .with_dialects(&ISSUES_LIST_0_DIALECTS),
     ];
     /// Code mode's declaration and the dialects' schemas of `tracker_issues_create` (the views showing these fields): no `tools/list` reads them.

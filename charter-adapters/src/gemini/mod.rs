@@ -432,6 +432,7 @@ mod tests {
             tokens: 0,
             annotations: Annotations::default(),
             dialect: Dialect::Gemini,
+            output: None,
         }
     }
 

@@ -9,6 +9,8 @@
 //!   the product's name rules live in `charter_terms::names`.
 //! - `auth`, `types`: pack-level checks.
 //! - `tool`: one tool (method, path, body, annotations, pagination); `graphql` its document.
+//! - `graphql_result` (with the `graphql-schema` feature): a GraphQL tool's result shape,
+//!   derived from its selection against the pack's schema when the pack declares none.
 //! - `spec`: one field's declaration; `kinds` the keys that apply to its kind, bounds, enums and
 //!   defaults.
 //!
@@ -17,6 +19,8 @@
 
 mod auth;
 mod graphql_params;
+#[cfg(feature = "graphql-schema")]
+mod graphql_result;
 mod graphql_schema;
 mod kinds;
 mod names;
@@ -30,7 +34,7 @@ pub use charter_terms::http::placeholders;
 pub use charter_terms::names::valid_label;
 
 use crate::diagnostic::{Diagnostic, Loc, Sink};
-use crate::pack::{Pack, Sp, TypeDecl};
+use crate::pack::{Pack, Sp, Spec, TypeDecl};
 use auth::auth;
 pub(crate) use names::valid_header_name;
 use names::valid_type_name;
@@ -43,6 +47,9 @@ use types::type_cycles;
 pub struct Checked<'p> {
     pack: &'p Pack,
     warnings: Vec<Diagnostic>,
+    /// Each tool's result shape derived from its GraphQL selection (`None`: not derived), in
+    /// tool order: what a declared `response.shape` would give, checked as one is.
+    derived: Vec<Option<Spec>>,
 }
 
 impl<'p> Checked<'p> {
@@ -54,6 +61,12 @@ impl<'p> Checked<'p> {
     /// What the checks found that works but should change (a field its schema deprecates).
     pub fn warnings(&self) -> &[Diagnostic] {
         &self.warnings
+    }
+
+    /// The result shape derived for the tool at `index` from its GraphQL selection, when the
+    /// tool declares none (docs/results.md, "GraphQL tools").
+    pub fn derived_result(&self, index: usize) -> Option<&Spec> {
+        self.derived.get(index).and_then(Option::as_ref)
     }
 }
 
@@ -78,9 +91,10 @@ fn vouch(
     across: bool,
 ) -> Result<Vec<Checked<'_>>, Vec<Diagnostic>> {
     let mut warnings = Vec::with_capacity(packs.len());
+    let mut derived = Vec::with_capacity(packs.len());
     for p in packs {
         let mut sink = Sink::new(&p.file);
-        pack(&mut sink, p);
+        derived.push(pack(&mut sink, p));
         diags.extend(sink.diags);
         warnings.push(sink.warnings);
     }
@@ -90,8 +104,12 @@ fn vouch(
     if diags.is_empty() {
         Ok(packs
             .iter()
-            .zip(warnings)
-            .map(|(pack, warnings)| Checked { pack, warnings })
+            .zip(warnings.into_iter().zip(derived))
+            .map(|(pack, (warnings, derived))| Checked {
+                pack,
+                warnings,
+                derived,
+            })
             .collect())
     } else {
         Err(diags)
@@ -147,8 +165,8 @@ fn base_url_settings(s: &mut Sink, url: &Sp<String>) -> String {
     filled
 }
 
-/// Runs every check of one pack.
-fn pack(s: &mut Sink, pack: &Pack) {
+/// Runs every check of one pack; returns each tool's derived result shape.
+fn pack(s: &mut Sink, pack: &Pack) -> Vec<Option<Spec>> {
     let types: HashMap<&str, &TypeDecl> = pack
         .types
         .iter()
@@ -164,6 +182,7 @@ fn pack(s: &mut Sink, pack: &Pack) {
         pack,
         recursive: &recursive,
         schema: schema.as_ref(),
+        result: false,
     };
 
     if let Some(label) = &pack.label
@@ -256,6 +275,38 @@ fn pack(s: &mut Sink, pack: &Pack) {
             "the pack declares no tools: add at least one under `tools:`",
         );
     }
+    derived_results(s, &cx)
+}
+
+/// Each tool's result shape derived from its GraphQL selection, kept only where it passes the
+/// check a declared `response.shape` passes (a derivation that would not is dropped, never
+/// reported: it must not fail the build of a valid pack). None for a pack with mistakes (it is
+/// not compiled) or without a readable schema.
+#[cfg(feature = "graphql-schema")]
+fn derived_results(s: &Sink, cx: &Cx<'_>) -> Vec<Option<Spec>> {
+    let Some(schema) = cx.schema.filter(|_| s.diags.is_empty()) else {
+        return vec![None; cx.pack.tools.len()];
+    };
+    let result = Cx {
+        result: true,
+        ..*cx
+    };
+    graphql_result::results(schema, cx.pack)
+        .into_iter()
+        .map(|derived| {
+            derived.filter(|spec| {
+                let mut scratch = Sink::new(&cx.pack.file);
+                result.spec(&mut scratch, spec, Place::Result);
+                scratch.diags.is_empty()
+            })
+        })
+        .collect()
+}
+
+/// Without the `graphql-schema` feature no schema is read, so nothing is derived.
+#[cfg(not(feature = "graphql-schema"))]
+fn derived_results(_: &Sink, cx: &Cx<'_>) -> Vec<Option<Spec>> {
+    vec![None; cx.pack.tools.len()]
 }
 
 /// Header and query constants (the pack's or a tool's): valid header names, named query keys.

@@ -18,10 +18,13 @@ impl Cx<'_> {
             Place::Values => (None, "`values`".to_owned()),
             Place::Alternative => (None, "a `one_of` alternative".to_owned()),
             Place::Type(t) => (None, format!("type `{t}`")),
+            Place::Result => (None, "`response.shape`".to_owned()),
         };
         let at = field_name.map_or(spec.loc, |n| n.loc);
 
-        if let Some(name) = field_name
+        if self.result {
+            self.result_keys(s, spec, &what);
+        } else if let Some(name) = field_name
             && !valid_property_name(&name.value)
         {
             s.err(
@@ -33,7 +36,8 @@ impl Cx<'_> {
         }
 
         self.shape(s, spec, &what, at);
-        self.description(s, spec, field_name.is_some(), &what, at);
+        // A result's members are the API's: described or not, the model reads the answer.
+        self.description(s, spec, field_name.is_some() && !self.result, &what, at);
         self.reference(s, spec);
         self.alternatives(s, spec);
 
@@ -62,6 +66,35 @@ impl Cx<'_> {
             }
         }
         object_groups(s, spec, &what);
+    }
+
+    /// What a result shape cannot say: where a field goes or who sends it (`wire`, `modes`),
+    /// and an empty member name.
+    fn result_keys(&self, s: &mut Sink, spec: &Spec, what: &str) {
+        for (key, loc) in [
+            ("wire", spec.wire.as_ref().map(|w| w.loc)),
+            ("modes", spec.modes.as_ref().map(|m| m.loc)),
+        ] {
+            if let Some(loc) = loc {
+                s.err(
+                    loc,
+                    format!(
+                        "`{key}` does not apply to {what} of a result: a result shape says what the API answers, by the API's member names"
+                    ),
+                );
+            }
+        }
+        if let Some(r) = &spec.reference
+            && self.recursive.contains(&r.value)
+        {
+            s.err(
+                r.loc,
+                format!(
+                    "{what} refers to the recursive type `{}`: a result shape is written without `$defs`, so it cannot reach a recursive type; use `type: any` where the recursion starts",
+                    r.value
+                ),
+            );
+        }
     }
 
     /// Exactly one of `type`, `ref` and `one_of`.

@@ -25,6 +25,8 @@ pub(super) enum Place<'a> {
     Values,
     Alternative,
     Type(&'a str),
+    /// A tool's result shape (the root of `response.shape`).
+    Result,
 }
 
 /// What every check of one pack reads: its types by name, the pack, its recursive types.
@@ -34,6 +36,9 @@ pub(super) struct Cx<'a> {
     pub(super) recursive: &'a HashSet<String>,
     /// The pack's GraphQL schema, when it declares one (and the feature can read it).
     pub(super) schema: Option<&'a super::graphql_schema::Schema>,
+    /// Checking a result shape (`response.shape`, a results file): what the API answers, so a
+    /// property is named as the API spells it and needs no description.
+    pub(super) result: bool,
 }
 
 impl Cx<'_> {
@@ -246,6 +251,19 @@ impl Cx<'_> {
         }
         if let Some(p) = &tool.pagination {
             self.pagination(s, tool, p);
+        }
+        if let Some(shape) = &tool.result {
+            let cx = Cx {
+                result: true,
+                ..*self
+            };
+            // A shape from the results file is reported at its place there.
+            let mut here = tool.result_file.as_deref().map(Sink::new);
+            let sink = here.as_mut().unwrap_or(s);
+            cx.spec(sink, shape, Place::Result);
+            if let Some(here) = here {
+                s.diags.extend(here.diags);
+            }
         }
     }
 

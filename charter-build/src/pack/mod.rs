@@ -56,6 +56,8 @@ pub struct Pack {
     pub envelope: Option<EnvelopeDecl>,
     /// `graphql_schema`: the API's schema (SDL, optionally gzipped), relative to the pack file.
     pub graphql_schema: Option<Sp<String>>,
+    /// `results`: a results file (tools' result shapes and gaps), relative to the pack file.
+    pub results: Option<Sp<String>>,
     /// `types`, in declaration order.
     pub types: Vec<TypeDecl>,
     /// `tools`, in declaration order.
@@ -229,6 +231,13 @@ pub struct Tool {
     pub keep: Vec<Sp<String>>,
     /// `response.pagination`.
     pub pagination: Option<PaginationDecl>,
+    /// `response.shape`, or the tool's entry in the pack's results file: what it answers.
+    pub result: Option<Spec>,
+    /// The tool's entry under `gaps` in the results file: why it declares no result shape.
+    pub result_gap: Option<Sp<charter_terms::results::Gap>>,
+    /// The results file `result` or `result_gap` comes from (`None`: the pack file itself), so
+    /// a mistake in it is reported there.
+    pub result_file: Option<String>,
     /// `headers`: this tool's constants, sent after the pack's (and replacing them).
     pub headers: Vec<(Sp<String>, Sp<String>)>,
     /// `query`: this tool's query constants, likewise.
@@ -492,6 +501,9 @@ pub fn parse(file: &str, source: &str) -> (Option<Pack>, Vec<Diagnostic>) {
     };
     let mut sink = Sink::new(file);
     let mut pack = read::pack(&mut sink, &root);
+    if let Some(p) = &mut pack {
+        read::results::read(p, &mut sink);
+    }
     for tool in pack.iter_mut().flat_map(|p| p.tools.iter_mut()) {
         tool.graphql_origin = tool
             .graphql

@@ -9,3 +9,4 @@ mod builder;
 mod generated;
 mod graphql_schema;
 mod hostile_packs;
+mod results;

@@ -82,6 +82,8 @@ pub(crate) fn tool_stub(f: &ToolFn, plan: &ToolPlan, errors: &Errors) -> TokenSt
             const MODE: ::core::option::Option<&'static str> = ::core::option::Option::None;
             const INPUT: &'static #k::table::ObjectShape = &#k::table::ObjectShape::of(&[]);
             const VIEWS: &'static [#k::table::View] = &[];
+            const OUTPUT: #k::table::Output =
+                #k::table::Output::Unknown(#k::table::Gap::UntypedReturn);
             const HANDLER: #k::table::Handler = {
                 fn __charter_handler<'a>(
                     _: #p::serde_json::Value,
@@ -132,6 +134,8 @@ pub(crate) fn tool_impl(attr: &ToolAttr, f: &ToolFn, plan: &ToolPlan) -> TokenSt
     let (text_consts, views) = view_tokens(f, plan);
 
     let handler = handler(f);
+    let result = result_shape(f);
+    let p = private();
 
     quote! {
         #item
@@ -151,6 +155,10 @@ pub(crate) fn tool_impl(attr: &ToolAttr, f: &ToolFn, plan: &ToolPlan) -> TokenSt
             const VIEWS: &'static [#k::table::View] = {
                 #(#text_consts)*
                 &[#(#views),*]
+            };
+            const OUTPUT: #k::table::Output = {
+                #result
+                #p::const_output!(__CHARTER_RESULT)
             };
             const HANDLER: #k::table::Handler = #handler;
         }

@@ -462,8 +462,13 @@ impl Connection {
                 Some(cut) => CallToolResult::success(vec![ContentBlock::text(cut)]),
                 None => {
                     let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
-                    // MCP's structuredContent is an object; other JSON stays in the text.
-                    result.structured_content = output.structured.filter(Value::is_object);
+                    // MCP's structuredContent is an object: a tool with a declared result sends
+                    // what its outputSchema describes (a list under `items`); without one, other
+                    // JSON stays in the text.
+                    result.structured_content = match session.output(name) {
+                        Some(schema) => output.structured.map(|v| schema.structured(v)),
+                        None => output.structured.filter(Value::is_object),
+                    };
                     result
                 }
             },

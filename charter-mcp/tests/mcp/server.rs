@@ -22,6 +22,28 @@ fn refuse<'a>(_: Value, _: &'a CallContext) -> BoxFuture<'a, Result<ToolOutput, 
     Box::pin(async { Err(CharterError::Tool("the printer is on fire".into())) })
 }
 
+fn titles<'a>(_: Value, _: &'a CallContext) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
+    Box::pin(async { Ok(ToolOutput::json(json!(["milk", "eggs"]))) })
+}
+
+/// Tools with declared results (docs/results.md): a list answer and an object answer.
+fn shelf() -> &'static Table {
+    static TABLE: OnceLock<&'static Table> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        charter_testkit::table_with(
+            json!({"pack": "shelf", "tools": [
+                {"name": "titles", "description": "Every title.", "handler": "titles",
+                 "result": {"type": "array", "items": {"type": "string"}}},
+                {"name": "put", "description": "Shelve a book.",
+                 "params": {"title": {"type": "string", "required": true, "description": "The title."}},
+                 "result": {"type": "object", "properties": {"title": {"type": "string", "required": true}}}},
+                {"name": "plain", "description": "No declared result."}
+            ]}),
+            &[("titles", titles)],
+        )
+    })
+}
+
 fn notes() -> &'static Table {
     static TABLE: OnceLock<&'static Table> = OnceLock::new();
     TABLE.get_or_init(|| {
@@ -122,6 +144,50 @@ async fn eager_lists_every_tool_with_explicit_annotations() {
     // The same prebuilt schema object serves every list.
     let again = client.list_all_tools().await.unwrap();
     assert_eq!(again, tools);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn declared_results_are_output_schemas_and_structured_content_conforms() {
+    let server = McpServer::new(&[shelf()], ServerOptions::default()).unwrap();
+    let (client, _) = connect(&server).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let output = |i: usize| {
+        tools[i]
+            .output_schema
+            .as_ref()
+            .map(|o| Value::Object((**o).clone()))
+    };
+    // A list answer is carried under `items`: MCP's structuredContent is an object.
+    assert_eq!(
+        output(0),
+        Some(
+            json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "string"}}}, "required": ["items"]})
+        )
+    );
+    assert_eq!(
+        output(1),
+        Some(
+            json!({"type": "object", "properties": {"title": {"type": "string", "description": "The title."}}, "required": ["title"]})
+        )
+    );
+    assert_eq!(output(2), None);
+
+    let listed = client
+        .call_tool(call("shelf_titles", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(
+        listed.structured_content,
+        Some(json!({"items": ["milk", "eggs"]}))
+    );
+    // The text is the answer itself.
+    assert_eq!(text(&listed), r#"["milk","eggs"]"#);
+    let put = client
+        .call_tool(call("shelf_put", json!({"title": "Dune"})))
+        .await
+        .unwrap();
+    assert_eq!(put.structured_content, Some(json!({"title": "Dune"})));
     client.cancel().await.unwrap();
 }
 

@@ -6,4 +6,6 @@
 mod documents;
 mod hostile_documents;
 mod large_schemas;
+mod result_files;
+mod result_shapes;
 mod rules;

@@ -8,8 +8,7 @@ use crate::table::{Pagination, Route, ToolOutput};
 
 /// Where the answer of a route paged through the `Link` header holds its items (when the API
 /// answered with a list) and the next page's cursor.
-const LINK_ITEMS: &str = "items";
-const LINK_NEXT: &str = "next_cursor";
+use charter_terms::results::{ITEMS as LINK_ITEMS, NEXT_CURSOR as LINK_NEXT};
 
 /// The arguments of the call that fetches the page after `response`, or `None` when there is no
 /// next page (no pagination declared, no cursor, `has_more: false`, an empty or short page).

@@ -2,7 +2,9 @@
 //! helpers that qualify names, and the macros that evaluate the schema emitter in `const`
 //! context.
 
-use crate::table::{Annotations, Exec, Handler, ObjectShape, SearchData, Shape, ToolDef, View};
+use crate::table::{
+    Annotations, Exec, Handler, ObjectShape, Output, SearchData, Shape, ToolDef, View,
+};
 
 #[doc(hidden)]
 pub use charter_terms::modes::str_eq;
@@ -32,6 +34,8 @@ pub trait Tool {
     const INPUT: &'static ObjectShape;
     /// The mode views, as for YAML packs.
     const VIEWS: &'static [View];
+    /// What the tool answers: its return type's schema, or [`Gap::UntypedReturn`](crate::table::Gap).
+    const OUTPUT: Output;
     /// The generated entry point.
     const HANDLER: Handler;
 }
@@ -51,6 +55,7 @@ pub const fn tool_def<T: Tool>(pack: &'static str, name: &'static str) -> ToolDe
         require_exactly_one_of: &[],
         views: T::VIEWS,
         search: T::SEARCH,
+        output: T::OUTPUT,
         exec: Exec::Rust(T::HANDLER),
     }
 }
@@ -98,6 +103,45 @@ pub const fn shape_text<const L: usize>(shape: &crate::table::Shape) -> [u8; L] 
     let n = charter_schema::emit::shape_write(shape, charter_schema::Target::Portable, &mut buf);
     assert!(n == L, "shape_text: L is not shape_measure of the shape");
     buf
+}
+
+/// The result schema text of one shape as bytes ([`Target::Result`](charter_schema::Target)); `L`
+/// must be `charter_schema::emit::shape_measure` of it in that target (generated code:
+/// `__const_output!`).
+#[doc(hidden)]
+pub const fn result_text<const L: usize>(shape: &crate::table::Shape) -> [u8; L] {
+    let mut buf = [0u8; L];
+    let n = charter_schema::emit::shape_write(shape, charter_schema::Target::Result, &mut buf);
+    assert!(n == L, "result_text: L is not shape_measure of the shape");
+    buf
+}
+
+/// A Rust tool's [`Output`](crate::table::Output), evaluated in `const` context from `$result`
+/// (an `Option<&'static Shape>`: the return type's, [`Returned`]): its schema text written by the
+/// emitter, or the named gap `untyped-return` (generated code).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __const_output {
+    ($result:expr) => {{
+        const __O: ::core::option::Option<&'static $crate::table::Shape> = $result;
+        const __S: &'static $crate::table::Shape = match __O {
+            ::core::option::Option::Some(s) => s,
+            ::core::option::Option::None => &$crate::table::Shape::Any,
+        };
+        const __L: usize =
+            $crate::__schema::emit::shape_measure(__S, $crate::__schema::Target::Result);
+        const __B: [u8; __L] = $crate::schema::result_text::<__L>(__S);
+        const __T: &str = $crate::schema::utf8(&__B);
+        const __OS: $crate::table::OutputSchema =
+            $crate::table::OutputSchema::new(__S, __T, $crate::text_tokens(__T));
+        const __OUT: $crate::table::Output = match __O {
+            ::core::option::Option::Some(_) => $crate::table::Output::Schema(&__OS),
+            ::core::option::Option::None => {
+                $crate::table::Output::Unknown($crate::table::Gap::UntypedReturn)
+            }
+        };
+        __OUT
+    }};
 }
 
 /// The schema text of a type implementing [`Schema`](super::Schema), as a `&'static str`

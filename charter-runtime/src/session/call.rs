@@ -111,6 +111,7 @@ impl ToolSession {
             tokens,
             annotations: crate::table::Annotations::default(),
             dialect: self.own_dialect(),
+            output: None,
         })
     }
 

@@ -146,6 +146,10 @@ impl Entry {
                 Kind::Static { dialect, .. } => *dialect,
                 Kind::Dynamic(_) => Dialect::Mcp,
             },
+            output: match &self.kind {
+                Kind::Static { def, .. } => def.output.schema(),
+                Kind::Dynamic(_) => None,
+            },
         }
     }
 

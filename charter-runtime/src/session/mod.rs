@@ -122,6 +122,9 @@ pub struct ToolEntry<'s> {
     /// (those are portable in every dialect but Gemini), [`Dialect::Mcp`] for a toolkit's (its
     /// server's text, as it came). A loop reads it to mark OpenAI strict definitions.
     pub dialect: Dialect,
+    /// What the tool answers, when its table declares it (MCP's `outputSchema`); `None` for the
+    /// session's own tools, a toolkit's and a tool without a declared result.
+    pub output: Option<&'static crate::table::OutputSchema>,
 }
 
 /// A schema text with its `json_tokens`, for `const` blocks.
@@ -331,6 +334,7 @@ impl ToolSession {
             tokens,
             annotations: Annotations::default(),
             dialect: self.own_dialect(),
+            output: None,
         })
     }
 
@@ -379,6 +383,20 @@ impl ToolSession {
         self.tools
             .lookup(name)
             .map(|i| self.tools.entries[i].annotations())
+    }
+
+    /// What tool `name` answers, when its table declares it (docs/results.md): what an MCP
+    /// server's `structuredContent` must conform to. `None` for the session's own tools, a
+    /// toolkit's, one without a declared result and an unknown name.
+    pub fn output(&self, name: &str) -> Option<&'static crate::table::OutputSchema> {
+        if self.is_own_tool(name) {
+            return None;
+        }
+        let i = self.tools.lookup(name)?;
+        match &self.tools.entries[i].kind {
+            entry::Kind::Static { def, .. } => def.output.schema(),
+            entry::Kind::Dynamic(_) => None,
+        }
     }
 
     /// The session mode it was built with.

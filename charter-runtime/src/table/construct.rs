@@ -10,8 +10,8 @@
 
 use super::{
     Annotations, Auth, BodyEncoding, ClientAuth, DialectSchema, DialectSchemas, Envelope, Exec,
-    Grant, HttpPack, Method, OAuth2, ObjectShape, Pagination, PathCost, PropSpan, Route,
-    SearchData, Table, ToolDef, UrlVar, View, ViewKey,
+    Gap, Grant, HttpPack, Method, OAuth2, ObjectShape, Output, Pagination, PathCost, PropSpan,
+    Route, SearchData, Table, ToolDef, UrlVar, View, ViewKey,
 };
 
 /// The argument shape of a tool without arguments.
@@ -75,8 +75,15 @@ impl ToolDef {
             require_exactly_one_of: &[],
             views: NO_ARGUMENT_VIEWS,
             search: SearchData::EMPTY,
+            output: Output::Unknown(Gap::HandBuilt),
             exec,
         }
+    }
+
+    /// What the tool answers (a result schema, or why there is none).
+    pub const fn with_output(mut self, output: Output) -> ToolDef {
+        self.output = output;
+        self
     }
 
     /// The MCP annotations.

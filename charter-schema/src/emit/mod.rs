@@ -63,12 +63,18 @@ pub enum Target {
     /// other than its ten) or left to validation (`minLength`/`maxLength`, `uniqueItems`). A view
     /// that reaches a recursive type cannot go strict ([`Measure::defs`]).
     AnthropicStrict,
+    /// What a tool answers (MCP's `outputSchema`, docs/results.md): the portable form with every
+    /// object open, since an API adds members without notice and a declared result must never
+    /// make a correct answer fail a client's validation; alternatives as `anyOf`, since open
+    /// objects overlap and "exactly one" would refuse a correct answer. Its root may be any
+    /// shape.
+    Result,
 }
 
 impl Target {
-    /// Whether this is the portable form.
+    /// Whether this is the portable form (or [`Target::Result`], the portable form of an answer).
     pub const fn is_portable(self) -> bool {
-        matches!(self, Target::Portable)
+        matches!(self, Target::Portable | Target::Result)
     }
 
     /// Whether every property is required (a `null` standing for an absent optional one).
@@ -78,13 +84,13 @@ impl Target {
 
     /// Whether `default` is a keyword here (the strict dialects tell it in the description).
     pub const fn takes_default(self) -> bool {
-        matches!(self, Target::Portable | Target::Gemini)
+        matches!(self, Target::Portable | Target::Gemini | Target::Result)
     }
 
     /// Whether `minLength` / `maxLength` are keywords here (the strict dialects leave them to
     /// validation).
     pub const fn takes_lengths(self) -> bool {
-        matches!(self, Target::Portable | Target::Gemini)
+        matches!(self, Target::Portable | Target::Gemini | Target::Result)
     }
 
     /// Whether `minimum`, `maximum`, `pattern`, `maxItems` and any `minItems` are keywords here
@@ -95,9 +101,9 @@ impl Target {
     }
 
     /// Whether every object is `additionalProperties: false` (Gemini's subset has no closed
-    /// objects).
+    /// objects; an answer's objects stay open).
     pub const fn closes_objects(self) -> bool {
-        !matches!(self, Target::Gemini)
+        !matches!(self, Target::Gemini | Target::Result)
     }
 }
 

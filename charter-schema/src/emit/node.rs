@@ -448,7 +448,12 @@ const fn alternatives(
     default: Option<&str>,
     nullable: bool,
 ) {
-    let key = if e.target.is_portable() { key } else { "anyOf" };
+    // An answer's alternatives overlap (its objects are open): at least one must fit.
+    let key = if matches!(e.target, Target::Portable) {
+        key
+    } else {
+        "anyOf"
+    };
     let mut m = Members::open(e);
     m.described(e, desc, with_default(e, default));
     m.key(e, key);
@@ -618,7 +623,7 @@ const fn untyped_enums(target: Target) -> bool {
 /// date, email, uuid of ours; Anthropic's also uri; Gemini: date-time only).
 const fn takes_format(target: Target, f: Format) -> bool {
     match target {
-        Target::Portable => true,
+        Target::Portable | Target::Result => true,
         Target::OpenAiStrict => matches!(
             f,
             Format::DateTime | Format::Date | Format::Email | Format::Uuid

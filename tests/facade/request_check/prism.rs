@@ -101,11 +101,17 @@ type Log = Arc<Mutex<Vec<Exchange>>>;
 pub struct Recorder {
     pub base: String,
     log: Log,
+    answer: Answer,
 }
+
+/// The body the next request that Prism accepts is answered with (Prism's own answer is empty:
+/// it is started on a description without responses).
+type Answer = Arc<Mutex<Option<Value>>>;
 
 impl Recorder {
     pub async fn start(prism: &str) -> Recorder {
         let log: Log = Arc::default();
+        let answer: Answer = Arc::default();
         // The forwarding client speaks plain HTTP, but reqwest wants a TLS provider installed.
         let _ = rustls::crypto::ring::default_provider().install_default();
         // Prism answers some operations with their documented redirect: pass it back as is.
@@ -114,12 +120,17 @@ impl Recorder {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("a client");
-        let state = (log.clone(), client, prism.to_owned());
+        let state = (log.clone(), client, prism.to_owned(), answer.clone());
         let app = Router::new().fallback(forward).with_state(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Recorder { base, log }
+        Recorder { base, log, answer }
+    }
+
+    /// Answers the next accepted request with `body` (`None`: Prism's own answer).
+    pub fn answer_next(&self, body: Option<Value>) {
+        *self.answer.lock().unwrap() = body;
     }
 
     /// The exchanges since the last call.
@@ -129,7 +140,7 @@ impl Recorder {
 }
 
 async fn forward(
-    State((log, client, prism)): State<(Log, reqwest::Client, String)>,
+    State((log, client, prism, next)): State<(Log, reqwest::Client, String, Answer)>,
     request: axum::extract::Request,
 ) -> Response {
     let (parts, body) = request.into_parts();
@@ -178,6 +189,12 @@ async fn forward(
         answer: json,
         violations_header,
     });
+    let mocked = next.lock().unwrap().take();
+    if (200..300).contains(&status)
+        && let Some(body) = mocked
+    {
+        return ([("content-type", "application/json")], body.to_string()).into_response();
+    }
     let status = axum::http::StatusCode::from_u16(status).unwrap();
     (status, [("content-type", "application/json")], text).into_response()
 }

@@ -8,6 +8,7 @@ pub(crate) use values::suggest;
 use values::*;
 
 pub(super) mod oauth;
+pub(super) mod results;
 
 /// Where a [`Spec`] sits, which decides the keys it may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +70,7 @@ const PACK_KEYS: &[&str] = &[
     "body",
     "envelope",
     "graphql_schema",
+    "results",
     "types",
     "tools",
 ];
@@ -122,6 +124,7 @@ pub(super) fn pack(s: &mut Sink, root: &Node) -> Option<Pack> {
         body: Vec::new(),
         envelope: None,
         graphql_schema: None,
+        results: None,
         types: Vec::new(),
         tools: Vec::new(),
         tools_loc: o.loc,
@@ -165,6 +168,7 @@ pub(super) fn pack(s: &mut Sink, root: &Node) -> Option<Pack> {
             }
             "envelope" => pack.envelope = envelope(s, value),
             "graphql_schema" => pack.graphql_schema = string(s, value, key),
+            "results" => pack.results = string(s, value, key),
             "types" => {
                 for (name, node) in entries(s, value, "`types`").unwrap_or_default() {
                     let spec = spec(s, node, Role::Type);
@@ -312,6 +316,9 @@ fn tool(s: &mut Sink, name: Sp<String>, node: &Node) -> Option<Tool> {
         redirects: None,
         keep: Vec::new(),
         pagination: None,
+        result: None,
+        result_gap: None,
+        result_file: None,
         headers: Vec::new(),
         query: Vec::new(),
         mentioned: o.mentioned.clone(),
@@ -424,11 +431,14 @@ fn response(s: &mut Sink, node: &Node, t: &mut Tool) {
         s,
         node,
         "`response`",
-        &["keep", "pagination"],
+        &["keep", "pagination", "shape"],
         &no_misplaced,
     ) else {
         return;
     };
+    if let Some(shape) = o.get("shape") {
+        t.result = Some(spec(s, shape, Role::Type));
+    }
     if let Some(keep) = o.get("keep") {
         t.keep = string_list(s, keep, "keep")
             .map(|l| l.value)
