@@ -38,10 +38,11 @@ use quirks::{Kind, Quirk};
 
 const DEFAULT_SEED: u64 = 19;
 
-/// Packs whose answers are not generated and judged: Stripe's response schemas reach its whole
-/// graph of expandable objects, which the mock's eager `$ref` inlining cannot expand in a run
-/// (docs/results.md, "Not built yet").
-const ANSWERS_NOT_JUDGED: &[&str] = &["stripe"];
+/// Packs whose answers are not generated and judged (docs/results.md, "Not built yet"): Stripe's
+/// response schemas reach its whole graph of expandable objects, which the mock's eager `$ref`
+/// inlining cannot expand in a run; Slack's list members are cut to a bare string by that
+/// inlining where its result shapes say objects (5 tools: not yet told apart from a shape error).
+const ANSWERS_NOT_JUDGED: &[&str] = &["stripe", "slack"];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
