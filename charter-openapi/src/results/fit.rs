@@ -1,8 +1,9 @@
 //! A shape cut to a size budget: the members that hold structure (an object, a map's values,
 //! a choice, a list of those), the deepest first and the largest first among those as deep,
-//! each becoming `any`, until the shape has at most `max_nodes` nodes. The answer's root level
-//! (the root, its array items, the alternatives of a root choice, and their scalar members) is
-//! never cut: its members stay declared, however many there are.
+//! each becoming its outline (a free object, a list of them, a choice of those), until the
+//! shape has at most `max_nodes` nodes. The answer's root level (the root, its array items, the
+//! alternatives of a root choice, and their scalar members) is never cut: its members stay
+//! declared, however many there are.
 
 use super::shape::{Cut, Kind, Shape};
 
@@ -35,8 +36,13 @@ pub(crate) fn fit(shape: &mut Shape, max_nodes: usize) {
                 break;
             }
             if let Some(node) = at(shape, &c.path) {
-                *node = Shape::cut(Cut::Size);
-                total -= c.size - 1;
+                // The outline when it is smaller (a choice of scalars is its own outline).
+                let outline = node.outline(Cut::Size);
+                *node = match outline.nodes() < c.size {
+                    true => outline,
+                    false => Shape::cut(Cut::Size),
+                };
+                total -= c.size - node.nodes();
             }
         }
     }

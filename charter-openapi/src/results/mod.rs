@@ -213,7 +213,7 @@ impl Results {
         for s in &self.fitted {
             let _ = writeln!(
                 out,
-                "cut to fit: {} ({} members as any, {} nodes left)",
+                "cut to fit: {} ({} members cut, {} nodes left)",
                 s.tool, s.cut, s.nodes
             );
         }

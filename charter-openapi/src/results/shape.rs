@@ -31,7 +31,8 @@ pub(crate) struct Shape {
     pub kind: Kind,
     /// `null` is also an answer (written only where `lenient` does not cover it).
     pub nullable: bool,
-    /// Why an `any` is one, when it was cut (for the counts; never written).
+    /// Why the shape was cut (to its outline or to `any`), when it was: for the counts, never
+    /// written.
     pub cut: Option<Cut>,
 }
 
@@ -42,7 +43,8 @@ impl PartialEq for Shape {
     }
 }
 
-/// Why a shape was cut to `any`.
+/// Why a shape was cut to its outline (what kind of value it is, without what it holds) or,
+/// when not even that is known, to `any`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cut {
     /// A `$ref` already being expanded.
@@ -73,6 +75,44 @@ impl Shape {
         Shape {
             cut: Some(why),
             ..Shape::any()
+        }
+    }
+
+    /// The free object: what a cut object (or map) still says, for `why`.
+    pub(crate) fn free_object(why: Cut) -> Shape {
+        Shape {
+            cut: Some(why),
+            ..Shape::new(Kind::Map(None))
+        }
+    }
+
+    /// What kind of value this is, without what it holds: objects and maps become free
+    /// objects, lists keep their items' outline, alternatives theirs (`any` when they no longer
+    /// differ enough to be a choice). A cut answer still says "an object" or "a string or an
+    /// object" where `any` would say nothing, and takes a sixth of the schema text.
+    pub(crate) fn outline(&self, why: Cut) -> Shape {
+        let kind = match &self.kind {
+            Kind::Object(_) | Kind::Map(_) => Kind::Map(None),
+            Kind::Array(items) => Kind::Array(Box::new(items.outline(why))),
+            Kind::OneOf(alts) => {
+                let mut unique: Vec<Shape> = Vec::new();
+                for a in alts.iter().map(|a| a.outline(why)) {
+                    if !unique.contains(&a) {
+                        unique.push(a);
+                    }
+                }
+                match unique.len() {
+                    1 => unique.remove(0).kind,
+                    _ if unique.iter().any(Shape::is_any) => Kind::Any,
+                    _ => Kind::OneOf(unique),
+                }
+            }
+            k => k.clone(),
+        };
+        Shape {
+            kind,
+            nullable: self.nullable,
+            cut: Some(why),
         }
     }
 
@@ -192,13 +232,20 @@ impl<'d> Converter<'d> {
                     message: format!("`$ref` must be a string, found {}", doc::kind(r)),
                 });
             };
-            if self.stack.contains(&r) {
-                return Ok(Shape::cut(Cut::Recursion));
-            }
-            if self.stack.len() >= MAX_REFS {
-                return Ok(Shape::cut(Cut::Depth));
-            }
             let target = doc::lookup(self.root, r, &format!("{at}/$ref"))?;
+            let why = if self.stack.contains(&r) {
+                Some(Cut::Recursion)
+            } else if self.stack.len() >= MAX_REFS {
+                Some(Cut::Depth)
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Ok(match is_object(target) {
+                    true => Shape::free_object(why),
+                    false => Shape::cut(why),
+                });
+            }
             self.stack.push(r);
             let out = self.convert(target, r.trim_start_matches('#'), depth);
             self.stack.pop();
@@ -291,7 +338,7 @@ impl<'d> Converter<'d> {
         depth: usize,
     ) -> Result<Shape, ImportError> {
         if depth > self.max_depth {
-            return Ok(Shape::cut(Cut::Depth));
+            return Ok(Shape::free_object(Cut::Depth));
         }
         let mut props = Vec::new();
         if let Some(Value::Object(declared)) = map.get("properties") {
@@ -440,6 +487,15 @@ fn inferred(map: &Map<String, Value>, nullable: &mut bool) -> Vec<&'static str> 
         return vec!["number"];
     }
     Vec::new()
+}
+
+/// A schema that says it is an object (by its `type` or its properties), without following it.
+fn is_object(v: &Value) -> bool {
+    match v.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(_) => false,
+        None => v.get("properties").is_some() || v.get("additionalProperties").is_some(),
+    }
 }
 
 /// A schema that only allows `null`.

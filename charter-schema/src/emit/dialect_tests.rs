@@ -260,3 +260,33 @@ fn a_recursive_view_is_counted() {
         0
     );
 }
+
+/// An answer's form: open objects (an answer may carry fields its description never listed),
+/// `anyOf` for alternatives (open objects overlap, `oneOf` would refuse a right answer), and
+/// "anything" written type by type, never an untyped `{}`.
+#[test]
+fn results_are_open_say_any_outright_and_take_overlapping_alternatives() {
+    assert_eq!(
+        emit(&Root::of(&IN), Labels::WIDEST, Target::Result).text,
+        concat!(
+            r#"{"type":"object","properties":{"#,
+            r#""name":{"type":"string","description":"Name."},"#,
+            r#""level":{"type":"integer","description":"Level.","enum":[1,2],"default":1},"#,
+            r#""site":{"type":"string","description":"Site.","format":"uri","maxLength":9},"#,
+            r#""tags":{"type":"object","description":"Tags.","additionalProperties":{"type":"string"}},"#,
+            r#""data":{"description":"Data.","anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"object"},{"type":"array"},{"type":"null"}]},"#,
+            r#""clear":{"description":"Clear.","anyOf":[{"type":"string"},{"type":"null"}]},"#,
+            r#""either":{"description":"Either.","anyOf":[{"type":"string"},{"type":"integer"}]},"#,
+            r#""set":{"type":"array","description":"Set.","items":{"type":"string"},"uniqueItems":true},"#,
+            r#""obj":{"type":"object","description":"Obj.","properties":{"a":{"type":"string","description":"A."},"b":{"type":"string","description":"B."}},"anyOf":[{"required":["a"]},{"required":["b"]}]}"#,
+            r#"},"required":["name","clear"]}"#
+        )
+    );
+    // A map of anything is the free object, open as every answer's object.
+    static FREE: Shape = Shape::Map(&ANY);
+    static HOLDS: ObjectShape = ObjectShape::of(&[Field::new("free", "", &FREE)]);
+    assert_eq!(
+        emit(&Root::of(&HOLDS), Labels::WIDEST, Target::Result).text,
+        r#"{"type":"object","properties":{"free":{"type":"object"}}}"#
+    );
+}

@@ -288,6 +288,11 @@ pub(crate) const fn node(
         Shape::Any if e.target.is_portable() => {
             let mut m = Members::open(e);
             m.description(e, desc);
+            if let Target::Result = e.target {
+                // An answer's "anything" is said outright, type by type: an untyped `{}` in an
+                // outputSchema reads to clients as a forgotten schema (the Inspector flags it).
+                m.raw(e, "anyOf", ANY_VALUE);
+            }
             m.default(e, default);
             m.close(e);
         }
@@ -334,13 +339,16 @@ pub(crate) const fn node(
             let mut m = Members::open(e);
             m.raw(e, "type", "\"object\"");
             m.description(e, desc);
-            m.key(e, "additionalProperties");
             // A value schema that says nothing accepts anything: `true`, the one boolean schema
-            // every dialect takes (as `additionalProperties`).
-            if says_nothing(values) {
-                e.out.raw("true");
-            } else {
-                node(e, values, None, None, None);
+            // every dialect takes (as `additionalProperties`); an answer's objects are open
+            // without it.
+            match (says_nothing(values), e.target) {
+                (true, Target::Result) => {}
+                (true, _) => m.raw(e, "additionalProperties", "true"),
+                (false, _) => {
+                    m.key(e, "additionalProperties");
+                    node(e, values, None, None, None);
+                }
             }
             m.default(e, default);
             m.close(e);
@@ -543,6 +551,9 @@ pub(crate) const fn own_description(shape: &Shape) -> Option<&str> {
         _ => None,
     }
 }
+
+/// Every JSON type, one branch each: what [`Target::Result`] writes for [`Shape::Any`].
+const ANY_VALUE: &str = r#"[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"object"},{"type":"array"},{"type":"null"}]"#;
 
 /// Whether a value schema would be `{}`: anything, described by nothing.
 const fn says_nothing(shape: &Shape) -> bool {

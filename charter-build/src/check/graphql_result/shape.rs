@@ -10,7 +10,7 @@ use crate::pack::{Field, Kind as SpecKind, PaginationDecl, Sp, Spec, Tool};
 /// What a value of the answer may be.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Kind {
-    /// Any JSON value (a custom scalar not known to be text, or a member cut for size).
+    /// Any JSON value (a custom scalar not known to be text).
     Any,
     String,
     /// GraphQL's `ID`: a string by the specification, but some servers send a number.
@@ -50,6 +50,20 @@ impl Shape {
         Shape::new(Kind::Any)
     }
 
+    /// What kind of value this is, without what it holds (as the OpenAPI importer cuts): an
+    /// object without members (open: any members), a list of its items' outline.
+    fn outline(&self) -> Shape {
+        let kind = match &self.kind {
+            Kind::Object(_) => Kind::Object(Vec::new()),
+            Kind::Array(items) => Kind::Array(Box::new(items.outline())),
+            k => k.clone(),
+        };
+        Shape {
+            kind,
+            nullable: self.nullable,
+        }
+    }
+
     /// How many shapes this one is made of (itself included), as the OpenAPI importer counts.
     pub(super) fn nodes(&self) -> usize {
         1 + match &self.kind {
@@ -62,7 +76,7 @@ impl Shape {
     /// Whether this holds structure worth cutting (an object, or a list of them).
     fn structured(&self) -> bool {
         match &self.kind {
-            Kind::Object(_) => true,
+            Kind::Object(members) => !members.is_empty(),
             Kind::Array(items) => items.structured(),
             _ => false,
         }
@@ -184,7 +198,7 @@ pub(super) fn project(shape: Shape, paths: &[&[&str]]) -> Shape {
 
 /// Cuts `shape` to at most `max_nodes` nodes where it can, as the OpenAPI importer's `fit`
 /// does: the structured members deepest first (largest first among those as deep) become
-/// `any`. The root's own members (`data`, the envelope) are never candidates, so the answer
+/// their outlines (an object without members, a list of those). The root's own members (`data`, the envelope) are never candidates, so the answer
 /// keeps its top: the operation's root fields go last, after everything below them. Returns
 /// how many members were cut.
 pub(super) fn fit(shape: &mut Shape, max_nodes: usize) -> usize {
@@ -200,7 +214,7 @@ pub(super) fn fit(shape: &mut Shape, max_nodes: usize) -> usize {
             return cuts;
         };
         // Members of one level never hold one another: cutting one takes exactly its size
-        // (less the `any` left) off the total.
+        // (less its outline's) off the total.
         found.retain(|c| c.0 == deepest);
         found.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.2.cmp(&b.2)));
         for (_, size, path) in found {
@@ -208,8 +222,8 @@ pub(super) fn fit(shape: &mut Shape, max_nodes: usize) -> usize {
                 break;
             }
             if let Some(node) = at(shape, &path) {
-                *node = Shape::any();
-                total -= size - 1;
+                *node = node.outline();
+                total -= size - node.nodes();
                 cuts += 1;
             }
         }
@@ -283,6 +297,8 @@ impl Shape {
                 items: Some(Box::new(items.spec(loc))),
                 ..typed(SpecKind::Array)
             },
+            // A cut object: a map of any values, the free object.
+            Kind::Object(members) if members.is_empty() => typed(SpecKind::Map),
             Kind::Object(members) => {
                 let fields = members.iter().map(|m| {
                     let mut spec = m.shape.spec(loc);

@@ -91,7 +91,8 @@ fn scalars_aliases_lists_and_nulls_follow_the_schema_under_the_data_envelope() {
         concat!(
             r#"{"type":"object","properties":{"data":{"type":"object","properties":{"issue":{"anyOf":[{"type":"object","properties":{"#,
             r#""id":{"anyOf":[{"type":"string"},{"type":"integer"}]},"title":{"type":"string"},"n":{"type":"integer"},"#,
-            r#""estimate":{"anyOf":[{"type":"number"},{"type":"null"}]},"createdAt":{"type":"string"},"meta":{},"#,
+            r#""estimate":{"anyOf":[{"type":"number"},{"type":"null"}]},"createdAt":{"type":"string"},"#,
+            r#""meta":{"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"object"},{"type":"array"},{"type":"null"}]},"#,
             r#""state":{"type":"string"},"labels":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}},"#,
             r#""tags":{"anyOf":[{"type":"array","items":{"anyOf":[{"type":"string"},{"type":"null"}]}},{"type":"null"}]}},"#,
             r#""required":["id","title","n","estimate","createdAt","meta","state","labels","tags"]},{"type":"null"}]}},"required":["issue"]}},"required":["data"]}"#
@@ -172,7 +173,10 @@ fn keep_projects_the_shape_and_keeps_the_cursor_path() {
 fn a_declared_shape_or_gap_wins_over_the_derived_one() {
     let tools = "  a:\n    description: A.\n    graphql: '{ wide { f0 { name } } }'\n    response:\n      shape: { type: object, properties: { data: { type: any } } }\n  b:\n    description: B.\n    graphql: 'mutation M($id: ID!) { issueArchive(id: $id) { success } }'\n    params:\n      id: { type: string, required: true, description: The id. }\n";
     let got = results("declared", tools);
-    assert_eq!(got[0], r#"{"type":"object","properties":{"data":{}}}"#);
+    assert_eq!(
+        got[0],
+        r#"{"type":"object","properties":{"data":{"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"object"},{"type":"array"},{"type":"null"}]}}}"#
+    );
     let gap = results_with("gap", tools, Some("gaps:\n  b: graphql\n"));
     assert_eq!(gap[1], "gap: graphql");
     assert_eq!(
@@ -197,14 +201,18 @@ fn a_selection_over_the_budget_is_cut_deepest_first() {
         "{got}"
     );
     // The deepest structured member (`org`, three object levels under `data`) is cut first,
-    // then the largest of the next level (`labels`, 3 nodes against 2 for each `f`).
+    // to a free object, then the largest of the next level (`labels`, 3 nodes against 2 for
+    // each `f`) to a list of free objects.
     assert!(
         got.contains(
-            r#""author":{"anyOf":[{"type":"object","properties":{"org":{}}},{"type":"null"}]}"#
+            r#""author":{"anyOf":[{"type":"object","properties":{"org":{"anyOf":[{"type":"object"},{"type":"null"}]}}},{"type":"null"}]}"#
         ),
         "{got}"
     );
-    assert!(got.contains(r#""labels":{}"#), "{got}");
+    assert!(
+        got.contains(r#""labels":{"type":"array","items":{"type":"object"}}"#),
+        "{got}"
+    );
 }
 
 #[test]
