@@ -96,6 +96,20 @@ fn tool_json(tool: &ToolDef, dialect: Dialect) -> Value {
         "mode": tool.mode,
         "views": views,
         "result": result_json(tool),
+        "budget": budget_json(tool),
+    })
+}
+
+/// The result budget of `charter mcp` by default (`--max-result`), and how an answer over it
+/// says to get the rest (`charter_runtime::budget::resumes`).
+fn budget_json(tool: &ToolDef) -> Value {
+    let pagination = match tool.exec {
+        charter_runtime::table::Exec::Http(route) => route.pagination.as_ref(),
+        _ => None,
+    };
+    json!({
+        "bytes": charter_mcp::server::limits::DEFAULT_MAX_RESULT_BYTES,
+        "resumes": charter_runtime::budget::resumes(pagination),
     })
 }
 

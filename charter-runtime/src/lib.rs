@@ -22,6 +22,7 @@
 //! the HTTP executor's stages; the helpers `#[charter::tool]` expands to). They may change in
 //! any release.
 
+pub mod budget;
 #[cfg(feature = "code")]
 pub mod code;
 pub mod context;

@@ -1,5 +1,6 @@
 //! HTTP tools: the MCP annotations and their defaults per method (docs/design.md §2), URL
-//! template placeholders (§8), and pagination cursors read from a `Link` header.
+//! template placeholders (§8), pagination cursors read from a `Link` header, and the dotted
+//! paths that name parts of an answer (`response.keep`, cursors).
 
 /// An HTTP method a pack tool is sent with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -223,6 +224,39 @@ pub fn link_cursor(next: &str) -> Option<Result<LinkCursor<'_>, String>> {
         )));
     }
     Some(Ok(LinkCursor { rel, key }))
+}
+
+/// The segments of a dotted path into an answer (`data.-1.id`: a numeric segment indexes a
+/// list, `-1` its last item). A segment that starts with `@` is an OData annotation
+/// (`@odata.nextLink`, `value.@odata.etag`): its own dot is part of the name, so it runs to the
+/// end of the path. The runtime's projection and cursors and the importers' result shapes all
+/// read paths with it.
+///
+/// ```
+/// use charter_terms::http::path_segments;
+///
+/// assert_eq!(path_segments("data.-1.id"), ["data", "-1", "id"]);
+/// assert_eq!(path_segments("value.@odata.etag"), ["value", "@odata.etag"]);
+/// ```
+pub fn path_segments(path: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = path;
+    loop {
+        if rest.starts_with('@') {
+            out.push(rest);
+            return out;
+        }
+        match rest.split_once('.') {
+            Some((segment, tail)) => {
+                out.push(segment);
+                rest = tail;
+            }
+            None => {
+                out.push(rest);
+                return out;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

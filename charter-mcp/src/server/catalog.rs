@@ -22,7 +22,7 @@ use foldhash::fast::FixedState;
 use charter_runtime::error::DeclarationError;
 use charter_runtime::session::{CALL_TOOL, TOOL_SEARCH, ToolEntry, ToolSession};
 use charter_runtime::table::{Annotations, OutputSchema, Table, ToolDef};
-use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use rmcp::model::{JsonObject, MetaObject, Tool, ToolAnnotations};
 
 /// Catalog index by tool name. foldhash, not std's SipHash: the names are the tables' own and
 /// the server's, never chosen by a client, so a keyed hash guards nothing here, and a server
@@ -56,7 +56,14 @@ pub(crate) struct Catalog {
     by_name: Names,
     tool_count: usize,
     resident: usize,
+    /// The result budget every tool is listed with (`_meta`, [`MAX_RESULT_SIZE`]).
+    budget: usize,
 }
+
+/// The `_meta` key that tells a client the most characters one result of the tool may have
+/// (Claude Code keeps up to that much of it): the server's result budget, which no answer it
+/// sends exceeds (docs/results.md, "Budgets").
+pub(crate) const MAX_RESULT_SIZE: &str = "anthropic/maxResultSizeChars";
 
 impl Catalog {
     /// The catalog of an eager session (every tool, in its mode view) and of the progressive
@@ -65,6 +72,7 @@ impl Catalog {
         tables: &[&'static Table],
         eager: &ToolSession,
         progressive: &[ToolSession],
+        budget: usize,
     ) -> Self {
         // The eager session holds the tables' tools in the tables' order (toolkit tools after
         // them), so each entry's definition is the next one of the tables: walked alongside, not
@@ -107,6 +115,7 @@ impl Catalog {
             by_name,
             tool_count,
             resident,
+            budget,
         }
     }
 
@@ -115,7 +124,7 @@ impl Catalog {
     /// meanwhile parses first to last, so the two meet once instead of queueing on each other.
     pub(crate) fn warm(&self) -> Result<(), DeclarationError> {
         for entry in self.entries.iter().rev() {
-            entry.tool()?;
+            entry.tool(self.budget)?;
         }
         Ok(())
     }
@@ -150,7 +159,7 @@ impl Catalog {
     /// Appends entry `i` as the JSON text rmcp would write for it (see [`Catalog::serialised`]).
     pub(crate) fn write_entry(&self, i: usize, out: &mut Vec<u8>) -> Result<(), DeclarationError> {
         match self.entries.get(i) {
-            Some(entry) => entry.write_json(out),
+            Some(entry) => entry.write_json(out, self.budget),
             None => Err(DeclarationError::new(format!("no catalog entry {i}"))),
         }
     }
@@ -173,7 +182,7 @@ impl Catalog {
                     + e.description.len() * 9 / 8
                     + e.schema.len()
                     + e.output.map_or(0, |o| o.schema.len() + 60)
-                    + 160
+                    + 220
             })
             .sum()
     }
@@ -214,9 +223,9 @@ impl Catalog {
         visible
             .iter()
             .map(|shown| match self.find(shown) {
-                Some(i) => self.entries[i].tool(),
+                Some(i) => self.entries[i].tool(self.budget),
                 // A view this server did not prebuild (a session-specific pin): parse it here.
-                _ => Entry::new(shown, None, None).tool(),
+                _ => Entry::new(shown, None, None).tool(self.budget),
             })
             .collect()
     }
@@ -282,7 +291,7 @@ impl Entry {
 
     /// Appends the tool as rmcp serialises it, from the texts: rmcp's field names, the schema
     /// verbatim, every annotation explicit (as [`annotations`] makes them).
-    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), DeclarationError> {
+    fn write_json(&self, out: &mut Vec<u8>, budget: usize) -> Result<(), DeclarationError> {
         use std::io::Write as _;
         self.check()?;
         let a = self.annotations;
@@ -304,7 +313,7 @@ impl Entry {
             write!(
                 out,
                 ",\"annotations\":{{\"readOnlyHint\":{},\"destructiveHint\":{},\
-                 \"idempotentHint\":{},\"openWorldHint\":{}}}}}",
+                 \"idempotentHint\":{},\"openWorldHint\":{}}},\"_meta\":{{\"{MAX_RESULT_SIZE}\":{budget}}}}}",
                 a.read_only, a.destructive, a.idempotent, a.open_world
             )
         })();
@@ -314,14 +323,14 @@ impl Entry {
     }
 
     /// The rmcp tool, parsed on first use (a concurrent first use waits for the one parse).
-    fn tool(&self) -> Result<Tool, DeclarationError> {
-        match self.tool.get_or_init(|| self.parse().map(Box::new)) {
+    fn tool(&self, budget: usize) -> Result<Tool, DeclarationError> {
+        match self.tool.get_or_init(|| self.parse(budget).map(Box::new)) {
             Ok(tool) => Ok(Tool::clone(tool)),
             Err(e) => Err(e.clone()),
         }
     }
 
-    fn parse(&self) -> Result<Tool, DeclarationError> {
+    fn parse(&self, budget: usize) -> Result<Tool, DeclarationError> {
         let schema: JsonObject = match serde_json::from_str(&self.schema) {
             Ok(serde_json::Value::Object(object)) => object,
             Ok(_) => {
@@ -343,6 +352,9 @@ impl Entry {
             Arc::new(schema),
         );
         tool.annotations = Some(annotations(self.annotations));
+        let mut meta = JsonObject::new();
+        meta.insert(MAX_RESULT_SIZE.to_owned(), budget.into());
+        tool.meta = Some(MetaObject(meta));
         if let Some(output) = self.output {
             let (open, close) = output.object_wrapper();
             let text = format!("{open}{}{close}", output.schema);
@@ -405,13 +417,13 @@ mod tests {
              "params": {}}
         ]}));
         let session = ToolSession::new(&[table]).unwrap();
-        let catalog = Catalog::build(&[table], &session, &[]);
+        let catalog = Catalog::build(&[table], &session, &[], 32_000);
         catalog.check_json().unwrap();
         for (i, entry) in catalog.entries.iter().enumerate() {
             let mut out = Vec::new();
             catalog.write_entry(i, &mut out).unwrap();
             let written: serde_json::Value = serde_json::from_slice(&out).unwrap();
-            let rmcp = serde_json::to_value(entry.tool().unwrap()).unwrap();
+            let rmcp = serde_json::to_value(entry.tool(32_000).unwrap()).unwrap();
             assert_eq!(written, rmcp, "{}", entry.name);
         }
     }
@@ -429,7 +441,7 @@ mod tests {
         let two = charter_testkit::table(serde_json::json!({"pack": "two",
             "tools": [tool("c")]}));
         let session = ToolSession::new(&[one, two]).unwrap();
-        let catalog = Catalog::build(&[one, two], &session, &[]);
+        let catalog = Catalog::build(&[one, two], &session, &[], 32_000);
         let names: Vec<&str> = catalog.entries.iter().map(|e| &*e.name).collect();
         assert_eq!(names, ["one_b", "one_a", "two_c"]);
         for entry in &catalog.entries {
@@ -456,7 +468,10 @@ mod tests {
         };
         for (schema, says) in [("[1]", "not a JSON object"), ("{\"a\":", "not valid JSON")] {
             let mut out = Vec::new();
-            let err = entry(schema).write_json(&mut out).unwrap_err().to_string();
+            let err = entry(schema)
+                .write_json(&mut out, 32_000)
+                .unwrap_err()
+                .to_string();
             assert!(
                 err.contains(says) && err.contains("`bad`"),
                 "{schema}: {err}"

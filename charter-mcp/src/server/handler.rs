@@ -445,6 +445,8 @@ impl Connection {
             ));
         }
         let arguments = Value::Object(arguments.unwrap_or_default());
+        // Kept for the budget's continuation (the next call's arguments), when one is needed.
+        let asked = arguments.clone();
         let before = session.generation();
         let loaded_before = session.loaded().len();
         let ctx = live.context(&self.shared);
@@ -457,21 +459,25 @@ impl Connection {
             ])));
         };
         let result = match outcome {
-            Ok(Ok(output)) => match limits.cut(&output.text) {
-                // The structured copy would carry the whole answer: the cut text only.
-                Some(cut) => CallToolResult::success(vec![ContentBlock::text(cut)]),
-                None => {
-                    let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
-                    // MCP's structuredContent is an object: a tool with a declared result sends
-                    // what its outputSchema describes (a list under `items`); without one, other
-                    // JSON stays in the text.
-                    result.structured_content = match session.output(name) {
-                        Some(schema) => output.structured.map(|v| schema.structured(v)),
-                        None => output.structured.filter(Value::is_object),
-                    };
-                    result
+            Ok(Ok(output)) => {
+                let output = session.fit(name, &asked, output, limits.max_result_bytes);
+                match limits.cut(&output.text) {
+                    // The structured copy would carry the whole answer: the cut text only.
+                    Some(cut) => CallToolResult::success(vec![ContentBlock::text(cut)]),
+                    None => {
+                        let mut result =
+                            CallToolResult::success(vec![ContentBlock::text(output.text)]);
+                        // MCP's structuredContent is an object: a tool with a declared result sends
+                        // what its outputSchema describes (a list under `items`); without one, other
+                        // JSON stays in the text.
+                        result.structured_content = match session.output(name) {
+                            Some(schema) => output.structured.map(|v| schema.structured(v)),
+                            None => output.structured.filter(Value::is_object),
+                        };
+                        result
+                    }
                 }
-            },
+            }
             // A charter error is for the model: it reads it and corrects itself.
             Ok(Err(error)) => CallToolResult::error(vec![ContentBlock::text(error.to_string())]),
             // A bug in host code is not fed to the model as text.

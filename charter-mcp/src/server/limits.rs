@@ -39,9 +39,10 @@ pub const DEFAULT_REQUESTS_PER_SECOND: u32 = 50;
 pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// Time one tool call may take by default (`--call-timeout`), waiting for the API included.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
-/// Largest tool answer handed to the model by default (`--max-result`): about 25,000 tokens,
-/// what MCP clients commonly keep of one tool result.
-pub const DEFAULT_MAX_RESULT_BYTES: usize = 100 * 1024;
+/// Largest tool answer handed to the model by default (`--max-result`): the result budget,
+/// about 8,000 tokens (`charter_runtime::budget`). A JSON answer over it is fitted (its list
+/// shortened, with how to get the rest), anything else cut.
+pub const DEFAULT_MAX_RESULT_BYTES: usize = charter_runtime::budget::DEFAULT_RESULT_BUDGET;
 /// How long a stopping server lets calls in flight finish by default (`--shutdown-grace`).
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
@@ -54,8 +55,9 @@ pub struct CallLimits {
     /// How long one call may run; over it the model gets an error result and the call is
     /// dropped (its HTTP request to the API with it).
     pub timeout: Duration,
-    /// The most bytes of text one result hands the model; a longer text is cut at a character
-    /// boundary and ends with a notice saying how to narrow the call.
+    /// The most bytes of text one result hands the model (its budget): a longer JSON answer
+    /// keeps the items of its largest list that fit and says how to get the rest; other text
+    /// is cut at a character boundary and ends with a notice saying how to narrow the call.
     pub max_result_bytes: usize,
 }
 

@@ -331,7 +331,12 @@ impl McpServer {
                 progressive.push(build_session(&tables, &toolkits, &options, form)?);
             }
         }
-        let catalog = Catalog::build(&tables, &eager, &progressive);
+        let catalog = Catalog::build(
+            &tables,
+            &eager,
+            &progressive,
+            options.call_limits.max_result_bytes,
+        );
         Ok(Self {
             shared: Arc::new(Shared {
                 tables,

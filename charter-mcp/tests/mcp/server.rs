@@ -26,6 +26,11 @@ fn titles<'a>(_: Value, _: &'a CallContext) -> BoxFuture<'a, Result<ToolOutput, 
     Box::pin(async { Ok(ToolOutput::json(json!(["milk", "eggs"]))) })
 }
 
+fn shelved<'a>(_: Value, _: &'a CallContext) -> BoxFuture<'a, Result<ToolOutput, CharterError>> {
+    let books: Vec<String> = (0..500).map(|i| format!("book number {i:03}")).collect();
+    Box::pin(async move { Ok(ToolOutput::json(json!(books))) })
+}
+
 /// Tools with declared results (docs/results.md): a list answer and an object answer.
 fn shelf() -> &'static Table {
     static TABLE: OnceLock<&'static Table> = OnceLock::new();
@@ -37,9 +42,11 @@ fn shelf() -> &'static Table {
                 {"name": "put", "description": "Shelve a book.",
                  "params": {"title": {"type": "string", "required": true, "description": "The title."}},
                  "result": {"type": "object", "properties": {"title": {"type": "string", "required": true}}}},
-                {"name": "plain", "description": "No declared result."}
+                {"name": "plain", "description": "No declared result."},
+                {"name": "all", "description": "Every book shelved.", "handler": "shelved",
+                 "result": {"type": "array", "items": {"type": "string"}}}
             ]}),
-            &[("titles", titles)],
+            &[("titles", titles), ("shelved", shelved)],
         )
     })
 }
@@ -188,6 +195,50 @@ async fn declared_results_are_output_schemas_and_structured_content_conforms() {
         .await
         .unwrap();
     assert_eq!(put.structured_content, Some(json!({"title": "Dune"})));
+    client.cancel().await.unwrap();
+}
+
+/// An answer over the result budget keeps what fits of its list, whole JSON that still
+/// conforms to the tool's outputSchema, and says what was left out; every tool is listed with
+/// the budget as `_meta["anthropic/maxResultSizeChars"]`.
+#[tokio::test]
+async fn an_answer_over_the_budget_is_fitted_not_cut() {
+    let mut options = ServerOptions::default();
+    options.call_limits.max_result_bytes = 2_000;
+    let server = McpServer::new(&[shelf()], options).unwrap();
+    let (client, _) = connect(&server).await;
+    let tools = client.list_all_tools().await.unwrap();
+    for tool in &tools {
+        let meta = tool.meta.as_ref().map(|m| m.0.clone());
+        assert_eq!(
+            meta.and_then(|m| m.get("anthropic/maxResultSizeChars").cloned()),
+            Some(json!(2_000)),
+            "{}",
+            tool.name
+        );
+    }
+    let all = client
+        .call_tool(call("shelf_all", json!({})))
+        .await
+        .unwrap();
+    assert_ne!(all.is_error, Some(true));
+    let text = text(&all);
+    assert!(text.len() <= 2_000, "{}", text.len());
+    let (answer, notice) = text
+        .split_once("\n\n")
+        .expect("the answer, then the notice");
+    let kept: Vec<String> = serde_json::from_str(answer).expect("whole JSON");
+    assert!(kept.len() > 10 && kept.len() < 500, "{}", kept.len());
+    assert_eq!(
+        kept[kept.len() - 1],
+        format!("book number {:03}", kept.len() - 1)
+    );
+    assert_eq!(all.structured_content, Some(json!({ "items": kept })));
+    assert!(
+        notice.contains(&format!("shows its first {} of 500 items", kept.len())),
+        "{notice}"
+    );
+    assert!(notice.contains("Narrow the call"), "{notice}");
     client.cancel().await.unwrap();
 }
 

@@ -4,6 +4,8 @@
 
 use std::collections::BTreeSet;
 
+use charter_terms::http::path_segments;
+
 use super::shape::{Kind, Shape};
 
 /// One path the projection keeps.
@@ -14,30 +16,6 @@ pub(crate) struct Kept<'p> {
     /// Written in `response.keep` (else implied by the cursor pagination: kept where the
     /// document has it, never added or reported when it does not).
     pub written: bool,
-}
-
-/// The segments of a dotted path (`data.-1.id`); a segment that starts with `@` is an OData
-/// annotation whose dots belong to it, so it runs to the end (`value.@odata.etag`). The
-/// runtime's `path_segments`.
-pub(crate) fn path_segments(path: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = path;
-    loop {
-        if rest.starts_with('@') {
-            out.push(rest);
-            return out;
-        }
-        match rest.split_once('.') {
-            Some((segment, tail)) => {
-                out.push(segment);
-                rest = tail;
-            }
-            None => {
-                out.push(rest);
-                return out;
-            }
-        }
-    }
 }
 
 /// The projection in force (the runtime's `projection_paths`): the `keep` paths, plus, when

@@ -186,29 +186,7 @@ fn query_value(link: &str, key: &str) -> Option<String> {
     })
 }
 
-/// The segments of a dotted path (`data.-1.id`). A segment that starts with `@` is an OData
-/// annotation (`@odata.nextLink`, `value.@odata.etag`): its own dot is part of the name, so it
-/// runs to the end of the path.
-pub fn path_segments(path: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = path;
-    loop {
-        if rest.starts_with('@') {
-            out.push(rest);
-            return out;
-        }
-        match rest.split_once('.') {
-            Some((segment, tail)) => {
-                out.push(segment);
-                rest = tail;
-            }
-            None => {
-                out.push(rest);
-                return out;
-            }
-        }
-    }
-}
+pub use charter_terms::http::path_segments;
 
 /// The value at a dotted path ([`path_segments`]); numeric segments index arrays (negative from
 /// the end).

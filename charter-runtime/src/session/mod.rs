@@ -385,6 +385,27 @@ impl ToolSession {
             .map(|i| self.tools.entries[i].annotations())
     }
 
+    /// `output` of a call of tool `name` with `arguments`, fitted to `budget` bytes of text
+    /// ([`crate::budget::fit`]): its largest list shortened to what fits, still whole JSON, and
+    /// how to get the rest by the tool's pagination. `output` itself when it fits, or when no
+    /// shorter list would (the caller cuts it).
+    pub fn fit(
+        &self,
+        name: &str,
+        arguments: &serde_json::Value,
+        output: crate::ToolOutput,
+        budget: usize,
+    ) -> crate::ToolOutput {
+        let pagination = match self.tools.lookup(name).map(|i| &self.tools.entries[i].kind) {
+            Some(entry::Kind::Static { def, .. }) => match def.exec {
+                crate::table::Exec::Http(route) => route.pagination.as_ref(),
+                _ => None,
+            },
+            _ => None,
+        };
+        crate::budget::fit(name, pagination, arguments, output, budget)
+    }
+
     /// What tool `name` answers, when its table declares it (docs/results.md): what an MCP
     /// server's `structuredContent` must conform to. `None` for the session's own tools, a
     /// toolkit's, one without a declared result and an unknown name.

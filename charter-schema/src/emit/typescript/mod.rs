@@ -49,6 +49,41 @@ pub(crate) struct Ts<'a, 'b> {
     pub(crate) used: [bool; MAX_DEFS],
     /// Writing the result's type (optional members may be `null`).
     pub(crate) result: bool,
+    /// Objects open around the one being written (the result's depth limit counts them).
+    pub(crate) depth: usize,
+    /// How many object levels of the result are spelt out ([`result_depth`]).
+    pub(crate) max_depth: usize,
+}
+
+/// The longest result type a signature spells out, in bytes. A longer one is written with
+/// fewer object levels ([`result_depth`]): code mode's `ToolSearch` answers with the
+/// declarations, and Stripe's invoices spelt to the last nested address made one answer longer
+/// than the direct path's whole exchange (docs/code-mode.md, "Result types").
+pub(crate) const RESULT_TYPE_BYTES: usize = 700;
+
+/// How many object levels of the result `shape` the signature spells out (deeper objects are
+/// `object`): two (an answer's members and its items': `page.data[0].amount_due`) when that
+/// fits in [`RESULT_TYPE_BYTES`], else one, else none.
+const fn result_depth(labels: Labels<'_>, defs: &[&Named], shape: &crate::shape::Shape) -> usize {
+    let mut depth = 2;
+    while depth > 0 {
+        let mut nowhere: [u8; 0] = [];
+        let mut t = Ts {
+            out: Out::new(&mut nowhere),
+            labels,
+            defs,
+            used: [false; MAX_DEFS],
+            result: true,
+            depth: 0,
+            max_depth: depth,
+        };
+        node::ty(&mut t, shape);
+        if t.out.len <= RESULT_TYPE_BYTES {
+            return depth;
+        }
+        depth -= 1;
+    }
+    0
 }
 
 /// One pass: the declaration of the call with the arguments of `root` in this view, answering
@@ -69,6 +104,8 @@ const fn pass(
         defs: root.defs,
         used: [false; MAX_DEFS],
         result: false,
+        depth: 0,
+        max_depth: 0,
     };
     node::arguments(&mut t, root);
     t.out.raw(": Promise<");
@@ -77,6 +114,7 @@ const fn pass(
         Returns::Kept(keep) => keep::result(&mut t.out, keep),
         Returns::Shape(shape) => {
             t.result = true;
+            t.max_depth = result_depth(labels, root.defs, shape);
             node::ty(&mut t, shape);
             t.result = false;
         }

@@ -98,9 +98,19 @@ const fn member(t: &mut Ts<'_, '_>, f: &Field) {
         t.out.byte(b'?');
     }
     t.out.raw(": ");
-    ty(t, f.shape);
-    if t.result && !f.required && !matches!(f.shape.bare(), Shape::Nullable(_) | Shape::Any) {
-        t.out.raw(" | null");
+    // In a result, `?` says "absent or `null`" (what serde writes for a `None`, what a lenient
+    // results file allows): no `| null` beside it, on every member of every answer.
+    match (t.result && !f.required, undocumented(f.shape)) {
+        (true, Shape::Nullable(inner)) => ty(t, inner),
+        _ => ty(t, f.shape),
+    }
+}
+
+/// The shape under its descriptions (not under names: a recursive type stays one).
+const fn undocumented(shape: &Shape) -> &Shape {
+    match shape {
+        Shape::Doc(d) => undocumented(d.shape),
+        other => other,
     }
 }
 
@@ -253,6 +263,11 @@ const fn is_union(shape: &Shape) -> bool {
 
 /// A nested object, inline: `{/** doc */ a: string; b?: number}`.
 const fn object(t: &mut Ts<'_, '_>, o: &ObjectShape) {
+    if t.result && t.depth >= t.max_depth {
+        t.out.raw("object");
+        return;
+    }
+    t.depth += 1;
     t.out.byte(b'{');
     let mut first = true;
     let mut i = 0;
@@ -269,6 +284,7 @@ const fn object(t: &mut Ts<'_, '_>, o: &ObjectShape) {
         member(t, f);
     }
     t.out.byte(b'}');
+    t.depth -= 1;
 }
 
 /// Marks a recursive type as reached: false for a result's type outside `defs`.

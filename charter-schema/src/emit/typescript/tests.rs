@@ -164,9 +164,10 @@ fn the_result_from_a_shape() {
     static TASK: Shape = Shape::Object(ObjectShape::of(&[
         required(Field::new("title", "The task's title.", &STR)),
         required(Field::new("done", "", &Shape::Bool)),
-        // An `Option<String>` field: absent or `null` in what serde writes.
+        // An `Option<String>` field: absent or `null` in what serde writes, which a result's
+        // `?` says (no `| null` beside it).
         Field::new("note", "", &STR),
-        // Already nullable, or any: no second `null`.
+        // Nullable and optional: `?` says it too.
         Field::new("due", "", &NULL_STR),
         Field::new("meta", "", &Shape::Any),
     ]));
@@ -174,7 +175,7 @@ fn the_result_from_a_shape() {
     static IN: ObjectShape = ObjectShape::of(&[required(Field::new("q", "", &STR))]);
     assert_eq!(
         widest(&Root::of(&IN), Returns::Shape(&TASKS)),
-        "(args: {\n  q: string;\n}): Promise<{/** The task's title. */ title: string; done: boolean; note?: string | null; due?: string | null; meta?: any}[]>"
+        "(args: {\n  q: string;\n}): Promise<{/** The task's title. */ title: string; done: boolean; note?: string; due?: string; meta?: any}[]>"
     );
     // Arguments keep their own rule: an optional member is not `| null`.
     static ARG: ObjectShape = ObjectShape::of(&[Field::new("t", "", &TASK)]);
@@ -234,7 +235,21 @@ fn a_typed_result_in_const_matches_the_native_call() {
     assert_eq!(crate::emit::utf8(&S.text), text);
     assert_eq!((M.bytes, M.chars), (text.len(), text.chars().count()));
     assert_eq!(S.tokens, tokens);
-    assert!(
-        text.ends_with("Promise<{/** Whether it worked, ✓. */ ok: boolean; why?: string | null}>")
+    assert!(text.ends_with("Promise<{/** Whether it worked, ✓. */ ok: boolean; why?: string}>"));
+}
+
+#[test]
+fn a_results_objects_past_two_levels_are_object_arguments_are_whole() {
+    static ADDRESS: Shape = Shape::Object(ObjectShape::of(&[Field::new("city", "", &STR)]));
+    static INVOICE: Shape = Shape::Object(ObjectShape::of(&[
+        Field::new("id", "", &STR),
+        Field::new("address", "", &ADDRESS),
+    ]));
+    static INVOICES: Shape = Shape::Array(ArrayRules::of(&INVOICE));
+    static PAGE: Shape = Shape::Object(ObjectShape::of(&[Field::new("data", "", &INVOICES)]));
+    static IN: ObjectShape = ObjectShape::of(&[Field::new("filter", "", &INVOICE)]);
+    assert_eq!(
+        widest(&Root::of(&IN), Returns::Shape(&PAGE)),
+        "(args?: {\n  filter?: {id?: string; address?: {city?: string}};\n}): Promise<{data?: {id?: string; address?: object}[]}>"
     );
 }
