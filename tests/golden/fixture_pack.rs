@@ -878,7 +878,7 @@ pub mod tracker {
   /** The page to return (1 is the first). */ page?: number;
   /** Results per page. */ per_page?: number;
   /** Minimum triage score. */ internal_score?: number;
-}): Promise<{id: number; title: string; state?: "open" | "closed" | null; labels?: {name?: string | null}[] | null; assignee?: {login?: string | null} | null}[]>"#;
+}): Promise<{id: number; title: string; state?: "open" | "closed"; labels?: {name?: string}[]; assignee?: {login?: string}}[]>"#;
     static ISSUES_LIST_0_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]},"internal_score":{"description":"Minimum triage score.","anyOf":[{"type":"number","minimum":-1.5},{"type":"null"}]}},"required":["project","labels","state","page","per_page","internal_score"],"additionalProperties":false}"#;
     static ISSUES_LIST_0_STRICT_SPANS: [PropSpan; 6] = [
         PropSpan {
@@ -1064,7 +1064,7 @@ pub mod tracker {
   /** Which issues to list. */ state?: "open" | "closed" | "all";
   /** The page to return (1 is the first). */ page?: number;
   /** Results per page. */ per_page?: number;
-}): Promise<{id: number; title: string; state?: "open" | "closed" | null; labels?: {name?: string | null}[] | null; assignee?: {login?: string | null} | null}[]>"#;
+}): Promise<{id: number; title: string; state?: "open" | "closed"; labels?: {name?: string}[]; assignee?: {login?: string}}[]>"#;
     static ISSUES_LIST_1_STRICT: &str = r#"{"type":"object","properties":{"project":{"type":"string","description":"The project key, e.g. `CORE`."},"labels":{"description":"Only issues carrying all of these labels.","anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]},"state":{"description":"Which issues to list. Default: \"open\".","anyOf":[{"type":"string","enum":["open","closed","all"]},{"type":"null"}]},"page":{"description":"The page to return (1 is the first).","anyOf":[{"type":"integer","minimum":1},{"type":"null"}]},"per_page":{"description":"Results per page.","anyOf":[{"type":"integer","minimum":1,"maximum":100},{"type":"null"}]}},"required":["project","labels","state","page","per_page"],"additionalProperties":false}"#;
     static ISSUES_LIST_1_STRICT_SPANS: [PropSpan; 5] = [
         PropSpan {
@@ -1167,7 +1167,7 @@ pub mod tracker {
             .with_widest(true)
             .with_paths(ISSUES_LIST_0_PATHS)
             .with_spans(ISSUES_LIST_0_SPANS)
-            .with_signature(ISSUES_LIST_0_SIGNATURE, 131)
+            .with_signature(ISSUES_LIST_0_SIGNATURE, 122)
             .with_dialects(&ISSUES_LIST_0_DIALECTS),
         View::new(
                 ViewKey::Unmatched,
@@ -1232,13 +1232,13 @@ pub mod tracker {
                     },
                 ],
             )
-            .with_signature(ISSUES_LIST_1_SIGNATURE, 117)
+            .with_signature(ISSUES_LIST_1_SIGNATURE, 108)
             .with_dialects(&ISSUES_LIST_1_DIALECTS),
         View::new(ViewKey::Label("pro"), ISSUES_LIST_0_SCHEMA, 165)
             .with_active(&["pro"])
             .with_paths(ISSUES_LIST_0_PATHS)
             .with_spans(ISSUES_LIST_0_SPANS)
-            .with_signature(ISSUES_LIST_0_SIGNATURE, 131)
+            .with_signature(ISSUES_LIST_0_SIGNATURE, 122)
             .with_dialects(&ISSUES_LIST_0_DIALECTS),
     ];
     /// Code mode's declaration and the dialects' schemas of `tracker_issues_create` (the views showing these fields): no `tools/list` reads them.

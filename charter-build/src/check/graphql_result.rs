@@ -33,9 +33,10 @@ use apollo_compiler::executable::{Field, Selection, SelectionSet};
 use apollo_compiler::schema::{ExtendedType, Implementers};
 use apollo_compiler::{ExecutableDocument, Name, Node};
 
-use self::shape::{Kind, Member, Shape, fit, merge, merge_members, project, projection, segments};
+use self::shape::{Kind, Member, Shape, fit, merge, merge_members, project, projection};
 use super::graphql_schema::Schema;
 use crate::pack::{Pack, Spec, Tool};
+use charter_terms::http::path_segments;
 
 /// The size budget of a derived shape, in nodes: the OpenAPI importer's default
 /// (`charter_openapi::results::Options::max_nodes`), so both kinds of pack answer alike.
@@ -108,7 +109,7 @@ fn derive(
     }]));
     let paths = projection(tool);
     if !paths.is_empty() {
-        let split: Vec<Vec<&str>> = paths.iter().map(|p| segments(p)).collect();
+        let split: Vec<Vec<&str>> = paths.iter().map(|p| path_segments(p)).collect();
         let refs: Vec<&[&str]> = split.iter().map(Vec::as_slice).collect();
         root = project(root, &refs);
     }

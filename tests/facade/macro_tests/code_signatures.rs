@@ -132,7 +132,7 @@ fn result(name: &str) -> &'static str {
         .expect("the promise closes the text")
 }
 
-const TASK_TYPE: &str = "{/** The task's title. */ title: string; /** Whether it is done. */ done: boolean; /** Whom it is assigned to, if anyone. */ assignee?: string | null; /** How urgent it is. */ priority: \"low\" | \"high\"}";
+const TASK_TYPE: &str = "{/** The task's title. */ title: string; /** Whether it is done. */ done: boolean; /** Whom it is assigned to, if anyone. */ assignee?: string; /** How urgent it is. */ priority: \"low\" | \"high\"}";
 
 #[test]
 fn a_return_type_with_a_schema_is_the_declared_result() {

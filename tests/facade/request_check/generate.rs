@@ -32,6 +32,10 @@ pub struct Gen<'s> {
     runner: TestRunner,
     variant: Variant,
     defs: Option<&'s Map<String, Value>>,
+    /// How many items a list not inside another list gets (0: the variant's count); what a page
+    /// of an API's answer holds.
+    page: u64,
+    in_list: bool,
 }
 
 impl<'s> Gen<'s> {
@@ -44,6 +48,16 @@ impl<'s> Gen<'s> {
             runner: TestRunner::new_with_rng(Config::default(), rng),
             variant,
             defs: root.get("$defs").and_then(Value::as_object),
+            page: 0,
+            in_list: false,
+        }
+    }
+
+    /// The same generator, with `items` items in every list not inside another list.
+    pub fn with_page(self, items: u64) -> Self {
+        Gen {
+            page: items,
+            ..self
         }
     }
 
@@ -210,6 +224,12 @@ impl<'s> Gen<'s> {
             Variant::Full => 2,
             Variant::Edge => [0, 1, 3][self.roll(3) as usize],
         };
+        let want = if self.page > 0 && !self.in_list {
+            self.page
+        } else {
+            want
+        };
+        let outer = !std::mem::replace(&mut self.in_list, true);
         let n = want.clamp(min, max.max(min));
         let items = schema.get("items").cloned().unwrap_or(json!({}));
         let unique = schema.get("uniqueItems") == Some(&Value::Bool(true));
@@ -227,6 +247,9 @@ impl<'s> Gen<'s> {
                 break;
             }
             out.push(v);
+        }
+        if outer {
+            self.in_list = false;
         }
         Value::Array(out)
     }

@@ -14,12 +14,15 @@ const REF_DEPTH: usize = 6;
 
 /// The JSON body an API answers `method path` with (`path` relative to the document's server),
 /// generated from its success response schema; `None` when it documents no JSON answer.
-/// Only the members the description requires are generated (`Variant::Minimal`): every optional
-/// member of Stripe's expandable objects, to the reference depth, is more than a run can build.
-pub fn answer(doc: &Value, method: &str, path: &str, seed: u64) -> Option<Value> {
+/// By default only the members the description requires are generated (`Variant::Minimal`):
+/// every optional member of Stripe's expandable objects, to the reference depth, is more than a
+/// run can build; `Variant::Full` fills every member of the other packs' answers, with a page of
+/// [`PAGE`] items in the outer list.
+pub fn answer(doc: &Value, method: &str, path: &str, seed: u64, variant: Variant) -> Option<Value> {
     let schema = success_schema(doc, method, path)?;
     let plain = normalise(doc, schema, 0);
-    let mut generator = Gen::new(&plain, Variant::Minimal, seed);
+    let page = if variant == Variant::Full { PAGE } else { 0 };
+    let mut generator = Gen::new(&plain, variant, seed).with_page(page);
     Some(generator.value(&plain, 0))
 }
 
@@ -147,6 +150,10 @@ fn normalise(doc: &Value, schema: &Value, depth: usize) -> Value {
     }
     Value::Object(out)
 }
+
+/// How many items a full answer's outer list holds: a page as the APIs answer by default (GitHub's
+/// and Linear's default page, Notion's and Slack's are larger).
+const PAGE: u64 = 30;
 
 /// The formats the generator writes.
 const KNOWN_FORMATS: &[&str] = &[

@@ -66,6 +66,11 @@ struct Settings {
     seeds: Vec<u64>,
     variants: Vec<Variant>,
     packs: Option<Vec<String>>,
+    /// How full the mocked answers are: by default each call's answer is generated in the call's
+    /// own variant (only what the description requires, every member with two items a list, or
+    /// nulls and empty or longer lists); `CHARTER_REQUEST_CHECK_ANSWERS=minimal|full|edge`
+    /// answers every call in one.
+    answers: Option<Variant>,
 }
 
 impl Settings {
@@ -83,10 +88,17 @@ impl Settings {
         let packs = std::env::var("CHARTER_REQUEST_CHECK_PACKS")
             .ok()
             .map(|s| s.split(',').map(str::to_owned).collect());
+        let answers = match std::env::var("CHARTER_REQUEST_CHECK_ANSWERS").as_deref() {
+            Ok("minimal") => Some(Variant::Minimal),
+            Ok("full") => Some(Variant::Full),
+            Ok("edge") => Some(Variant::Edge),
+            _ => None,
+        };
         Settings {
             seeds,
             variants: vec![Variant::Minimal, Variant::Full, Variant::Edge],
             packs,
+            answers,
         }
     }
 }
@@ -113,6 +125,20 @@ struct PackRun {
     answers: Vec<answers::Answer>,
     /// Tools with a declared result that answered text (the clipped text).
     untyped: Vec<(&'static str, String)>,
+    /// For each answered call: the API's answer, and what the model reads of it.
+    sizes: Vec<Size>,
+}
+
+/// What one answer weighs: the bytes of the API's JSON body, and of the text the model reads
+/// (the tool's `response.keep` applied, then fitted to the result budget).
+struct Size {
+    tool: &'static str,
+    raw: usize,
+    read: usize,
+    /// The answer was over the budget and fitted (a shorter list and how to get the rest).
+    fitted: bool,
+    /// The fitted text is still over the budget: the server would cut it with no continuation.
+    over: bool,
 }
 
 #[test]
@@ -174,6 +200,15 @@ fn every_request_is_one_the_api_accepts() {
     for (tool, why) in invalid.iter().take(200) {
         let _ = writeln!(report, "INVALID ANSWER {tool}: {}", clip(why, 400));
     }
+    let sizes: Vec<&Size> = runs.iter().flat_map(|r| &r.sizes).collect();
+    let _ = writeln!(report, "{}", size_report(&sizes));
+    let over: Vec<&str> = sizes.iter().filter(|s| s.over).map(|s| s.tool).collect();
+    for tool in &over {
+        let _ = writeln!(
+            report,
+            "OVER BUDGET {tool}: fitted answer still over, no continuation"
+        );
+    }
     for r in &runs {
         for (tool, text) in &r.untyped {
             let _ = writeln!(
@@ -196,6 +231,10 @@ fn every_request_is_one_the_api_accepts() {
     );
     let untyped: usize = runs.iter().map(|r| r.untyped.len()).sum();
     assert!(checked > 0, "no answer was judged against a result schema");
+    assert!(
+        over.is_empty(),
+        "answers over the result budget without a continuation: {over:?}"
+    );
     assert_eq!(
         (invalid.len(), untyped),
         (0, 0),
@@ -245,16 +284,39 @@ async fn run_pack(
                 let shown = clip(&arguments.to_string(), 400);
                 run.calls += 1;
                 let judged = !ANSWERS_NOT_JUDGED.contains(&table.pack);
+                let mut raw = None;
                 if judged && let Exec::Http(route) = tool.exec {
                     let path = format!("{}{}", local, route.path);
                     let seed = mix(seed, tool.name, i + 100);
-                    recorder.answer_next(mock::answer(&doc, route.method.as_str(), &path, seed));
+                    let kind = settings.answers.unwrap_or(variant);
+                    let body = mock::answer(&doc, route.method.as_str(), &path, seed, kind);
+                    // The byte figures are over full answers, the typical ones.
+                    raw = body
+                        .as_ref()
+                        .filter(|_| kind == Variant::Full)
+                        .map(|b| b.to_string().len());
+                    recorder.answer_next(body);
                 }
-                let outcome = session.dispatch(tool.name, arguments, &ctx).await;
-                // An unjudged pack's calls are answered with nothing: no answer to look at.
-                match outcome
+                let outcome = session.dispatch(tool.name, arguments.clone(), &ctx).await;
+                // What an MCP server sends: the answer fitted to the result budget.
+                let budget = charter::budget::DEFAULT_RESULT_BUDGET;
+                let fitted = outcome
                     .as_ref()
                     .ok()
+                    .map(|out| session.fit(tool.name, &arguments, out.clone(), budget));
+                if let (Some(raw), Some(out), Some(fitted)) = (raw, outcome.as_ref().ok(), &fitted)
+                {
+                    run.sizes.push(Size {
+                        tool: tool.name,
+                        raw,
+                        read: fitted.text.len(),
+                        fitted: fitted.text.len() != out.text.len(),
+                        over: fitted.text.len() > budget,
+                    });
+                }
+                // An unjudged pack's calls are answered with nothing: no answer to look at.
+                match fitted
+                    .as_ref()
                     .filter(|_| judged)
                     .and_then(|out| answers::answer(tool, out))
                 {
@@ -390,6 +452,37 @@ fn mix(seed: u64, tool: &str, variant: usize) -> u64 {
         h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
     }
     h
+}
+
+/// The reduction (1 - read / raw) over every answer: median, 95th percentile and the total, and
+/// the sizes read at the median and at the largest.
+fn size_report(sizes: &[&Size]) -> String {
+    if sizes.is_empty() {
+        return "result bytes: no answer measured".into();
+    }
+    let mut cuts: Vec<f64> = sizes
+        .iter()
+        .map(|s| 1.0 - s.read as f64 / s.raw.max(1) as f64)
+        .collect();
+    cuts.sort_by(f64::total_cmp);
+    let at = |q: f64| cuts[((cuts.len() - 1) as f64 * q).round() as usize] * 100.0;
+    let raw: usize = sizes.iter().map(|s| s.raw).sum();
+    let read: usize = sizes.iter().map(|s| s.read).sum();
+    let mut reads: Vec<usize> = sizes.iter().map(|s| s.read).collect();
+    reads.sort_unstable();
+    format!(
+        "result bytes over {} answers: raw {raw}, read {read} ({:.1} % fewer); reduction per \
+         answer median {:.1} %, p95 {:.1} %; read bytes median {}, max {}; fitted to the \
+         budget with a continuation: {}; over the budget without one: {}",
+        sizes.len(),
+        (1.0 - read as f64 / raw.max(1) as f64) * 100.0,
+        at(0.5),
+        at(0.95),
+        reads[reads.len() / 2],
+        reads[reads.len() - 1],
+        sizes.iter().filter(|s| s.fitted).count(),
+        sizes.iter().filter(|s| s.over).count()
+    )
 }
 
 fn clip(text: &str, max: usize) -> String {

@@ -2,7 +2,7 @@
 //! abstract selection may answer with, projected as the runtime projects the answer
 //! (`response.keep`), and cut to a size budget.
 
-use charter_terms::http::link_cursor;
+use charter_terms::http::{link_cursor, path_segments};
 
 use crate::diagnostic::Loc;
 use crate::pack::{Field, Kind as SpecKind, PaginationDecl, Sp, Spec, Tool};
@@ -135,7 +135,7 @@ pub(super) fn projection(tool: &Tool) -> Vec<String> {
         && link_cursor(&next.value).is_none()
     {
         let next = next.value.split_once('?').map_or(&*next.value, |(p, _)| p);
-        let kept: Vec<&str> = segments(next)
+        let kept: Vec<&str> = path_segments(next)
             .into_iter()
             .filter(|s| s.parse::<i64>().is_err())
             .collect();
@@ -143,28 +143,6 @@ pub(super) fn projection(tool: &Tool) -> Vec<String> {
         paths.push("has_more".to_owned());
     }
     paths
-}
-
-/// The segments of a dotted path, as the runtime splits them (an `@` segment runs to the end).
-pub(super) fn segments(path: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = path;
-    loop {
-        if rest.starts_with('@') {
-            out.push(rest);
-            return out;
-        }
-        match rest.split_once('.') {
-            Some((segment, tail)) => {
-                out.push(segment);
-                rest = tail;
-            }
-            None => {
-                out.push(rest);
-                return out;
-            }
-        }
-    }
 }
 
 /// The shape of the answer after the runtime's projection (`project` in charter-runtime): a
