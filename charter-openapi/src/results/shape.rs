@@ -293,10 +293,19 @@ impl<'d> Converter<'d> {
             *nullable = true;
             types.retain(|t| *t != "null");
         }
+        let mut alts = Vec::new();
         if types.is_empty() && map.get("type").is_none() {
             types = inferred(map, nullable);
+            // `items` without `type` constrains only a list, and says what one value is where
+            // the API answers one: Slack's `objs_conversation` is `{items: {anyOf: [...]}}` and a
+            // channel list holds conversations, objects, not lists. So the items' own shape.
+            if let Some(items @ Value::Object(_)) = map.get("items")
+                && types == ["array"]
+            {
+                types.clear();
+                alts.push(self.convert(items, &format!("{at}/items"), depth)?);
+            }
         }
-        let mut alts = Vec::new();
         for t in types {
             let s = self.typed(t, map, at, depth)?;
             if !alts.contains(&s) {

@@ -297,6 +297,7 @@ fn the_depth_limit_and_the_size_budget_cut_to_outlines() {
 
 #[test]
 fn choices_of_more_than_four_or_of_anything_are_any() {
+    // `untyped_items`: `items` without `type` is what one value is (Slack's conversations).
     let doc = r#"{"openapi": "3.1.0", "info": {"title": "C", "version": "1"}, "paths": {"/c": {"get": {"responses": {"2XX": {"description": "ok", "content": {"application/json": {"schema": {"type": "object", "properties": {
         "many": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "boolean"}, {"type": "array", "items": {"type": "string"}}, {"type": "object", "properties": {"a": {"type": "string"}}}]},
         "loose": {"oneOf": [{"type": "string"}, {}]},
@@ -305,7 +306,9 @@ fn choices_of_more_than_four_or_of_anything_are_any() {
         "constrained": {"type": "object", "properties": {"a": {"type": "string"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]},
         "merged": {"allOf": [{"oneOf": [{"type": "string"}, {"type": "object", "properties": {"a": {"type": "integer"}}}]}, {"type": "object", "properties": {"b": {"type": "integer"}}}]},
         "inferred": {"enum": ["x", "y"]},
-        "free": {"type": "object"}
+        "free": {"type": "object"},
+        "untyped_items": {"items": {"anyOf": [{"type": "object", "properties": {"id": {"type": "string"}}}, {"type": "string"}]}},
+        "listed": {"type": "array", "items": {"items": {"type": "object", "properties": {"id": {"type": "string"}}}}}
     }}}}}}}}}}"#;
     let pack = "pack: c\ndescription: C.\nbase_url: https://c.example\ntools:\n  c:\n    description: C.\n    method: GET\n    path: /c\n";
     let out = results(pack, doc, &ResultsOptions::new("c.json", "make c")).unwrap();
@@ -323,6 +326,11 @@ fn choices_of_more_than_four_or_of_anything_are_any() {
       merged: { type: object, properties: { a: { type: integer }, b: { type: integer } } }
       inferred: { type: string }
       free: { type: map }
+      untyped_items:
+        one_of:
+          - { type: object, properties: { id: { type: string } } }
+          - { type: string }
+      listed: { type: array, items: { type: object, properties: { id: { type: string } } } }
 gaps: {}
 ",
         "{}",

@@ -182,6 +182,9 @@ async fn search(
     for result in session.execute_tool_calls(&calls, ctx, 4).await {
         assert!(!result.is_error, "ToolSearch failed: {}", result.content);
         tally.search += result.content.len();
+        if std::env::var_os("CHARTER_CODE_TASKS_SHOW").is_some() {
+            println!("--- search answer ---\n{}", result.content);
+        }
         answers.push(result.content);
     }
     answers

@@ -90,6 +90,14 @@ fn normalise(doc: &Value, schema: &Value, depth: usize) -> Value {
     let Value::Object(map) = schema else {
         return json!({});
     };
+    // `items` without `type` says what one value is where the API answers one (Slack's
+    // conversations, docs/results.md): the answer is that value.
+    if let Some(items @ Value::Object(_)) = map.get("items")
+        && !map.contains_key("type")
+        && !map.contains_key("properties")
+    {
+        return normalise(doc, items, depth);
+    }
     let mut out = Map::new();
     if let Some(Value::Array(parts)) = map.get("allOf") {
         let mut props = Map::new();
@@ -142,7 +150,9 @@ fn normalise(doc: &Value, schema: &Value, depth: usize) -> Value {
             _ => {}
         }
     }
-    if out.get("type").is_none() && out.contains_key("properties") {
+    if out.get("type").is_none()
+        && (map.contains_key("properties") || map.contains_key("additionalProperties"))
+    {
         out.insert("type".into(), json!("object"));
     }
     if map.get("nullable") == Some(&Value::Bool(true)) {

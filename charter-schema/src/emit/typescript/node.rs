@@ -227,11 +227,18 @@ pub(crate) const fn ty(t: &mut Ts<'_, '_>, shape: &Shape) {
                 t.out.raw("never");
             }
             let mut i = 0;
+            let mut cut = false;
             while i < alts.len() {
-                if i > 0 {
-                    t.out.raw(" | ");
+                // Objects past the result's depth are all `object`: said once
+                // (`string | object`, not Stripe's expandable `string | object | object`).
+                let object = written_as_object(t, &alts[i]);
+                if !(object && cut) {
+                    if i > 0 {
+                        t.out.raw(" | ");
+                    }
+                    ty(t, &alts[i]);
                 }
-                ty(t, &alts[i]);
+                cut |= object;
                 i += 1;
             }
         }
@@ -245,6 +252,19 @@ pub(crate) const fn ty(t: &mut Ts<'_, '_>, shape: &Shape) {
             }
         }
         Shape::Named(n) => ty(t, n.shape),
+    }
+}
+
+/// Whether the type is written as the bare `object` of an object past the result's depth.
+const fn written_as_object(t: &Ts<'_, '_>, shape: &Shape) -> bool {
+    if !t.result || t.depth < t.max_depth {
+        return false;
+    }
+    match shape {
+        Shape::Object(_) => true,
+        Shape::Doc(d) => written_as_object(t, d.shape),
+        Shape::Named(n) if !n.recursive => written_as_object(t, n.shape),
+        _ => false,
     }
 }
 

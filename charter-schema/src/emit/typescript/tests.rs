@@ -253,3 +253,26 @@ fn a_results_objects_past_two_levels_are_object_arguments_are_whole() {
         "(args?: {\n  filter?: {id?: string; address?: {city?: string}};\n}): Promise<{data?: {id?: string; address?: object}[]}>"
     );
 }
+
+#[test]
+fn alternatives_past_the_results_depth_say_object_once() {
+    static EXPANDABLE: Shape = Shape::AnyOf(&[
+        STR,
+        Shape::Object(ObjectShape::of(&[Field::new("email", "", &STR)])),
+        Shape::Object(ObjectShape::of(&[Field::new("deleted", "", &STR)])),
+    ]);
+    static INVOICE: Shape =
+        Shape::Object(ObjectShape::of(&[Field::new("customer", "", &EXPANDABLE)]));
+    static INVOICES: Shape = Shape::Array(ArrayRules::of(&INVOICE));
+    static PAGE: Shape = Shape::Object(ObjectShape::of(&[Field::new("data", "", &INVOICES)]));
+    static IN: ObjectShape = ObjectShape::of(&[]);
+    assert_eq!(
+        widest(&Root::of(&IN), Returns::Shape(&PAGE)),
+        "(): Promise<{data?: {customer?: string | object}[]}>"
+    );
+    // Within the depth each alternative is spelt out.
+    assert_eq!(
+        widest(&Root::of(&IN), Returns::Shape(&INVOICE)),
+        "(): Promise<{customer?: string | {email?: string} | {deleted?: string}}>"
+    );
+}
