@@ -24,6 +24,9 @@ const LIST_DEPTH: usize = 3;
 /// Room kept for the notice; a notice is one sentence and the next call's arguments.
 const NOTICE_ROOM: usize = 600;
 
+/// How many lists of one answer may be shortened (each is named in the notice).
+const MAX_LISTS: usize = 4;
+
 /// The answer of a call of `tool` with `arguments`, fitted to `budget` bytes: `output` itself
 /// when it fits, or when no shorter list makes it fit (the caller then cuts its text).
 ///
@@ -49,50 +52,85 @@ pub fn fit(
     output: ToolOutput,
     budget: usize,
 ) -> ToolOutput {
-    let Some((path, kept, notice)) = plan(tool, pagination, arguments, &output, budget) else {
-        return output;
-    };
-    let Some(mut value) = output.structured else {
-        return ToolOutput::text(output.text);
-    };
-    if let Some(list) = list_at(&mut value, &path) {
-        list.truncate(kept);
-    }
-    ToolOutput {
-        text: format!("{value}\n\n{notice}"),
-        structured: Some(value),
+    match plan(tool, pagination, arguments, &output, budget) {
+        Some((value, notice)) => ToolOutput {
+            text: format!("{value}\n\n{notice}"),
+            structured: Some(value),
+        },
+        None => output,
     }
 }
 
-/// Where the list to shorten is, how many of its items fit, and the notice; `None` when the
-/// answer fits, is not JSON, has no list, or is over without its list.
+/// One list shortened: where, how many items it keeps, how many it had.
+struct Shortened {
+    path: Vec<String>,
+    kept: usize,
+    all: usize,
+}
+
+/// The answer with its lists shortened to fit, and the notice; `None` when the answer fits, is
+/// not JSON, has no list, or is over without its lists. The largest list is shortened first
+/// (the page's items), then, while the answer is still over, the next largest (a customer's
+/// `subscriptions.data` beside its `sources.data`), at most [`MAX_LISTS`] of them.
 fn plan(
     tool: &str,
     pagination: Option<&Pagination>,
     arguments: &Value,
     output: &ToolOutput,
     budget: usize,
-) -> Option<(Vec<String>, usize, String)> {
+) -> Option<(Value, String)> {
     let total = output.text.len();
     if total <= budget {
         return None;
     }
-    let value = output.structured.as_ref()?;
-    let (list_len, path) = largest_list(value, &mut Vec::new(), 0)?;
-    let list = list_ref(value, &path)?;
-    let rest = total.checked_sub(list_len)?;
-    let room = budget.checked_sub(rest + 2 + NOTICE_ROOM)?;
-    let mut used = 0;
-    let kept = list
-        .iter()
-        .take_while(|item| {
-            used += json_len(item) + 1;
-            used <= room + 1
-        })
-        .count();
-    let next = continuation(pagination, arguments, list, &path, kept);
-    let notice = notice(tool, &path, kept, list.len(), total, budget, next);
-    Some((path, kept, notice))
+    let original = output.structured.as_ref()?;
+    let mut limit = budget.checked_sub(NOTICE_ROOM)?;
+    // A notice longer than its room (long arguments to repeat) takes the room from the lists.
+    for _ in 0..3 {
+        let (value, cuts) = shorten(original.clone(), limit)?;
+        let first = &cuts[0];
+        let next = match list_ref(&value, &first.path) {
+            Some(list) => continuation(pagination, arguments, list, &first.path, first.kept),
+            None => Next::Narrow,
+        };
+        let notice = notice(tool, &cuts, total, budget, next);
+        let text = json_len(&value) + 2 + notice.len();
+        if text <= budget {
+            return Some((value, notice));
+        }
+        // The room the notice leaves; less than before, as the notice's own numbers may grow.
+        limit = budget
+            .checked_sub(2 + notice.len())?
+            .min(limit.checked_sub(1)?);
+    }
+    None
+}
+
+/// `value` with its largest lists shortened until it is at most `limit` bytes.
+fn shorten(mut value: Value, limit: usize) -> Option<(Value, Vec<Shortened>)> {
+    let mut len = json_len(&value);
+    let mut cuts: Vec<Shortened> = Vec::new();
+    while len > limit {
+        let (_, path) = largest_list(&value, &mut Vec::new(), 0)?;
+        let known = cuts.iter().position(|c| c.path == path);
+        if known.is_none() && cuts.len() == MAX_LISTS {
+            return None;
+        }
+        let list = list_at(&mut value, &path)?;
+        let all = list.len();
+        let (mut kept, mut dropped) = (all, 0);
+        while kept > 0 && dropped < len - limit {
+            kept -= 1;
+            dropped += json_len(&list[kept]) + 1;
+        }
+        list.truncate(kept);
+        match known {
+            Some(i) => cuts[i].kept = kept,
+            None => cuts.push(Shortened { path, kept, all }),
+        }
+        len = json_len(&value);
+    }
+    (!cuts.is_empty()).then_some((value, cuts))
 }
 
 /// The longest list at most [`LIST_DEPTH`] object members down (the root first when it is
@@ -230,23 +268,27 @@ fn continuation(
     }
 }
 
-fn notice(
-    tool: &str,
-    path: &[String],
-    kept: usize,
-    all: usize,
-    total: usize,
-    budget: usize,
-    next: Next,
-) -> String {
-    let list = match path.len() {
+fn notice(tool: &str, cuts: &[Shortened], total: usize, budget: usize, next: Next) -> String {
+    let name = |path: &[String]| match path.len() {
         0 => "the answer's list".to_owned(),
         _ => format!("`{}`", path.join(".")),
     };
-    let head = format!(
-        "[fitted: the answer is {total} bytes, over the result budget of {budget}; {list} shows \
-         its first {kept} of {all} items."
+    let mut head = format!(
+        "[fitted: the answer is {total} bytes, over the result budget of {budget}; {} shows \
+         its first {} of {} items",
+        name(&cuts[0].path),
+        cuts[0].kept,
+        cuts[0].all
     );
+    for c in &cuts[1..] {
+        head.push_str(&format!(
+            ", {} its first {} of {}",
+            name(&c.path),
+            c.kept,
+            c.all
+        ));
+    }
+    head.push('.');
     match next {
         Next::Call(call) => format!(
             "{head} The rest: call `{tool}` with {}]",
@@ -395,6 +437,53 @@ mod tests {
         );
         assert!(out.text.contains("Narrow the call"), "{}", out.text);
         assert!(out.text.len() <= 2_500);
+    }
+
+    #[test]
+    fn several_lists_are_shortened_largest_first_and_each_is_named() {
+        let item = |i: usize| json!({"id": format!("sub_{i}"), "note": "x".repeat(60)});
+        let customer = json!({
+            "id": "cus_1",
+            "subscriptions": {"data": (0..30).map(item).collect::<Vec<_>>()},
+            "sources": {"data": (0..20).map(item).collect::<Vec<_>>()},
+        });
+        let out = fit(
+            "t_customers_get",
+            None,
+            &json!({"customer": "cus_1"}),
+            ToolOutput::json(customer),
+            1_500,
+        );
+        assert!(out.text.len() <= 1_500, "{}", out.text.len());
+        let value = out.structured.as_ref().unwrap();
+        let subs = value["subscriptions"]["data"].as_array().unwrap().len();
+        let sources = value["sources"]["data"].as_array().unwrap().len();
+        assert!(subs < 30 && sources < 20, "{subs} {sources}");
+        assert!(
+            out.text.contains(&format!("`subscriptions.data` shows its first {subs} of 30 items, `sources.data` its first {sources} of 20.")),
+            "{}",
+            out.text
+        );
+        assert!(out.text.contains("Narrow the call"), "{}", out.text);
+    }
+
+    #[test]
+    fn a_long_call_to_repeat_takes_its_room_from_the_list() {
+        let cursor = Pagination::Cursor {
+            next: "data.-1.id",
+            param: "starting_after",
+        };
+        // Arguments longer than the notice's room: the notice repeats them.
+        let args = json!({"limit": 100, "query": "q".repeat(900)});
+        let out = fit(
+            "t_list",
+            Some(&cursor),
+            &args,
+            ToolOutput::json(page(100)),
+            3_000,
+        );
+        assert!(out.text.len() <= 3_000, "{}", out.text.len());
+        assert!(out.text.contains("starting_after"), "{}", out.text);
     }
 
     #[test]

@@ -90,6 +90,19 @@ fn normalise(doc: &Value, schema: &Value, depth: usize) -> Value {
     let Value::Object(map) = schema else {
         return json!({});
     };
+    // Stripe's expandable members (`customer`: an id, or the object when the call asks
+    // `expand[]=customer`) are ids unless expanded, and no generated call expands: the id.
+    if map.contains_key("x-expansionResources")
+        && let Some(Value::Array(alts)) = map.get("anyOf")
+        && let Some(id) = alts.iter().find(|a| a.get("$ref").is_none())
+    {
+        let id = normalise(doc, id, depth);
+        return if map.get("nullable") == Some(&Value::Bool(true)) {
+            json!({"anyOf": [id, {"type": "null"}]})
+        } else {
+            id
+        };
+    }
     // `items` without `type` says what one value is where the API answers one (Slack's
     // conversations, docs/results.md): the answer is that value.
     if let Some(items @ Value::Object(_)) = map.get("items")
