@@ -334,15 +334,18 @@ mod tests {
             next: "data.-1.id",
             param: "starting_after",
         };
-        let args = json!({"limit": 100, "customer": "cus_1"});
-        let out = fit(
-            "t_list",
-            Some(&cursor),
-            &args,
-            ToolOutput::json(page(100)),
-            3_000,
-        );
-        assert!(out.text.len() <= 3_000, "{}", out.text.len());
+        let at_3000 = |args: &Value| {
+            let out = fit(
+                "t_list",
+                Some(&cursor),
+                args,
+                ToolOutput::json(page(100)),
+                3_000,
+            );
+            assert!(out.text.len() <= 3_000, "{}", out.text.len());
+            out
+        };
+        let out = at_3000(&json!({"limit": 100, "customer": "cus_1"}));
         let value = out.structured.unwrap();
         let kept = value["data"].as_array().unwrap().len();
         assert!(kept > 5 && kept < 100, "{kept}");
@@ -362,6 +365,9 @@ mod tests {
             )),
             "{notice}"
         );
+        // Arguments longer than the notice's room (the notice repeats them) take it from the list.
+        let out = at_3000(&json!({"limit": 100, "query": "q".repeat(900)}));
+        assert!(out.text.contains("starting_after"), "{}", out.text);
     }
 
     #[test]
@@ -465,25 +471,6 @@ mod tests {
             out.text
         );
         assert!(out.text.contains("Narrow the call"), "{}", out.text);
-    }
-
-    #[test]
-    fn a_long_call_to_repeat_takes_its_room_from_the_list() {
-        let cursor = Pagination::Cursor {
-            next: "data.-1.id",
-            param: "starting_after",
-        };
-        // Arguments longer than the notice's room: the notice repeats them.
-        let args = json!({"limit": 100, "query": "q".repeat(900)});
-        let out = fit(
-            "t_list",
-            Some(&cursor),
-            &args,
-            ToolOutput::json(page(100)),
-            3_000,
-        );
-        assert!(out.text.len() <= 3_000, "{}", out.text.len());
-        assert!(out.text.contains("starting_after"), "{}", out.text);
     }
 
     #[test]
