@@ -10,7 +10,7 @@ use charter::table::{ToolDef, ToolOutput};
 use serde_json::{Value, json};
 
 /// The SDK release whose validator judges the answers.
-const SDK: &str = "@modelcontextprotocol/sdk@1.32.2";
+pub const SDK: &str = "@modelcontextprotocol/sdk@1.32.2";
 
 /// One answer to judge.
 pub struct Answer {

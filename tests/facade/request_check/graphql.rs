@@ -3,7 +3,8 @@
 //! against a server on 127.0.0.1 that executes the tool's document on the pack's vendored schema
 //! with `@graphql-tools/mock` (npm: each field answered by its type, lists of two, an
 //! interface or union as one of its concrete types, seeded). Each answer is judged against the
-//! tool's `outputSchema` by the MCP SDK's validator, as the OpenAPI packs' are. The server is
+//! tool's `outputSchema` by the MCP SDK's validator, as the OpenAPI packs' are, and the same
+//! calls are made again by the SDK's own `Client` over charter's MCP server (`sdk_client`). The server is
 //! graphql-js itself, so a document or variables the schema refuses come back as GraphQL
 //! errors, and fail the test too.
 
@@ -14,8 +15,8 @@ use std::process::{Child, Command, Stdio};
 use charter::CallContext;
 use charter::table::{Exec, Table};
 
-use super::answers;
 use super::generate::{Gen, Variant};
+use super::{answers, sdk_client};
 
 /// GraphQL enums the packs take as plain strings, their format in the description (`ISO 3166-1
 /// alpha-2 country code, e.g. US`) rather than the enum's 250 or 160 values in every schema
@@ -182,6 +183,8 @@ fn every_graphql_answer_fits_its_result() {
     let mut all = Vec::new();
     let mut refused = Vec::new();
     let mut untyped = Vec::new();
+    let mut sdk_refused: Vec<(String, String)> = Vec::new();
+    let mut sdk_missing = 0;
     for table in &tables {
         let mock = start(
             &node,
@@ -190,8 +193,10 @@ fn every_graphql_answer_fits_its_result() {
             &schema_of(table.pack),
             super::DEFAULT_SEED,
         );
-        let session = super::session(table, &mock.base);
+        let http = super::executor(table, &mock.base);
+        let session = super::session(table, http.clone());
         let ctx = CallContext::new();
+        let mut again = Vec::new();
         runtime.block_on(async {
             for tool in table.tools {
                 let Exec::Http(route) = tool.exec else {
@@ -209,7 +214,13 @@ fn every_graphql_answer_fits_its_result() {
                     let arguments = Gen::new(&schema, variant, seed).value(&schema, 0);
                     match session.dispatch(tool.name, arguments.clone(), &ctx).await {
                         Ok(out) => match answers::answer(tool, &out) {
-                            Some(Ok(answer)) => all.push(answer),
+                            Some(Ok(answer)) => {
+                                again.push(sdk_client::Call {
+                                    tool: tool.name,
+                                    arguments,
+                                });
+                                all.push(answer)
+                            }
                             Some(Err(text)) => untyped.push((tool.name, text)),
                             None => {}
                         },
@@ -217,6 +228,20 @@ fn every_graphql_answer_fits_its_result() {
                     }
                 }
             }
+            // The same calls from the SDK's client over MCP (the mock answers anew, as seeded).
+            let replay = sdk_client::replay(table, http, &again, &node, &dir).await;
+            println!(
+                "SDK client over MCP, {}: {} tools listed, {} of {} calls answered, {} refused",
+                table.pack,
+                replay.listed,
+                replay.called,
+                again.len(),
+                replay.failures.len()
+            );
+            for (tool, why) in &replay.failures {
+                sdk_refused.push((tool.clone(), why.clone()));
+            }
+            sdk_missing += again.len() - replay.called.min(again.len());
         });
     }
     let (loosely, refused): (Vec<_>, Vec<_>) =
@@ -244,7 +269,15 @@ fn every_graphql_answer_fits_its_result() {
         refused.len(),
         loosely.len()
     );
+    for (tool, why) in sdk_refused.iter().take(50) {
+        println!("SDK CLIENT REFUSED {tool}: {}", super::clip(why, 400));
+    }
     assert!(checked > 0, "no GraphQL answer was judged");
+    assert_eq!(
+        (sdk_refused.len(), sdk_missing),
+        (0, 0),
+        "the SDK's client over MCP refused answers, or did not make every call (see above)"
+    );
     assert_eq!(
         (invalid.len(), untyped.len(), refused.len()),
         (0, 0, 0),

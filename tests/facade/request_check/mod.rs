@@ -22,6 +22,7 @@ mod graphql;
 mod mock;
 mod prism;
 mod quirks;
+mod sdk_client;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -122,6 +123,9 @@ struct PackRun {
     untyped: Vec<(&'static str, String)>,
     /// For each answered call: the API's answer, and what the model reads of it.
     sizes: Vec<Size>,
+    /// The calls with an answer to judge, made again by the SDK's client over MCP.
+    replayed: Option<sdk_client::Replay>,
+    replay_calls: usize,
 }
 
 /// What one answer weighs: the bytes of the API's JSON body, and of the text the model reads
@@ -205,6 +209,22 @@ fn every_request_is_one_the_api_accepts() {
         );
     }
     for r in &runs {
+        if let Some(replay) = &r.replayed {
+            let _ = writeln!(
+                report,
+                "SDK client over MCP, {}: {} tools listed, {} of {} calls answered, {} refused",
+                r.label,
+                replay.listed,
+                replay.called,
+                r.replay_calls,
+                replay.failures.len()
+            );
+            for (tool, why) in replay.failures.iter().take(50) {
+                let _ = writeln!(report, "SDK CLIENT REFUSED {tool}: {}", clip(why, 400));
+            }
+        }
+    }
+    for r in &runs {
         for (tool, text) in &r.untyped {
             let _ = writeln!(
                 report,
@@ -235,6 +255,25 @@ fn every_request_is_one_the_api_accepts() {
         (0, 0),
         "answers that do not match their tool's outputSchema, or text where it promised JSON (see above)"
     );
+    let refused: usize = runs
+        .iter()
+        .filter_map(|r| r.replayed.as_ref())
+        .map(|r| r.failures.len())
+        .sum();
+    let unanswered: Vec<&str> = runs
+        .iter()
+        .filter(|r| {
+            r.replayed
+                .as_ref()
+                .is_none_or(|p| p.called != r.replay_calls)
+        })
+        .map(|r| r.label)
+        .collect();
+    assert_eq!(
+        (refused, unanswered),
+        (0, Vec::<&str>::new()),
+        "the SDK's client over MCP refused answers, or did not make every call (see above)"
+    );
 }
 
 async fn run_pack(
@@ -264,7 +303,9 @@ async fn run_pack(
     };
     let recorder = Recorder::start(&prism.base).await;
     let local = local_prefix(table, &doc);
-    let session = session(table, &format!("{}{}", recorder.base, local));
+    let http = executor(table, &format!("{}{}", recorder.base, local));
+    let session = session(table, http.clone());
+    let mut again = Vec::new();
     let ctx = CallContext::new();
     for tool in table
         .tools
@@ -309,7 +350,13 @@ async fn run_pack(
                     });
                 }
                 match fitted.as_ref().and_then(|out| answers::answer(tool, out)) {
-                    Some(Ok(answer)) => run.answers.push(answer),
+                    Some(Ok(answer)) => {
+                        again.push(sdk_client::Call {
+                            tool: tool.name,
+                            arguments: arguments.clone(),
+                        });
+                        run.answers.push(answer)
+                    }
                     Some(Err(text)) => run.untyped.push((tool.name, text)),
                     None => {}
                 }
@@ -340,6 +387,9 @@ async fn run_pack(
             }
         }
     }
+    run.replay_calls = again.len();
+    let node = charter_testkit::npm::node(prefix);
+    run.replayed = Some(sdk_client::replay(table, http, &again, &node, &dir).await);
     prism.stop().await;
     run
 }
@@ -377,7 +427,9 @@ fn judge(doc: &Value, x: &Exchange) -> Vec<Violation> {
 }
 
 /// A non-progressive session over `table` with its base URL at `base` and a made-up credential.
-fn session(table: &'static Table, base: &str) -> ToolSession {
+/// The executor the check's calls go through: the pack's credentials (a stand-in token), its
+/// base URL the recorder's.
+fn executor(table: &'static Table, base: &str) -> Arc<HttpExecutor> {
     let mut creds = StaticCredentials::new();
     let auth = table.tools.iter().find_map(|t| match t.exec {
         Exec::Http(route) => Some(route.pack.auth),
@@ -392,11 +444,15 @@ fn session(table: &'static Table, base: &str) -> ToolSession {
         .base_url(table.pack, base)
         .build()
         .unwrap();
+    Arc::new(http)
+}
+
+fn session(table: &'static Table, http: Arc<HttpExecutor>) -> ToolSession {
     ToolSession::with_options(
         vec![Source::Table(table)],
         SessionOptions::new()
             .with_disclosure(charter::Disclosure::Eager)
-            .with_http(Arc::new(http)),
+            .with_http(http),
     )
     .unwrap()
 }

@@ -105,13 +105,68 @@ pub struct Recorder {
 }
 
 /// The body the next request that Prism accepts is answered with (Prism's own answer is empty:
-/// it is started on a description without responses).
-type Answer = Arc<Mutex<Option<Value>>>;
+/// it is started on a description without responses), and every body given so far by the
+/// request it answered (method, target and body), so a second run of the same calls (through
+/// an MCP server, `sdk_client`) gets the same answers.
+#[derive(Clone, Default)]
+struct Answer {
+    next: Arc<Mutex<Option<Value>>>,
+    given: Arc<Mutex<std::collections::HashMap<String, Value>>>,
+}
+
+/// A request as the same call sends it again, whatever order its members come in and however
+/// its numbers are written: arguments that travel through JavaScript come back with
+/// integer-like keys first and `0.0` as `0`.
+fn request_key(method: &str, target: &str, body: &[u8]) -> String {
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    let body = match serde_json::from_slice::<Value>(body) {
+        Ok(json) => canonical(&json),
+        Err(_) => sorted_pairs(&String::from_utf8_lossy(body)),
+    };
+    format!("{method} {path}?{} {body}", sorted_pairs(query))
+}
+
+fn sorted_pairs(text: &str) -> String {
+    let mut pairs: Vec<String> = text
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((key, value)) => match value.parse::<f64>() {
+                Ok(n) => format!("{key}={n:?}"),
+                Err(_) => pair.to_owned(),
+            },
+            None => pair.to_owned(),
+        })
+        .collect();
+    pairs.sort_unstable();
+    pairs.join("&")
+}
+
+/// JSON text with every object's members in key order.
+fn canonical(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut members: Vec<(&String, &Value)> = map.iter().collect();
+            members.sort_by(|a, b| a.0.cmp(b.0));
+            let inner: Vec<String> = members
+                .iter()
+                .map(|(k, v)| format!("{}:{}", Value::from(k.as_str()), canonical(v)))
+                .collect();
+            format!("{{{}}}", inner.join(","))
+        }
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(canonical).collect();
+            format!("[{}]", inner.join(","))
+        }
+        // `0.0` comes back from JavaScript as `0`.
+        Value::Number(n) => format!("{:?}", n.as_f64().unwrap_or_default()),
+        other => other.to_string(),
+    }
+}
 
 impl Recorder {
     pub async fn start(prism: &str) -> Recorder {
         let log: Log = Arc::default();
-        let answer: Answer = Arc::default();
+        let answer = Answer::default();
         // The forwarding client speaks plain HTTP, but reqwest wants a TLS provider installed.
         let _ = rustls::crypto::ring::default_provider().install_default();
         // Prism answers some operations with their documented redirect: pass it back as is.
@@ -130,7 +185,7 @@ impl Recorder {
 
     /// Answers the next accepted request with `body` (`None`: Prism's own answer).
     pub fn answer_next(&self, body: Option<Value>) {
-        *self.answer.lock().unwrap() = body;
+        *self.answer.next.lock().unwrap() = body;
     }
 
     /// The exchanges since the last call.
@@ -180,6 +235,7 @@ async fn forward(
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_owned();
+    let key = request_key(parts.method.as_str(), &target, &body);
     log.lock().unwrap().push(Exchange {
         method: parts.method.to_string(),
         path: parts.uri.path().to_owned(),
@@ -189,11 +245,18 @@ async fn forward(
         answer: json,
         violations_header,
     });
-    let mocked = next.lock().unwrap().take();
+    let mocked = next.next.lock().unwrap().take();
+    let mocked = match mocked {
+        Some(answer) => {
+            next.given.lock().unwrap().insert(key, answer.clone());
+            Some(answer)
+        }
+        None => next.given.lock().unwrap().get(&key).cloned(),
+    };
     if (200..300).contains(&status)
-        && let Some(body) = mocked
+        && let Some(answer) = mocked
     {
-        return ([("content-type", "application/json")], body.to_string()).into_response();
+        return ([("content-type", "application/json")], answer.to_string()).into_response();
     }
     let status = axum::http::StatusCode::from_u16(status).unwrap();
     (status, [("content-type", "application/json")], text).into_response()
